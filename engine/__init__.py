@@ -1,0 +1,1 @@
+"""Pure, deterministic rules engines: no I/O, no clock, no global randomness."""

@@ -1,0 +1,261 @@
+"""Hex geometry for the Commands & Colors board (13 x 9, alternately offset rows).
+
+People write hexes as ``<column letter><row number>``, e.g. ``C4``:
+
+* rows are numbered 1..9 from South's baseline (row 1) to North's baseline (row 9);
+* odd rows (1, 3, 5, 7, 9) hold 13 hexes, columns ``A``..``M``;
+* even rows (2, 4, 6, 8) hold 12 hexes, columns ``A``..``L``, each shifted half a
+  hex to the right of the hex with the same letter in the rows around it;
+* columns run left to right as South sees the board.
+
+Inside, a hex is a pair of *doubled* coordinates ``(x, y)`` with ``y = row - 1``
+and ``x = 2 * column_index + (1 if the row is even else 0)``, so ``x`` counts
+half-hex widths from the left edge (0..24) and ``x + y`` is always even.
+Axial/cube coordinates follow from them (``q = (x - y) / 2``, ``r = y``).
+See ``docs/board.md`` for a picture.
+
+The geometry is generic: nothing here is specific to one game system, and the
+board size is a parameter of :class:`Board` (C&C uses the default 13 x 9).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+__all__ = [
+    "STANDARD_BOARD",
+    "Board",
+    "Hex",
+    "HexNotationError",
+    "Section",
+]
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_NOTATION = re.compile(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$")
+
+# Neighbour offsets in doubled coordinates, clockwise from east.
+_DIRECTIONS: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
+
+
+class HexNotationError(ValueError):
+    """A hex name that cannot be read, or a hex that is not on the board."""
+
+
+class Section:
+    """Board sections, named from South's seat (North's left is South's right)."""
+
+    LEFT = "left"
+    CENTRE = "centre"
+    RIGHT = "right"
+    ALL = ("left", "centre", "right")
+
+    @staticmethod
+    def mirror(section: str) -> str:
+        """Return the section as seen from the other baseline."""
+        return {"left": "right", "right": "left", "centre": "centre"}[section]
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Hex:
+    """One hex in doubled coordinates; ``x + y`` must be even."""
+
+    x: int
+    y: int
+
+    def __post_init__(self) -> None:
+        if (self.x + self.y) % 2:
+            raise ValueError(f"not a hex in doubled coordinates: ({self.x}, {self.y})")
+
+    # --- people's notation -------------------------------------------------
+    @classmethod
+    def parse(cls, text: str) -> Hex:
+        """Read ``C4`` (case and surrounding spaces forgiven); no board check."""
+        m = _NOTATION.match(text)
+        if not m:
+            raise HexNotationError(
+                f"{text.strip()!r} is not a hex: write a column letter and a row number, e.g. C4"
+            )
+        col = _LETTERS.index(m.group(1).upper())
+        row = int(m.group(2))
+        if row < 1:
+            raise HexNotationError(f"{text.strip()!r}: rows are numbered from 1")
+        return cls.from_offset(col, row)
+
+    @classmethod
+    def from_offset(cls, col: int, row: int) -> Hex:
+        """Hex at 0-based ``col`` in 1-based ``row`` (row 1 = South's baseline)."""
+        y = row - 1
+        return cls(2 * col + (y % 2), y)
+
+    @property
+    def row(self) -> int:
+        """Row number, 1 = South's baseline."""
+        return self.y + 1
+
+    @property
+    def col(self) -> int:
+        """0-based column index within the row."""
+        return (self.x - (self.y % 2)) // 2
+
+    def __str__(self) -> str:
+        if 0 <= self.col < len(_LETTERS):
+            return f"{_LETTERS[self.col]}{self.row}"
+        return f"({self.x},{self.y})"
+
+    def __repr__(self) -> str:
+        return (
+            f"Hex.parse({str(self)!r})"
+            if self.y >= 0 and self.col >= 0
+            else (f"Hex({self.x}, {self.y})")
+        )
+
+    # --- cube coordinates --------------------------------------------------
+    @property
+    def q(self) -> int:
+        return (self.x - self.y) // 2
+
+    @property
+    def r(self) -> int:
+        return self.y
+
+    @property
+    def s(self) -> int:
+        return -self.q - self.r
+
+    @classmethod
+    def from_cube(cls, q: int, r: int) -> Hex:
+        return cls(2 * q + r, r)
+
+    # --- arithmetic ----------------------------------------------------------
+    def neighbours(self) -> tuple[Hex, ...]:
+        """The six neighbours, clockwise from east, ignoring the board's edges."""
+        return tuple(Hex(self.x + dx, self.y + dy) for dx, dy in _DIRECTIONS)
+
+    def distance(self, other: Hex) -> int:
+        """Hex distance (number of steps)."""
+        dx = abs(self.x - other.x)
+        dy = abs(self.y - other.y)
+        return dy + max(0, (dx - dy) // 2)
+
+    def is_adjacent(self, other: Hex) -> bool:
+        return self.distance(other) == 1
+
+    def toward(self, side_baseline_row: int) -> tuple[Hex, ...]:
+        """The (up to two) neighbours one row closer to ``side_baseline_row``."""
+        if side_baseline_row == self.row:
+            return ()
+        dy = -1 if side_baseline_row < self.row else 1
+        return (Hex(self.x - 1, self.y + dy), Hex(self.x + 1, self.y + dy))
+
+    def line_to(self, other: Hex) -> tuple[tuple[Hex, ...], ...]:
+        """Hexes a centre-to-centre line crosses, as steps from self to other.
+
+        Each step is a tuple of one hex, or of two hexes where the line runs
+        exactly along their shared edge (a tie). The first step is ``(self,)``
+        and the last ``(other,)``. Exact rational arithmetic: no floats, so
+        the result is the same on every machine.
+        """
+        n = self.distance(other)
+        if n == 0:
+            return ((self,),)
+        steps: list[tuple[Hex, ...]] = []
+        for i in range(n + 1):
+            t = Fraction(i, n)
+            fq = self.q + (other.q - self.q) * t
+            fr = self.r + (other.r - self.r) * t
+            # Nudge both ways: if the two roundings differ, the line is on an edge.
+            eps = Fraction(1, 10**6)
+            a = _cube_round(fq + eps, fr + eps)
+            b = _cube_round(fq - eps, fr - eps)
+            steps.append((a,) if a == b else tuple(sorted((a, b))))
+        return tuple(steps)
+
+
+def _cube_round(fq: Fraction, fr: Fraction) -> Hex:
+    fs = -fq - fr
+    q, r, s = round(fq), round(fr), round(fs)
+    dq, dr, ds = abs(q - fq), abs(r - fr), abs(s - fs)
+    if dq > dr and dq > ds:
+        q = -r - s
+    elif dr > ds:
+        r = -q - s
+    return Hex.from_cube(int(q), int(r))
+
+
+@dataclass(frozen=True)
+class Board:
+    """A rectangular board of alternately offset rows.
+
+    ``wide`` hexes in odd rows, ``wide - 1`` in even rows, ``deep`` rows.
+    Section lines sit at half-hex positions ``section_lines`` (doubled x); a
+    hex whose centre is on a line belongs to both sections it touches.
+    """
+
+    wide: int = 13
+    deep: int = 9
+    section_lines: tuple[int, int] = (8, 16)
+
+    @cached_property
+    def hexes(self) -> tuple[Hex, ...]:
+        """Every hex, row by row from South's baseline, left to right."""
+        out: list[Hex] = []
+        for row in range(1, self.deep + 1):
+            count = self.wide if row % 2 else self.wide - 1
+            out.extend(Hex.from_offset(c, row) for c in range(count))
+        return tuple(out)
+
+    @cached_property
+    def _hexset(self) -> frozenset[Hex]:
+        return frozenset(self.hexes)
+
+    def __contains__(self, h: object) -> bool:
+        return h in self._hexset
+
+    def __iter__(self) -> Iterator[Hex]:
+        return iter(self.hexes)
+
+    def parse(self, text: str) -> Hex:
+        """Read a hex name and check that it is on this board."""
+        h = Hex.parse(text)
+        if h not in self:
+            row_len = self.wide if h.row % 2 else self.wide - 1
+            if not 1 <= h.row <= self.deep:
+                why = f"rows run 1..{self.deep}"
+            else:
+                why = f"row {h.row} has columns A..{_LETTERS[row_len - 1]}"
+            raise HexNotationError(f"{text.strip()!r} is off the board: {why}")
+        return h
+
+    def neighbours(self, h: Hex) -> tuple[Hex, ...]:
+        """Neighbours of ``h`` that are on the board."""
+        return tuple(n for n in h.neighbours() if n in self)
+
+    def sections(self, h: Hex) -> frozenset[str]:
+        """Sections of ``h`` from South's seat; a line hex is in two."""
+        lo, hi = self.section_lines
+        out: set[str] = set()
+        if h.x <= lo:
+            out.add(Section.LEFT)
+        if lo <= h.x <= hi:
+            out.add(Section.CENTRE)
+        if h.x >= hi:
+            out.add(Section.RIGHT)
+        return frozenset(out)
+
+    def sections_for(self, h: Hex, south: bool) -> frozenset[str]:
+        """Sections of ``h`` as the player on the given baseline names them."""
+        secs = self.sections(h)
+        return secs if south else frozenset(Section.mirror(s) for s in secs)
+
+    def baseline_row(self, south: bool) -> int:
+        return 1 if south else self.deep
+
+    def is_edge(self, h: Hex) -> bool:
+        return len(self.neighbours(h)) < 6
+
+
+STANDARD_BOARD = Board()
