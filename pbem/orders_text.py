@@ -1,0 +1,396 @@
+"""Signed orders in mail: the canonical text, finding it in a message, verifying it.
+
+The canonical form (design.md §4) is what a player signs and what the
+referee reads. :func:`canonicalize` makes it:
+
+1. every U+FEFF (byte-order mark) is removed;
+2. the text is normalised to Unicode NFC;
+3. CRLF and lone CR become LF;
+4. trailing white space (anything :meth:`str.isspace` accepts: space, tab,
+   no-break space, ...) is stripped from each line;
+5. blank lines at the start and the end are dropped;
+6. the text ends in exactly one LF (an empty text stays empty).
+
+Orders travel either inline in the text/plain body (orders text, then the
+armored ``-----BEGIN SSH SIGNATURE-----`` block; quoted ``>`` lines and
+everything after the block are ignored) or as two attachments,
+``orders.txt`` and ``orders.txt.sig``. :func:`extract_orders` finds them and
+:func:`verify_orders` checks the signature. Every failure is an
+:class:`~pbem.sshsig.SshSigError` (a ``ValueError``) with a stable ``code``,
+so the pipeline catches one class and a mail template switches on the code.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from typing import Literal
+
+from pbem import sshsig
+from pbem.sshsig import SshPublicKey, SshSigError, SshSignature
+
+SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
+SIGNATURE_END = "-----END SSH SIGNATURE-----"
+ORDERS_ATTACHMENT = "orders.txt"
+SIGNATURE_ATTACHMENT = "orders.txt.sig"
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+Source = Literal["inline", "attachments"]
+
+
+class OrdersMailError(SshSigError):
+    """The message does not hold signed orders in a form pbem can read."""
+
+    code = "orders-mail-error"
+
+
+class NoSignatureError(OrdersMailError):
+    """No ``-----BEGIN SSH SIGNATURE-----`` block (unquoted) in the text part."""
+
+    code = "no-signature"
+
+
+class TwoSignaturesError(OrdersMailError):
+    """More than one signature block: pbem cannot tell which orders count."""
+
+    code = "two-signatures"
+
+
+class MissingAttachmentError(OrdersMailError):
+    """Only one of ``orders.txt`` and ``orders.txt.sig`` is attached."""
+
+    code = "missing-attachment"
+
+
+class DuplicateAttachmentError(OrdersMailError):
+    """``orders.txt`` or ``orders.txt.sig`` is attached more than once."""
+
+    code = "duplicate-attachment"
+
+
+class HtmlOnlyError(OrdersMailError):
+    """The message has an HTML part but no text/plain part to read orders from."""
+
+    code = "html-only"
+
+
+class NoOrdersError(OrdersMailError):
+    """The signature block is there, but no orders text precedes it."""
+
+    code = "no-orders"
+
+
+class BadEncodingError(OrdersMailError):
+    """The text cannot be decoded (unknown charset, or bytes not in it)."""
+
+    code = "bad-encoding"
+
+
+def canonicalize(text: str) -> str:
+    """Return the canonical form of an orders text (rules in the module docstring).
+
+    Idempotent: ``canonicalize(canonicalize(t)) == canonicalize(t)``.
+    """
+    # The BOM goes first: removing it later could let its neighbours compose.
+    text = unicodedata.normalize("NFC", text.replace("\ufeff", ""))
+    lines = [line.rstrip() for line in _LINE_END.split(text)]
+    start, stop = 0, len(lines)
+    while start < stop and not lines[start]:
+        start += 1
+    while stop > start and not lines[stop - 1]:
+        stop -= 1
+    return "".join(line + "\n" for line in lines[start:stop])
+
+
+def decode_text(data: bytes, charset: str | None = None) -> str:
+    """Decode bytes as UTF-8, else as ``charset``; raise :class:`BadEncodingError`.
+
+    UTF-8 is tried first because that is what the canonical form is; a
+    declared charset is only a fallback for mail clients that re-encode.
+    """
+    for name in ("utf-8", charset):
+        if name is None:
+            continue
+        try:
+            return data.decode(name)
+        except LookupError:
+            raise BadEncodingError(f"unknown charset {name!r}", charset=name) from None
+        except UnicodeDecodeError:
+            continue
+    raise BadEncodingError(
+        "the text is not valid UTF-8" + (f" nor {charset}" if charset else ""),
+        charset=charset or "",
+    )
+
+
+def canonical_bytes(data: bytes) -> bytes:
+    """Return the canonical form of a UTF-8 file's bytes, as UTF-8 bytes."""
+    return canonicalize(decode_text(data)).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class SignedOrders:
+    """Orders found in a message, not yet verified.
+
+    ``text`` is canonical; ``signature`` is the armored block alone;
+    ``raw`` holds the exact bytes of ``orders.txt`` (None when inline);
+    ``signature_line`` is the body line (from 1) where the inline block
+    begins, 0 for attachments.
+    """
+
+    text: str
+    signature: str
+    source: Source
+    raw: bytes | None = None
+    signature_line: int = 0
+
+
+@dataclass(frozen=True)
+class VerifiedOrders:
+    """Orders whose signature checked out.
+
+    ``signed_bytes`` are the exact bytes the signature covers (hash these
+    for replay detection and the dice stream); ``form`` says whether they
+    are the canonical text or the raw attachment.
+    """
+
+    text: str
+    signer: SshPublicKey
+    signature: SshSignature
+    signed_bytes: bytes
+    form: Literal["canonical", "raw"]
+
+
+def parse_message(raw: bytes) -> EmailMessage:
+    """Parse a raw RFC 5322 message with ``email.policy.default``."""
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(message, EmailMessage)  # policy.default always builds these
+    return message
+
+
+def _is_quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
+
+
+def _unflow(text: str, delsp: bool) -> str:
+    """Undo ``format=flowed`` (RFC 3676): join soft-broken lines, unstuff spaces."""
+    out: list[str] = []
+    pending: str | None = None
+    pending_depth = 0
+    for line in _LINE_END.split(text):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]
+        if pending is not None and depth != pending_depth:
+            out.append(">" * pending_depth + pending)
+            pending = None
+        joined = content if pending is None else pending + content
+        if content.endswith(" ") and content != "-- ":
+            pending, pending_depth = (joined[:-1] if delsp else joined), depth
+        else:
+            out.append(">" * depth + joined)
+            pending = None
+    if pending is not None:
+        out.append(">" * pending_depth + pending)
+    return "\n".join(out)
+
+
+def _attribution_lines(lines: list[str]) -> set[int]:
+    """Find "On <date>, <someone> wrote:" lines: unquoted, ending in ':', before a quote."""
+    found: set[int] = set()
+    for index, line in enumerate(lines):
+        if not line.strip() or _is_quoted(line) or not line.rstrip().endswith(":"):
+            continue
+        following = next((n for n in lines[index + 1 :] if n.strip()), "")
+        if _is_quoted(following):
+            found.add(index)
+    return found
+
+
+def extract_from_body(body: str) -> SignedOrders:
+    """Find the orders text and signature block in a text/plain body.
+
+    The orders are the unquoted lines before the block, less a mail client's
+    attribution line ("... wrote:") in front of a quote; quoted lines and
+    everything after the block are ignored.
+    """
+    lines = _LINE_END.split(body)
+    begins = [
+        i
+        for i, line in enumerate(lines)
+        if line.strip() == SIGNATURE_BEGIN and not _is_quoted(line)
+    ]
+    if not begins:
+        if any(SIGNATURE_BEGIN in line for line in lines):
+            raise NoSignatureError(
+                "the only signature block is quoted (its lines start with '>'); "
+                "put your orders and their signature above the quote, unquoted"
+            )
+        raise NoSignatureError(
+            f"no {SIGNATURE_BEGIN} block: sign your orders (see docs/signing.md) and paste "
+            "the orders, then the whole signature block, into the message"
+        )
+    if len(begins) > 1:
+        where = ", ".join(str(i + 1) for i in begins)
+        raise TwoSignaturesError(
+            f"{len(begins)} signature blocks (lines {where}); send one set of orders per message",
+            lines=where,
+        )
+    begin = begins[0]
+    end = next((i for i in range(begin + 1, len(lines)) if lines[i].strip() == SIGNATURE_END), None)
+    if end is None:
+        raise sshsig.BadArmorError(
+            f"the signature block from line {begin + 1} has no {SIGNATURE_END} line",
+            line=str(begin + 1),
+        )
+    skip = _attribution_lines(lines[:begin])
+    kept = [line for i, line in enumerate(lines[:begin]) if i not in skip and not _is_quoted(line)]
+    text = canonicalize("\n".join(kept))
+    if not text:
+        raise NoOrdersError("the signature block has no orders text above it")
+    block = "\n".join(line.strip() for line in lines[begin : end + 1]) + "\n"
+    return SignedOrders(text, block, "inline", None, begin + 1)
+
+
+def _signature_block(text: str) -> str:
+    """Cut the armored block out of a ``.sig`` file's text."""
+    start = text.find(SIGNATURE_BEGIN)
+    if start < 0:
+        raise sshsig.BadArmorError(f"{SIGNATURE_ATTACHMENT} holds no {SIGNATURE_BEGIN} line")
+    if text.find(SIGNATURE_BEGIN, start + 1) >= 0:
+        raise TwoSignaturesError(f"{SIGNATURE_ATTACHMENT} holds more than one signature block")
+    stop = text.find(SIGNATURE_END, start)
+    if stop < 0:
+        raise sshsig.BadArmorError(f"{SIGNATURE_ATTACHMENT} has no {SIGNATURE_END} line")
+    block = text[start : stop + len(SIGNATURE_END)]
+    return "\n".join(line.strip() for line in _LINE_END.split(block)) + "\n"
+
+
+def _filename(part: EmailMessage) -> str:
+    name = part.get_filename() or ""
+    return re.split(r"[\\/]", name)[-1].strip().lower()
+
+
+def _part_bytes(part: EmailMessage) -> bytes:
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""
+
+
+def _from_attachments(message: EmailMessage) -> SignedOrders | None:
+    found: dict[str, list[EmailMessage]] = {ORDERS_ATTACHMENT: [], SIGNATURE_ATTACHMENT: []}
+    for part in message.walk():
+        if isinstance(part, EmailMessage) and not part.is_multipart():
+            name = _filename(part)
+            if name in found:
+                found[name].append(part)
+    orders, sigs = found[ORDERS_ATTACHMENT], found[SIGNATURE_ATTACHMENT]
+    if not orders and not sigs:
+        return None
+    for name, parts in found.items():
+        if len(parts) > 1:
+            raise DuplicateAttachmentError(f"{name} is attached {len(parts)} times", name=name)
+    if not orders or not sigs:
+        have, missing = (
+            (ORDERS_ATTACHMENT, SIGNATURE_ATTACHMENT)
+            if orders
+            else (SIGNATURE_ATTACHMENT, ORDERS_ATTACHMENT)
+        )
+        raise MissingAttachmentError(
+            f"{have} is attached but {missing} is not; attach both", name=missing
+        )
+    raw = _part_bytes(orders[0])
+    text = canonicalize(decode_text(raw, orders[0].get_content_charset()))
+    if not text:
+        raise NoOrdersError(f"{ORDERS_ATTACHMENT} is empty")
+    try:
+        sig_text = _part_bytes(sigs[0]).decode("ascii")
+    except UnicodeDecodeError:
+        raise sshsig.BadArmorError(f"{SIGNATURE_ATTACHMENT} is not an ASCII text file") from None
+    return SignedOrders(text, _signature_block(sig_text), "attachments", raw, 0)
+
+
+def body_text(message: EmailMessage) -> str:
+    """Return the decoded text/plain body, flowed lines joined.
+
+    Raises :class:`HtmlOnlyError` when only HTML is there,
+    :class:`NoSignatureError` when there is no text at all and
+    :class:`BadEncodingError` when the charset does not decode it.
+    """
+    part = message.get_body(preferencelist=("plain",))
+    if not isinstance(part, EmailMessage):
+        if message.get_body(preferencelist=("html",)) is not None:
+            raise HtmlOnlyError(
+                "the message has only an HTML part; send orders as plain text "
+                "(or attach orders.txt and orders.txt.sig)"
+            )
+        raise NoSignatureError("the message has no text part")
+    text = decode_text(_part_bytes(part), part.get_content_charset())
+    if str(part.get_param("format", "")).lower() == "flowed":
+        delsp = str(part.get_param("delsp", "")).lower() == "yes"
+        text = _unflow(text, delsp)
+    return text
+
+
+def extract_orders(message: EmailMessage) -> SignedOrders:
+    """Find the signed orders in a message parsed with ``email.policy.default``.
+
+    Attachments win: if either ``orders.txt`` or ``orders.txt.sig`` is
+    attached, both must be, and the body is not read. Otherwise the orders
+    are read inline from the text/plain body.
+    """
+    attached = _from_attachments(message)
+    if attached is not None:
+        return attached
+    return extract_from_body(body_text(message))
+
+
+def _candidates(found: SignedOrders) -> list[tuple[bytes, Literal["canonical", "raw"]]]:
+    """List the byte strings the signature may cover, best first.
+
+    Every candidate canonicalises to ``found.text``, so accepting any of them
+    accepts the same orders: the canonical text; the raw attachment; and,
+    inline, the canonical text without its final LF or with CRLF line ends
+    (files a player signed with ``ssh-keygen`` before an editor or a paste
+    changed only those).
+    """
+    canonical = found.text.encode("utf-8")
+    out: list[tuple[bytes, Literal["canonical", "raw"]]] = [(canonical, "canonical")]
+    if found.raw is not None:
+        out.append((found.raw, "raw"))
+    else:
+        out.append((canonical[:-1], "canonical"))
+        out.append((canonical.replace(b"\n", b"\r\n"), "canonical"))
+    return out
+
+
+def verify_orders(
+    found: SignedOrders,
+    keys: SshPublicKey | Iterable[SshPublicKey],
+    *,
+    namespace: str = sshsig.DEFAULT_NAMESPACE,
+) -> VerifiedOrders:
+    """Verify that one of ``keys`` signed ``found`` (canonical text or exact attachment).
+
+    Raises the :class:`~pbem.sshsig.SshSigError` of the first check that
+    fails: ``wrong-namespace`` and ``wrong-key`` do not depend on the text,
+    ``bad-signature`` means no accepted form of the text matches.
+    """
+    expected = (keys,) if isinstance(keys, SshPublicKey) else tuple(keys)
+    signature = SshSignature.from_armor(found.signature)
+    failure: sshsig.BadSignatureError | None = None
+    for data, form in _candidates(found):
+        try:
+            sig = sshsig.verify(data, signature, expected, namespace=namespace)
+        except sshsig.BadSignatureError as exc:
+            failure = failure or exc
+            continue
+        return VerifiedOrders(found.text, sig.public_key, sig, data, form)
+    assert failure is not None
+    raise failure
