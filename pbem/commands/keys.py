@@ -1,0 +1,213 @@
+"""``pbem keygen``, ``pbem sign``, ``pbem verify`` and ``pbem server-key``.
+
+Every file these commands write or read is plain OpenSSH: keys from
+``pbem keygen`` work with ``ssh-keygen``, signatures from ``pbem sign`` pass
+``ssh-keygen -Y verify`` (when the file was already canonical), and
+``pbem verify`` accepts what ``ssh-keygen -Y sign`` wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import socket
+import sys
+from pathlib import Path
+
+from pbem import sshsig
+from pbem.orders_text import BadEncodingError, canonical_bytes
+from pbem.server_key import ServerKey, default_key_path, default_principal
+from pbem.sshsig import (
+    DEFAULT_NAMESPACE,
+    AllowedSigners,
+    SshPublicKey,
+    SshSigError,
+    SshSignature,
+)
+
+DEFAULT_KEY = Path("~/.ssh/id_ed25519")
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(message.rstrip("\n") + "\n")
+
+
+def _out(message: str) -> None:
+    sys.stdout.write(message.rstrip("\n") + "\n")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the key and signature commands."""
+    keygen = sub.add_parser(
+        "keygen",
+        help="make an Ed25519 key pair (like ssh-keygen -t ed25519, no passphrase)",
+        description="Write an OpenSSH Ed25519 private key (mode 0600) and PATH.pub. "
+        "An existing key is never replaced.",
+    )
+    keygen.add_argument(
+        "-f", dest="path", type=Path, default=DEFAULT_KEY, help="key file (~/.ssh/id_ed25519)"
+    )
+    keygen.add_argument("-C", dest="comment", default=None, help="comment (user@host)")
+    keygen.set_defaults(func=_keygen)
+
+    sign = sub.add_parser(
+        "sign",
+        help="sign a file's canonical form, writing FILE.sig (SSHSIG, like ssh-keygen -Y sign)",
+        description="Sign the canonical form of FILE (UTF-8, NFC, LF line ends, no trailing "
+        "spaces, no leading or trailing blank lines, one final LF) and write FILE.sig. "
+        "If FILE is already canonical the signed bytes are the file's own bytes, so "
+        "'ssh-keygen -Y verify' accepts FILE with FILE.sig as they are.",
+    )
+    sign.add_argument("file", type=Path, metavar="FILE")
+    sign.add_argument(
+        "-f", dest="key", type=Path, default=DEFAULT_KEY, help="private key (~/.ssh/id_ed25519)"
+    )
+    sign.add_argument("-n", dest="namespace", default=DEFAULT_NAMESPACE, help="namespace")
+    sign.set_defaults(func=_sign)
+
+    verify = sub.add_parser(
+        "verify",
+        help="check FILE against its SSHSIG signature (exit 0 good, 1 bad)",
+        description="Verify FILE.sig over FILE as it is, or over its canonical form.",
+    )
+    verify.add_argument("file", type=Path, metavar="FILE")
+    verify.add_argument("--sig", type=Path, default=None, help="signature file (FILE.sig)")
+    who = verify.add_mutually_exclusive_group(required=True)
+    who.add_argument("--key", type=Path, help="the signer's public key file (.pub)")
+    who.add_argument("--allowed-signers", type=Path, help="an allowed_signers file")
+    verify.add_argument("--identity", help="principal to check in --allowed-signers")
+    verify.add_argument("-n", dest="namespace", default=DEFAULT_NAMESPACE, help="namespace")
+    verify.set_defaults(func=_verify)
+
+    server = sub.add_parser(
+        "server-key",
+        help="print the server key's allowed_signers line (creating the key if missing)",
+    )
+    server.add_argument(
+        "--key",
+        type=Path,
+        default=None,
+        help="key file ($PBEM_SERVER_KEY, else $XDG_DATA_HOME/pbem/server_ed25519)",
+    )
+    server.add_argument("--principal", default=None, help="principal (pbem@<this host>)")
+    server.set_defaults(func=_server_key)
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    path = Path(args.path).expanduser()
+    comment = (
+        args.comment
+        if args.comment is not None
+        else (f"{getpass.getuser()}@{socket.gethostname()}")
+    )
+    if path.exists():
+        _err(f"{path} already exists; choose another file with -f")
+        return 1
+    try:
+        public = sshsig.write_private_key(path, sshsig.generate_private_key(), comment)
+    except OSError as exc:
+        _err(f"cannot write {path}: {exc}")
+        return 1
+    _out(f"Your private key: {path}")
+    _out(f"Your public key:  {path}.pub")
+    _out(f"Fingerprint:      {public.fingerprint()}")
+    _out(public.openssh())
+    return 0
+
+
+def _sign(args: argparse.Namespace) -> int:
+    file, key_path = Path(args.file), Path(args.key).expanduser()
+    try:
+        raw = file.read_bytes()
+        canonical = canonical_bytes(raw)
+        key = sshsig.load_private_key(key_path.read_bytes())
+    except OSError as exc:
+        _err(f"cannot read {exc.filename}: {exc.strerror}")
+        return 1
+    except SshSigError as exc:
+        _err(f"{exc.message} [{exc.code}]")
+        return 1
+    sig_path = file.with_name(file.name + ".sig")
+    sig_path.write_text(sshsig.sign(canonical, key, namespace=args.namespace), encoding="ascii")
+    _out(f"Signed the canonical form of {file} into {sig_path}")
+    if canonical != raw:
+        _err(
+            f"note: {file} is not in canonical form, so the signature covers its canonical "
+            "form; pbem accepts it, but 'ssh-keygen -Y verify' on the file as it is will not"
+        )
+    return 0
+
+
+def _load_keys(path: Path) -> list[SshPublicKey]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [SshPublicKey.parse(line) for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _verify(args: argparse.Namespace) -> int:
+    file = Path(args.file)
+    sig_path = Path(args.sig) if args.sig else file.with_name(file.name + ".sig")
+    if args.allowed_signers is not None and not args.identity:
+        _err("--allowed-signers needs --identity (the principal to check)")
+        return 2
+    try:
+        raw = file.read_bytes()
+        signature = SshSignature.from_armor(sig_path.read_text(encoding="ascii"))
+        keys = _load_keys(args.key) if args.key is not None else None
+        signers = AllowedSigners.load(args.allowed_signers) if keys is None else None
+    except OSError as exc:
+        _err(f"cannot read {exc.filename}: {exc.strerror}")
+        return 1
+    except UnicodeDecodeError:
+        _err(f"{sig_path} is not a text file")
+        return 1
+    except SshSigError as exc:
+        _err(f"Bad signature for {file}: {exc.message} [{exc.code}]")
+        return 1
+    forms: list[tuple[bytes, str]] = [(raw, "the file as it is")]
+    try:
+        canonical = canonical_bytes(raw)
+        if canonical != raw:
+            forms.append((canonical, "the file's canonical form"))
+    except BadEncodingError:
+        pass  # not UTF-8: only the exact bytes can match
+    first_error: SshSigError | None = None
+    for data, form in forms:
+        try:
+            if keys is not None:
+                sshsig.verify(data, signature, keys, namespace=args.namespace)
+                who = ""
+            else:
+                assert signers is not None
+                sshsig.verify_allowed(
+                    data, signature, signers, args.identity, namespace=args.namespace
+                )
+                who = f" for {args.identity}"
+        except sshsig.BadSignatureError as exc:
+            first_error = first_error or exc
+            continue
+        except SshSigError as exc:
+            first_error = exc
+            break
+        _out(
+            f'Good "{args.namespace}" signature{who} with ED25519 key '
+            f"{signature.fingerprint()} over {form} ({file})"
+        )
+        return 0
+    assert first_error is not None
+    _err(f"Bad signature for {file}: {first_error.message} [{first_error.code}]")
+    return 1
+
+
+def _server_key(args: argparse.Namespace) -> int:
+    path = Path(args.key).expanduser() if args.key is not None else default_key_path()
+    try:
+        key = ServerKey.load_or_create(path)
+        line = key.allowed_signers_line(args.principal or default_principal())
+    except OSError as exc:
+        _err(f"cannot use server key {path}: {exc}")
+        return 1
+    except ValueError as exc:  # SshSigError included: an unreadable key file
+        _err(f"{path}: {exc}")
+        return 1
+    _out(line)
+    return 0
