@@ -1,0 +1,1 @@
+"""Alembic revisions, oldest first (``r0001_initial`` creates every table)."""

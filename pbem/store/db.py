@@ -1,0 +1,131 @@
+"""Open the store and run one transaction at a time.
+
+``Store(url)`` opens SQLite (WAL, foreign keys ON, ``busy_timeout``; every
+transaction starts with ``BEGIN IMMEDIATE`` so two writers queue instead of
+failing on a lock upgrade) or PostgreSQL through the same code.
+
+``with store.transaction() as session:`` is the unit of work: it commits when
+the block ends and rolls back if it raises. Processing one inbox message is
+exactly one such block (design invariant 1). Objects stay readable after the
+block (``expire_on_commit=False``).
+
+The schema is owned by Alembic (``pbem/migrations``): call :func:`migrate`
+before use; :func:`schema_revision` and :func:`head_revision` tell whether a
+database is up to date.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, create_engine
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> Engine:
+    """Create a SQLAlchemy engine for ``url`` with pbem's connection settings.
+
+    For a SQLite file the parent directory is created if missing.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, echo=echo, pool_pre_ping=True)
+    database = parsed.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url,
+        echo=echo,
+        connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take over transaction control from the sqlite3 module, so "begin"
+        # below decides how a transaction starts.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        # IMMEDIATE takes the write lock up front: a second writer waits
+        # (busy_timeout) instead of failing when it tries to upgrade.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+class Store:
+    """The database: an engine plus the transaction helper."""
+
+    def __init__(self, url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> None:
+        self.url = url
+        self.engine = make_engine(url, busy_timeout_ms=busy_timeout_ms, echo=echo)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """Yield a session whose work commits at the end of the block (or rolls back)."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    def dispose(self) -> None:
+        """Close every pooled connection (call at shutdown and in tests)."""
+        self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"Store({make_url(self.url).render_as_string(hide_password=True)!r})"
+
+
+def _alembic_config(url: str) -> AlembicConfig:
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    # Passed as an attribute, not a main option: ConfigParser would choke on "%".
+    cfg.attributes["pbem_url"] = url
+    return cfg
+
+
+def migrate(url: str, revision: str = "head") -> None:
+    """Upgrade the database at ``url`` to ``revision`` (default: the newest)."""
+    cfg = _alembic_config(url)
+    log.info("migrating %s to %s", make_url(url).render_as_string(hide_password=True), revision)
+    command.upgrade(cfg, revision)
+
+
+def head_revision() -> str:
+    """Return the newest migration revision shipped with this pbem."""
+    script = ScriptDirectory.from_config(_alembic_config("sqlite://"))
+    head = script.get_current_head()
+    if head is None:
+        raise RuntimeError("no migrations found")
+    return head
+
+
+def schema_revision(engine: Engine) -> str | None:
+    """Return the revision the database is at (``None``: never migrated)."""
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
