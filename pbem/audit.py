@@ -35,6 +35,7 @@ __all__ = [
     "AuditMismatch",
     "AuditRecord",
     "AuditSummary",
+    "AuditUnreadable",
     "build_record",
     "check_record",
     "load_record",
@@ -47,6 +48,10 @@ AUDIT_VERSION = 1
 
 class AuditFormatError(ValueError):
     """The record cannot be read: not JSON, wrong format or version, a field missing."""
+
+
+class AuditUnreadable(AuditFormatError):
+    """The file cannot be read or is not JSON at all."""
 
 
 class AuditMismatch(ValueError):
@@ -269,7 +274,7 @@ def load_record(path: Path) -> AuditRecord:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        raise AuditFormatError(f"cannot read {path}: {err}") from err
+        raise AuditUnreadable(f"cannot read {path}: {err}") from err
     return parse_record(data)
 
 

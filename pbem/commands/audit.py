@@ -2,8 +2,8 @@
 
 ``pbem audit FILE.json`` runs the checks of ``verify_dice.py`` with the
 referee's own code (:mod:`pbem.audit`, :mod:`engine.dice`). The exit code is 0
-when everything verifies, 1 at the first discrepancy, 2 when the record cannot
-be read.
+when everything verifies, 1 at the first discrepancy (a malformed record
+included), 2 when the file cannot be read as JSON.
 """
 
 from __future__ import annotations
@@ -12,7 +12,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from pbem.audit import AuditFormatError, AuditMismatch, check_record, load_record
+from pbem.audit import (
+    AuditFormatError,
+    AuditMismatch,
+    AuditUnreadable,
+    check_record,
+    load_record,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,10 +44,10 @@ def run(args: argparse.Namespace) -> int:
         return _audit_game(target)
     try:
         summary = check_record(load_record(path))
-    except AuditFormatError as err:
+    except AuditUnreadable as err:
         sys.stderr.write(f"pbem audit: {err}\n")
         return 2
-    except AuditMismatch as err:
+    except (AuditFormatError, AuditMismatch) as err:
         sys.stdout.write(f"FAIL {err}\n")
         return 1
     sys.stdout.write(summary.describe() + "\n")
