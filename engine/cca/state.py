@@ -1,0 +1,304 @@
+"""The C&C Ancients game state: frozen dataclasses and their canonical JSON form.
+
+A :class:`State` is everything needed to go on with a game: board and
+terrain, units and leaders, each side's hand, banners and standing orders,
+the deck (top first) and discard pile, whose turn it is, the rule options in
+force, the scenario's special rules, and a :class:`Pending` turn when a turn
+waits for a player's answer. A leader is *attached* when it stands on a hex
+with a friendly unit; nothing else records attachment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.core.api import Question
+from engine.hexgrid import STANDARD_BOARD, Board, Hex
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "SIDES",
+    "Leader",
+    "Pending",
+    "SideState",
+    "Special",
+    "State",
+    "Unit",
+    "other",
+    "state_from_dict",
+    "state_to_dict",
+]
+
+SIDES = ("north", "south")
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    # A-4: HU's circled cards raise hand size and draws (off: no source but HU).
+    "circled_cards_raise_hand": False,
+    # A-3d: -1 die for attacks into a camp as well as out of it.
+    "camp_minus1_into": False,
+    # A-38: the hill LOS exception only for units on the same connected hill.
+    "hill_los_same_hill_only": False,
+    # A-1: hexes an elephant retreats per flag (HU says 2).
+    "elephant_retreat_per_flag": 1,
+    # A-8: +1 retreat hex per flag *rolled* by elephants/camels (default: per flag accepted).
+    "extra_retreat_per_flag_rolled": False,
+    # A-11: an elephant attacking full-strength barbarian chariots rolls 3 (default 2).
+    "elephant_vs_bch_full_strength": False,
+    # A-5: Mounted Charge lets attached leaders detach (settled: no).
+    "mounted_charge_detach": False,
+}
+"""Named rule options and their defaults (docs/rules-choices.md)."""
+
+
+def other(side: str) -> str:
+    """Return the opposing side."""
+    return "south" if side == "north" else "north"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit on the board (``hex`` None = in reserve, off the board)."""
+
+    id: str
+    side: str
+    type: str
+    hex: Hex | None
+    blocks: int
+    full: int
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A leader (not a unit); ``hex`` None = gone (escaped off the board)."""
+
+    name: str
+    side: str
+    hex: Hex | None
+
+
+@dataclass(frozen=True)
+class SideState:
+    """One side: army, Command (= hand size), hand, banners and standing orders."""
+
+    army: str
+    colour: str
+    command: int
+    banners_needed: int
+    hand: tuple[str, ...] = ()
+    banners: tuple[str, ...] = ()
+    turns: int = 0  # turns this side has completed
+    standing: str = ""  # standing orders text (engine.cca.policy)
+
+
+@dataclass(frozen=True)
+class Special:
+    """A scenario special rule: a flag name, its parameters and the file line."""
+
+    rule: str
+    params: Mapping[str, Any]
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A turn paused for ``question``; resumed by replay (engine.core.replay).
+
+    ``start`` is the state the turn started from; ``orders`` the accepted
+    orders text; ``answers`` the answers given so far; ``dice`` every draw
+    consumed so far; ``reported`` how many events were already returned.
+    """
+
+    side: str
+    orders: str
+    answers: tuple[str, ...]
+    dice: tuple[Mapping[str, Any], ...]
+    reported: int
+    question: Question
+
+
+@dataclass(frozen=True)
+class State:
+    """A whole game position (see the module docstring)."""
+
+    game_id: str
+    name: str
+    units: tuple[Unit, ...]
+    leaders: tuple[Leader, ...]
+    sides: Mapping[str, SideState]
+    terrain: tuple[tuple[Hex, str], ...] = ()
+    facing: tuple[tuple[Hex, tuple[Hex, ...]], ...] = ()  # ramparts: protected neighbours
+    year: str = ""
+    board: Board = STANDARD_BOARD
+    deck: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    deck_random: bool = True  # the deck still has to be shuffled and hands dealt
+    to_move: str = "south"
+    turn: int = 1
+    options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    specials: tuple[Special, ...] = ()
+    last_card: Mapping[str, Any] | None = None  # what the last turn played (Counter-Attack)
+    pending: Pending | None = None
+    result: str | None = None  # "north" / "south" / "draw" once over
+    marks: Mapping[str, Any] = field(default_factory=dict)  # special-rule bookkeeping
+
+    # --- look-ups (read-only helpers used everywhere) ----------------------
+    def terrain_at(self, h: Hex) -> str:
+        for th, name in self.terrain:
+            if th == h:
+                return name
+        return "clear"
+
+    def option(self, name: str) -> Any:
+        return self.options.get(name, DEFAULT_OPTIONS.get(name))
+
+    def unit(self, uid: str) -> Unit:
+        for u in self.units:
+            if u.id == uid:
+                return u
+        raise KeyError(uid)
+
+    def unit_at(self, h: Hex) -> Unit | None:
+        for u in self.units:
+            if u.hex == h:
+                return u
+        return None
+
+    def leader(self, name: str) -> Leader:
+        key = name.strip().lower()
+        for ld in self.leaders:
+            if ld.name.lower() == key:
+                return ld
+        raise KeyError(name)
+
+    def leader_at(self, h: Hex) -> Leader | None:
+        for ld in self.leaders:
+            if ld.hex == h:
+                return ld
+        return None
+
+    def side(self, side: str) -> SideState:
+        return self.sides[side]
+
+    def with_side(self, side: str, **changes: Any) -> State:
+        sides = dict(self.sides)
+        sides[side] = replace(sides[side], **changes)
+        return replace(self, sides=sides)
+
+
+# --- canonical dict form ---------------------------------------------------
+
+
+def _hex(h: Hex | None) -> str | None:
+    return None if h is None else str(h)
+
+
+def _unhex(s: Any) -> Hex | None:
+    return None if s is None else Hex.parse(str(s))
+
+
+def _question_to_dict(q: Question) -> dict[str, Any]:
+    return {"id": q.id, "side": q.side, "text": q.text, "answers": list(q.answers),
+            "default": q.default}
+
+
+def state_to_dict(s: State) -> dict[str, Any]:
+    """Return the JSON-safe dict form of ``s`` (everything, secrets included)."""
+    pend = None
+    if s.pending is not None:
+        p = s.pending
+        pend = {
+            "side": p.side,
+            "orders": p.orders,
+            "answers": list(p.answers),
+            "dice": [dict(d) for d in p.dice],
+            "reported": p.reported,
+            "question": _question_to_dict(p.question),
+        }
+    return {
+        "format": "pbem-state/1",
+        "system": "cca",
+        "game_id": s.game_id,
+        "name": s.name,
+        "year": s.year,
+        "board": {"wide": s.board.wide, "deep": s.board.deep,
+                  "section_lines": list(s.board.section_lines)},
+        "terrain": {str(h): t for h, t in s.terrain},
+        "facing": {str(h): [str(n) for n in ns] for h, ns in s.facing},
+        "units": [
+            {"id": u.id, "side": u.side, "type": u.type, "hex": _hex(u.hex),
+             "blocks": u.blocks, "full": u.full, "tags": list(u.tags)}
+            for u in s.units
+        ],
+        "leaders": [{"name": ld.name, "side": ld.side, "hex": _hex(ld.hex)} for ld in s.leaders],
+        "sides": {
+            k: {"army": v.army, "colour": v.colour, "command": v.command,
+                "banners_needed": v.banners_needed, "hand": list(v.hand),
+                "banners": list(v.banners), "turns": v.turns, "standing": v.standing}
+            for k, v in s.sides.items()
+        },
+        "deck": list(s.deck),
+        "discard": list(s.discard),
+        "deck_random": s.deck_random,
+        "to_move": s.to_move,
+        "turn": s.turn,
+        "options": dict(s.options),
+        "specials": [{"rule": sp.rule, "params": dict(sp.params), "line": sp.line}
+                     for sp in s.specials],
+        "last_card": None if s.last_card is None else dict(s.last_card),
+        "pending": pend,
+        "result": s.result,
+        "marks": dict(s.marks),
+    }
+
+
+def state_from_dict(d: Mapping[str, Any]) -> State:
+    """Rebuild a :class:`State` from :func:`state_to_dict` output."""
+    b = d.get("board") or {}
+    board = Board(int(b.get("wide", 13)), int(b.get("deep", 9)),
+                  tuple(b.get("section_lines", (8, 16))))
+    pend = None
+    if d.get("pending"):
+        p = d["pending"]
+        q = p["question"]
+        pend = Pending(
+            side=p["side"], orders=p["orders"], answers=tuple(p["answers"]),
+            dice=tuple(dict(x) for x in p["dice"]), reported=int(p["reported"]),
+            question=Question(q["id"], q["side"], q["text"], tuple(q["answers"]), q["default"]),
+        )
+    return State(
+        game_id=d["game_id"],
+        name=d["name"],
+        year=d.get("year", ""),
+        board=board,
+        terrain=tuple(sorted((Hex.parse(h), t) for h, t in d.get("terrain", {}).items())),
+        facing=tuple(sorted((Hex.parse(h), tuple(Hex.parse(n) for n in ns))
+                            for h, ns in d.get("facing", {}).items())),
+        units=tuple(
+            Unit(u["id"], u["side"], u["type"], _unhex(u["hex"]), int(u["blocks"]),
+                 int(u["full"]), tuple(u.get("tags", ())))
+            for u in d["units"]
+        ),
+        leaders=tuple(Leader(x["name"], x["side"], _unhex(x["hex"])) for x in d["leaders"]),
+        sides={
+            k: SideState(v["army"], v.get("colour", ""), int(v["command"]),
+                         int(v["banners_needed"]), tuple(v.get("hand", ())),
+                         tuple(v.get("banners", ())), int(v.get("turns", 0)),
+                         v.get("standing", ""))
+            for k, v in d["sides"].items()
+        },
+        deck=tuple(d.get("deck", ())),
+        discard=tuple(d.get("discard", ())),
+        deck_random=bool(d.get("deck_random", False)),
+        to_move=d.get("to_move", "south"),
+        turn=int(d.get("turn", 1)),
+        options=dict(d.get("options", {})),
+        specials=tuple(Special(x["rule"], dict(x.get("params", {})), int(x.get("line", 0)))
+                       for x in d.get("specials", ())),
+        last_card=None if d.get("last_card") is None else dict(d["last_card"]),
+        pending=pend,
+        result=d.get("result"),
+        marks=dict(d.get("marks", {})),
+    )

@@ -1,0 +1,148 @@
+"""The C&C Ancients system object: the API of :mod:`engine.core.api` for this game.
+
+Flow: ``load_position`` (TOML) -> ``new_game`` (options, shuffle, deal) ->
+loop { ``prompt`` -> ``parse_orders`` -> ``resolve`` }. A submission is
+checked as a whole before any die is rolled (:class:`OrdersError` lists every
+problem). ``resolve`` returns the new state and the events; when a player's
+decision is needed mid-turn, the new state has a pending turn and
+``prompt`` is a question to that side; its answer is parsed by
+``parse_orders`` (the text ``answer <choice>`` or just the choice) and passed
+to ``resolve`` with the next epoch's randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from engine.cca.cards import CARDS
+from engine.cca.orders import Submission
+from engine.cca.position import load_position, write_position
+from engine.cca.state import DEFAULT_OPTIONS, SIDES, State, state_from_dict, state_to_dict
+from engine.core.api import Prompt, Resolution
+from engine.core.canonical import canonical_json, load_json
+from engine.randomness import Randomness
+
+__all__ = ["SYSTEM", "CCASystem"]
+
+
+class CCASystem:
+    """C&C Ancients behind the system-neutral protocol (stateless; one instance)."""
+
+    name = "cca"
+
+    def load_position(self, text: str) -> State:
+        """Parse a position or scenario file (raises PositionError)."""
+        return load_position(text)
+
+    def write_position(self, state: State) -> str:
+        """Print a state as a position file."""
+        return write_position(state)
+
+    def new_game(
+        self,
+        position: State,
+        options: Mapping[str, Any] | None = None,
+        rng: Randomness | None = None,
+    ) -> State:
+        """Start a game: apply ``options``, shuffle the deck and deal the hands.
+
+        ``rng.permutation`` shuffles the deck (the daemon routes it to the deck
+        chain); without ``rng`` the deck stays in catalogue order (tests).
+        Unknown option names raise ``ValueError``.
+        """
+        opts = dict(position.options)
+        for k, v in (options or {}).items():
+            if k not in DEFAULT_OPTIONS:
+                raise ValueError(f"unknown option {k!r}: known {sorted(DEFAULT_OPTIONS)}")
+            opts[k] = v
+        state = replace(position, options=opts)
+        if state.deck_random:
+            deck = list(state.deck)
+            if rng is not None:
+                order = rng.permutation(len(deck), "shuffle the command deck")
+                deck = [deck[i] for i in order]
+            for side in SIDES:
+                s = state.sides[side]
+                need = max(0, s.command - len(s.hand))
+                state = state.with_side(side, hand=s.hand + tuple(deck[:need]))
+                deck = deck[need:]
+            state = replace(state, deck=tuple(deck), deck_random=False)
+        from engine.cca.policy import DEFAULT_STANDING  # noqa: PLC0415
+
+        for side in SIDES:
+            if not state.sides[side].standing:
+                state = state.with_side(side, standing=DEFAULT_STANDING)
+        return state
+
+    def prompt(self, state: State) -> Prompt:
+        """Say who must act now."""
+        if state.result is not None:
+            text = "draw" if state.result == "draw" else f"{state.result} wins"
+            return Prompt("over", None, f"The battle is over: {text}.", result=state.result,
+                          turn=state.turn)
+        if state.pending is not None:
+            q = state.pending.question
+            return Prompt("question", q.side, q.text, question=q, turn=state.turn)
+        return Prompt("orders", state.to_move,
+                      f"Turn {state.turn}: {state.to_move} plays a card and gives orders.",
+                      turn=state.turn)
+
+    def parse_orders(self, state: State, side: str, text: str) -> Submission:
+        """Parse and check a whole submission (raises OrdersError, changes nothing)."""
+        from engine.cca.validate import check_submission  # noqa: PLC0415
+
+        return check_submission(state, side, text)
+
+    def resolve(self, state: State, submission: Submission, rng: Randomness) -> Resolution:
+        """Resolve an accepted submission (orders or an answer) with ``rng``."""
+        from engine.cca.turn import resolve  # noqa: PLC0415
+
+        return resolve(state, submission, rng)
+
+    def player_view(self, state: State, side: str) -> dict[str, Any]:
+        """What ``side`` may see: its own hand; counts only for the rest."""
+        from engine.cca.view import player_view  # noqa: PLC0415
+
+        return player_view(state, side)
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        """What anyone may see: no hands, no deck order."""
+        from engine.cca.view import public_view  # noqa: PLC0415
+
+        return public_view(state)
+
+    def to_json(self, state: State) -> str:
+        """Canonical JSON of the whole state (secrets included: store only)."""
+        return canonical_json(state_to_dict(state))
+
+    def from_json(self, text: str) -> State:
+        """Inverse of :meth:`to_json`."""
+        return state_from_dict(load_json(text))
+
+    def legal_hints(self, state: State, side: str) -> dict[str, Any]:
+        """Playable cards and orderable units per card, for mails and templates."""
+        from engine.cca.view import legal_hints  # noqa: PLC0415
+
+        return legal_hints(state, side)
+
+    def orders_template(self, state: State, side: str) -> str:
+        """An orders template ready to fill in (comments explain the choices)."""
+        from engine.cca.view import orders_template  # noqa: PLC0415
+
+        return orders_template(state, side)
+
+    def parse_standing_orders(self, text: str) -> Any:
+        """Parse standing orders text (raises OrdersError); see engine.cca.policy."""
+        from engine.cca.policy import parse_policy  # noqa: PLC0415
+
+        return parse_policy(text)
+
+    def card_name(self, code: str) -> str:
+        """Full name of a card code."""
+        return CARDS[code].name
+
+
+SYSTEM = CCASystem()
+"""The one C&C Ancients system object."""

@@ -1,0 +1,1 @@
+"""System-neutral core shared by every game system: API types, canonical JSON, replay."""

@@ -1,0 +1,174 @@
+"""Types every caller of a game system uses, whatever the game.
+
+A game system (see :mod:`engine.systems`) is driven like this::
+
+    system = get_system("cca")
+    state = system.new_game(system.load_position(toml_text), options, rng)
+    prompt = system.prompt(state)            # who must act, and how
+    sub = system.parse_orders(state, side, mail_text)   # raises OrdersError
+    res = system.resolve(state, sub, rng)    # Resolution(state, events)
+
+``prompt.kind`` is ``"orders"`` (a side mails a turn's orders), ``"question"``
+(a side answers ``prompt.question`` with one line of text, parsed by
+``parse_orders`` like orders are) or ``"over"`` (``prompt.result`` is the
+winner's side or ``"draw"``). Everything here is frozen and JSON-friendly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from engine.randomness import Randomness
+
+__all__ = [
+    "Event",
+    "GameSystem",
+    "OrdersError",
+    "OrdersProblem",
+    "PositionError",
+    "Prompt",
+    "Question",
+    "Resolution",
+]
+
+PromptKind = Literal["orders", "question", "over"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A decision the rules give one side in the middle of a turn.
+
+    ``answers`` lists the legal answers as the player would write them;
+    ``default`` is applied if the player does not answer in time.
+    """
+
+    id: str
+    side: str
+    text: str
+    answers: tuple[str, ...]
+    default: str
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """Who must act now: orders from ``side``, an answer to ``question``, or nothing (over)."""
+
+    kind: PromptKind
+    side: str | None
+    text: str
+    question: Question | None = None
+    result: str | None = None
+    turn: int = 0
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened, for people (``text``) and for programs (``data``).
+
+    ``dice`` holds the faces rolled for this event, in order (empty if none).
+    """
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    dice: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict."""
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "data": dict(self.data),
+            "dice": list(self.dice),
+        }
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The state after a submission, and what happened (in order)."""
+
+    state: Any
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class OrdersProblem:
+    """One error in a submission: where, what, and what would be legal.
+
+    ``line`` is 1-based in the submitted text (0 = the submission as a whole);
+    ``quote`` is that line as written; ``code`` is stable (mail templates switch
+    on it); ``legal`` lists legal alternatives (hexes, card codes, units...).
+    """
+
+    line: int
+    quote: str
+    code: str
+    message: str
+    legal: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: {self.quote!r}: " if self.line else ""
+        tail = f" (legal: {', '.join(self.legal)})" if self.legal else ""
+        return f"{where}{self.message}{tail}"
+
+
+class OrdersError(ValueError):
+    """Orders that are not understood or not allowed; nothing was changed.
+
+    ``problems`` holds every error found (at least one). The first problem's
+    fields are mirrored as attributes for callers that only show one.
+    """
+
+    def __init__(self, problems: list[OrdersProblem] | tuple[OrdersProblem, ...]) -> None:
+        self.problems: tuple[OrdersProblem, ...] = tuple(problems)
+        if not self.problems:
+            raise ValueError("OrdersError needs at least one problem")
+        first = self.problems[0]
+        self.line = first.line
+        self.quote = first.quote
+        self.code = first.code
+        self.legal = first.legal
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class PositionError(ValueError):
+    """A position or scenario file that cannot be loaded; ``line`` is 1-based (0 unknown)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+class GameSystem(Protocol):
+    """What every game system offers (see the module docstring for the flow)."""
+
+    name: str
+
+    def load_position(self, text: str) -> Any: ...
+
+    def new_game(
+        self, position: Any, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
+    ) -> Any: ...
+
+    def prompt(self, state: Any) -> Prompt: ...
+
+    def parse_orders(self, state: Any, side: str, text: str) -> Any: ...
+
+    def resolve(self, state: Any, submission: Any, rng: Randomness) -> Resolution: ...
+
+    def player_view(self, state: Any, side: str) -> dict[str, Any]: ...
+
+    def public_view(self, state: Any) -> dict[str, Any]: ...
+
+    def to_json(self, state: Any) -> str: ...
+
+    def from_json(self, text: str) -> Any: ...
+
+    def legal_hints(self, state: Any, side: str) -> dict[str, Any]: ...
+
+    def orders_template(self, state: Any, side: str) -> str: ...
+
+    def parse_standing_orders(self, text: str) -> Any: ...
