@@ -1,0 +1,819 @@
+"""Scenario files: find the bundled battles, load one, and validate it with line numbers.
+
+A scenario is a ``pbem-position/1`` TOML file (``docs/position-format.md``,
+``docs/scenarios.md``). :func:`validate_text` returns every problem it finds,
+each with the 1-based line of the offending entry (0 when no line applies);
+:func:`load_text` / :func:`load_file` return a :class:`Scenario` or raise
+:class:`ScenarioError` holding those problems.
+
+Bundled scenarios live in the repository's ``scenarios/`` directory, next to
+the ``pbem`` package (an editable install finds them there); the environment
+variable ``PBEM_SCENARIOS_DIR`` points elsewhere (e.g. for a wheel install).
+
+When the engine's loader is importable (``engine.systems.get_system(system)``),
+validation also runs it and reports its ``PositionError`` as a problem with
+code ``engine``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.core.api import PositionError
+from engine.hexgrid import STANDARD_BOARD, HexNotationError
+
+__all__ = [
+    "IMPASSABLE",
+    "RULES",
+    "TERRAIN",
+    "UNIT_TYPES",
+    "Leader",
+    "Problem",
+    "ReserveUnit",
+    "Scenario",
+    "ScenarioError",
+    "Side",
+    "Unit",
+    "find_scenario",
+    "list_scenarios",
+    "load_file",
+    "load_text",
+    "scenarios_dir",
+    "validate_file",
+    "validate_text",
+]
+
+log = logging.getLogger(__name__)
+
+FORMAT = "pbem-position/1"
+SYSTEMS = ("cca",)
+SIDES = ("north", "south")
+
+#: Unit type code -> blocks at full strength (rules digest §1.5).
+UNIT_TYPES: Mapping[str, int] = {
+    "LI": 4, "LB": 4, "LS": 4, "AUX": 4, "WAR": 4, "MI": 4, "HI": 4, "HWM": 2,
+    "LC": 3, "LBC": 3, "BCH": 3, "MC": 3, "CAM": 3, "CCAM": 3, "HC": 3, "HCC": 3,
+    "HCH": 2, "ELE": 2,
+}  # fmt: skip
+# Codes used by the research notes and other tools, to suggest the right one.
+_ALIASES = {"AX": "AUX", "WA": "WAR", "EL": "ELE", "LBCH": "BCH"}
+
+TERRAIN = frozenset({
+    "hill", "forest", "broken-ground", "fordable-river", "river", "lake", "steep-hill",
+    "camp", "ramparts", "marsh", "city-wall",
+})  # fmt: skip
+#: Terrain no unit may stand on (rules digest §17; steep hill from Expansion 1).
+IMPASSABLE = frozenset({"river", "lake", "steep-hill"})
+
+_CARD_KINDS = ("leadership", "section", "troop", "any")
+
+# Parameter kinds: side, hexes, int, bool, str, ints, strs.
+_P = Mapping[str, str]
+#: Special-rule flag -> (required parameters, optional parameters), with their kinds.
+RULES: Mapping[str, tuple[_P, _P]] = {
+    "exit-banner": ({"side": "side", "hexes": "hexes", "banners": "int"}, {}),
+    "hold-banner": (
+        {"side": "side", "hexes": "hexes", "banners": "int"},
+        {"once": "bool", "permanent": "bool"},
+    ),
+    "leader-sudden-death": ({"leader": "str", "winner": "side"}, {}),
+    "hand-schedule": ({"side": "side", "sizes": "ints"}, {}),
+    "hand-on-banners": ({"side": "side", "banners": "int", "command": "int"}, {}),
+    "reinforcements": (
+        {"side": "side", "units": "strs", "enter": "hexes", "after_turn": "int", "card": "str"},
+        {"leaders": "strs"},
+    ),
+    "sacred-band": ({"side": "side", "tag": "str"}, {}),
+    "no-move-first-turn": ({"side": "side"}, {"hexes": "hexes", "tag": "str"}),
+    "missile-units": ({"side": "side", "tag": "str", "range": "int", "dice": "int"}, {}),
+}
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_TAG = re.compile(r"^[a-z][a-z0-9-]*$")
+_TOP_KEYS = ("format", "system", "meta", "sides", "terrain", "options", "special", "state", "cards")
+_META_KEYS = ("id", "name", "year", "source")
+_SIDE_KEYS = ("army", "blocks", "command", "banners", "first", "units", "leaders", "reserve")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a file: ``line`` (1-based, 0 = whole file), stable ``code``, message."""
+
+    line: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+class ScenarioError(ValueError):
+    """A scenario file that does not validate; ``problems`` lists every error found."""
+
+    def __init__(self, problems: Sequence[Problem], path: Path | None = None) -> None:
+        self.problems = tuple(problems)
+        self.path = path
+        where = f"{path}: " if path else ""
+        super().__init__("\n".join(f"{where}{p}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit on the board: ``hex`` in canonical notation, type code, blocks (None = full)."""
+
+    hex: str
+    type: str
+    blocks: int | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReserveUnit:
+    """A unit off the board, brought in by a special rule."""
+
+    type: str
+    blocks: int | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A leader; attached if a friendly unit shares its hex."""
+
+    hex: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Side:
+    """One army's set-up: War Council values and its units."""
+
+    side: str
+    army: str
+    blocks: str | None
+    command: int
+    banners: int
+    first: bool
+    units: tuple[Unit, ...]
+    leaders: tuple[Leader, ...] = ()
+    reserve: tuple[ReserveUnit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario; ``terrain`` maps hex -> terrain name (clear hexes absent)."""
+
+    id: str
+    name: str
+    year: str
+    system: str
+    source: str
+    north: Side
+    south: Side
+    terrain: Mapping[str, str] = field(default_factory=dict)
+    special: tuple[Mapping[str, Any], ...] = ()
+    path: Path | None = None
+
+    @property
+    def first(self) -> str:
+        """The side that moves first."""
+        return "north" if self.north.first else "south"
+
+    def side(self, name: str) -> Side:
+        """Return ``north`` or ``south``."""
+        return self.north if name == "north" else self.south
+
+
+# --------------------------------------------------------------------------- lines
+
+
+_TOKEN = re.compile(r"\"\"\"|'''|\"(?:[^\"\\]|\\.)*\"|'[^']*'|#|[\[\]{}]")
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_KEYLINE = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+
+def _split_key(key: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in key.split("."))
+
+
+class _Lines:
+    """Where each table, key and string item of a TOML text sits (1-based lines)."""
+
+    def __init__(self, text: str) -> None:
+        self.keys: dict[tuple[str, ...], int] = {}
+        self.items: dict[tuple[tuple[str, ...], str], list[int]] = {}
+        table: tuple[str, ...] = ()
+        arrays: dict[tuple[str, ...], int] = {}
+        key: tuple[str, ...] = ()
+        depth = 0
+        closing = ""  # the delimiter of an open multi-line string
+        for n, line in enumerate(text.splitlines(), 1):
+            rest = line
+            if closing:
+                end = rest.find(closing)
+                if end < 0:
+                    continue
+                rest, closing = rest[end + 3 :], ""
+            elif depth == 0:
+                head = _HEADER.match(line)
+                if head and "=" not in line.split("]")[0]:
+                    table = _split_key(head.group(2))
+                    if head.group(1) == "[[":
+                        arrays[table] = arrays.get(table, -1) + 1
+                        table = (*table, str(arrays[table]))
+                    self.keys.setdefault(table, n)
+                    continue
+                km = _KEYLINE.match(line)
+                if km:
+                    key = (*table, *_split_key(km.group(1)))
+                    self.keys.setdefault(key, n)
+                    rest = line[km.end() :]
+            for tok in _TOKEN.finditer(rest):
+                t = tok.group(0)
+                if t == "#":
+                    break
+                if t in ('"""', "'''"):
+                    tail = rest[tok.end() :]
+                    if t not in tail:
+                        closing = t
+                    break  # a multi-line string holds no items we look up
+                if t in "[{":
+                    depth += 1
+                elif t in "]}":
+                    depth = max(0, depth - 1)
+                else:
+                    self.items.setdefault((key, _unquote(t)), []).append(n)
+
+    def line(self, path: Sequence[str], item: str | None = None, nth: int = 0) -> int:
+        """Line of ``item`` in the value of ``path`` (its ``nth`` copy), else of the nearest key."""
+        p = tuple(path)
+        if item is not None:
+            hits = self.items.get((p, item))
+            if hits:
+                return hits[min(nth, len(hits) - 1)]
+        while p:
+            if p in self.keys:
+                return self.keys[p]
+            p = p[:-1]
+        return 0
+
+
+def _unquote(token: str) -> str:
+    if token.startswith('"'):
+        try:
+            return str(json.loads(token))
+        except ValueError:
+            return token[1:-1]
+    return token[1:-1]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+class _Checker:
+    """Collects problems while walking a parsed file."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = _Lines(text)
+        self.problems: list[Problem] = []
+        # (side, "units"/"leaders") -> the written entry and its copy number, per parsed item
+        self.entries: dict[tuple[str, str], list[tuple[str, int]]] = {}
+
+    def add(
+        self, path: Sequence[str], code: str, message: str, item: str | None = None, nth: int = 0
+    ) -> None:
+        self.problems.append(Problem(self.lines.line(path, item, nth), code, message))
+
+    def typed(
+        self,
+        table: Mapping[str, Any],
+        path: tuple[str, ...],
+        key: str,
+        kind: type,
+        required: bool = True,
+    ) -> Any:
+        """Return ``table[key]`` if it has type ``kind``; record a problem otherwise."""
+        dotted = ".".join((*path, key))
+        if key not in table:
+            if required:
+                self.add(path, "missing-field", f"missing field {dotted}")
+            return None
+        value = table[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            self.add((*path, key), "bad-type", f"{dotted} must be {_KIND_NAMES[kind]}")
+            return None
+        return value
+
+    def unknown_keys(
+        self, table: Mapping[str, Any], path: tuple[str, ...], known: Sequence[str]
+    ) -> None:
+        for key in table:
+            if key not in known:
+                where = ".".join((*path, key))
+                self.add(
+                    (*path, key),
+                    "unknown-field",
+                    f"unknown field {where} (known: {', '.join(known)})",
+                )
+
+    def hex(self, text: str, path: tuple[str, ...], item: str, nth: int = 0) -> str | None:
+        """Canonical hex name, or None with an ``off-board`` problem."""
+        try:
+            return str(STANDARD_BOARD.parse(text))
+        except HexNotationError as exc:
+            self.add(path, "off-board", f"{exc}", item, nth)
+            return None
+
+    def strings(
+        self, table: Mapping[str, Any], path: tuple[str, ...], key: str, required: bool
+    ) -> list[str]:
+        value = self.typed(table, path, key, list, required)
+        if value is None:
+            return []
+        if not all(isinstance(v, str) for v in value):
+            self.add(
+                (*path, key), "bad-type", f"{'.'.join((*path, key))} must be a list of strings"
+            )
+            return []
+        return list(value)
+
+
+_KIND_NAMES: Mapping[type, str] = {
+    str: "a string", int: "an integer", bool: "true or false", list: "a list", dict: "a table",
+}  # fmt: skip
+
+
+def _unit_spec(
+    ck: _Checker, words: list[str], path: tuple[str, ...], entry: str, nth: int
+) -> tuple[str, int | None, tuple[str, ...]] | None:
+    """Read ``TYPE [blocks=N] [tag ...]`` (the words after the hex, if any)."""
+    if not words:
+        ck.add(path, "bad-entry", f"{entry!r}: no unit type", entry, nth)
+        return None
+    utype, blocks, tags = words[0], None, []
+    if utype not in UNIT_TYPES:
+        hint = _ALIASES.get(utype.upper()) or (utype.upper() if utype.upper() in UNIT_TYPES else "")
+        tail = f"; did you mean {hint}?" if hint else f" (known: {' '.join(UNIT_TYPES)})"
+        ck.add(path, "unknown-unit", f"{entry!r}: unknown unit type {utype!r}{tail}", entry, nth)
+        return None
+    for word in words[1:]:
+        if word.startswith("blocks="):
+            num = word.removeprefix("blocks=")
+            full = UNIT_TYPES[utype]
+            if not num.isdigit() or not 1 <= int(num) <= full:
+                ck.add(path, "bad-entry", f"{entry!r}: {utype} has 1..{full} blocks", entry, nth)
+                return None
+            blocks = int(num)
+        elif _TAG.match(word):
+            tags.append(word)
+        else:
+            msg = f"{entry!r}: {word!r} is neither blocks=N nor a tag ([a-z0-9-])"
+            ck.add(path, "bad-entry", msg, entry, nth)
+            return None
+    return utype, blocks, tuple(tags)
+
+
+def _nth(seen: dict[str, int], entry: str) -> int:
+    seen[entry] = seen.get(entry, -1) + 1
+    return seen[entry]
+
+
+def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
+    path = ("sides", name)
+    if not isinstance(raw, dict):
+        ck.add(path, "bad-type", f"sides.{name} must be a table")
+        return None
+    ck.unknown_keys(raw, path, _SIDE_KEYS)
+    army = ck.typed(raw, path, "army", str)
+    blocks = ck.typed(raw, path, "blocks", str, required=False)
+    if blocks is not None and blocks not in ("grey", "brown"):
+        ck.add((*path, "blocks"), "bad-value", f"sides.{name}.blocks must be grey or brown")
+    command = ck.typed(raw, path, "command", int)
+    if command is not None and not 1 <= command <= 12:
+        ck.add((*path, "command"), "bad-value", f"sides.{name}.command must be 1..12")
+    banners = ck.typed(raw, path, "banners", int)
+    if banners is not None and banners < 1:
+        ck.add((*path, "banners"), "bad-value", f"sides.{name}.banners must be at least 1")
+    first = ck.typed(raw, path, "first", bool, required=False)
+    units: list[Unit] = []
+    seen: dict[str, int] = {}
+    upath = (*path, "units")
+    for entry in ck.strings(raw, path, "units", required=True):
+        nth = _nth(seen, entry)
+        words = entry.split()
+        hx = ck.hex(words[0], upath, entry, nth) if words else None
+        spec = _unit_spec(ck, words[1:], upath, entry, nth) if hx else None
+        if hx and spec:
+            units.append(Unit(hx, *spec))
+            ck.entries.setdefault((name, "units"), []).append((entry, nth))
+    leaders: list[Leader] = []
+    lpath = (*path, "leaders")
+    seen = {}
+    for entry in ck.strings(raw, path, "leaders", required=False):
+        nth = _nth(seen, entry)
+        parts = entry.split(None, 1)
+        if len(parts) < 2:
+            ck.add(lpath, "bad-entry", f"{entry!r}: write 'HEX Name'", entry, nth)
+            continue
+        hx = ck.hex(parts[0], lpath, entry, nth)
+        if hx:
+            leaders.append(Leader(hx, " ".join(parts[1].split())))
+            ck.entries.setdefault((name, "leaders"), []).append((entry, nth))
+    reserve: list[ReserveUnit] = []
+    seen = {}
+    for entry in ck.strings(raw, path, "reserve", required=False):
+        spec = _unit_spec(ck, entry.split(), (*path, "reserve"), entry, _nth(seen, entry))
+        if spec:
+            reserve.append(ReserveUnit(*spec))
+    if army is None or command is None or banners is None:
+        return None
+    return Side(
+        name,
+        army,
+        blocks,
+        command,
+        banners,
+        bool(first),
+        tuple(units),
+        tuple(leaders),
+        tuple(reserve),
+    )
+
+
+def _check_terrain(ck: _Checker, raw: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if raw is None:
+        return out
+    if not isinstance(raw, dict):
+        ck.add(("terrain",), "bad-type", "terrain must be a table")
+        return out
+    for name in raw:
+        path = ("terrain", name)
+        if name == "ramparts-facing":
+            continue  # edge data for ramparts; the engine reads it
+        if name not in TERRAIN:
+            msg = f"unknown terrain {name!r} (known: {', '.join(sorted(TERRAIN))})"
+            ck.add(path, "unknown-terrain", msg)
+            continue
+        seen: dict[str, int] = {}
+        for entry in ck.strings(raw, ("terrain",), name, required=True):
+            hx = ck.hex(entry, path, entry, _nth(seen, entry))
+            if hx is None:
+                continue
+            if hx in out:
+                ck.add(path, "two-terrains", f"{hx} is both {out[hx]} and {name}", entry)
+            else:
+                out[hx] = name
+    return out
+
+
+def _check_rule(ck: _Checker, i: int, raw: Any, sides: Mapping[str, Side]) -> dict[str, Any] | None:
+    path = ("special", str(i))
+    if not isinstance(raw, dict):
+        ck.add(("special",), "bad-type", "each [[special]] must be a table")
+        return None
+    rule = ck.typed(raw, path, "rule", str)
+    if rule is None:
+        return None
+    if rule not in RULES:
+        msg = f"unknown special rule {rule!r} (known: {', '.join(RULES)})"
+        ck.add((*path, "rule"), "unknown-rule", msg)
+        return None
+    required, optional = RULES[rule]
+    ck.unknown_keys(raw, path, (*required, *optional, "rule", "note"))
+    ck.typed(raw, path, "note", str, required=False)
+    ok = True
+    for key, kind in (*required.items(), *optional.items()):
+        if key not in raw:
+            if key in required:
+                ck.add(path, "missing-field", f"special rule {rule!r} needs {key!r}")
+                ok = False
+            continue
+        value, kpath = raw[key], (*path, key)
+        if kind == "side":
+            if value not in SIDES:
+                ck.add(kpath, "bad-value", f"{rule}: {key} must be north or south")
+                ok = False
+        elif kind in ("int", "bool", "str"):
+            pytype = {"int": int, "bool": bool, "str": str}[kind]
+            ok = ck.typed(raw, path, key, pytype) is not None and ok
+        elif kind == "ints":
+            if not (
+                isinstance(value, list)
+                and value
+                and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+            ):
+                ck.add(kpath, "bad-type", f"{rule}: {key} must be a list of positive integers")
+                ok = False
+        else:  # hexes or strs
+            items = ck.strings(raw, path, key, required=True)
+            ok = bool(items) and ok
+            if kind == "hexes":
+                ok = all(ck.hex(h, kpath, h) for h in items) and ok
+    if not ok:
+        return None
+    if rule == "no-move-first-turn" and ("hexes" in raw) == ("tag" in raw):
+        ck.add(path, "missing-field", "no-move-first-turn needs exactly one of 'hexes' or 'tag'")
+    _check_rule_refs(ck, rule, raw, path, sides)
+    return dict(raw)
+
+
+def _check_rule_refs(
+    ck: _Checker,
+    rule: str,
+    raw: Mapping[str, Any],
+    path: tuple[str, ...],
+    sides: Mapping[str, Side],
+) -> None:
+    """Check that the names and tags a rule refers to exist in the set-up."""
+    own = sides.get(raw.get("side", ""))
+    if rule == "leader-sudden-death":
+        loser = sides.get("south" if raw["winner"] == "north" else "north")
+        if loser and raw["leader"] not in {ld.name for ld in loser.leaders}:
+            msg = f"leader-sudden-death: {raw['winner']}'s enemy has no leader {raw['leader']!r}"
+            ck.add((*path, "leader"), "bad-reference", msg)
+    if own is None:
+        return
+    tags = {t for u in own.units for t in u.tags} | {t for r in own.reserve for t in r.tags}
+    tagged = rule in ("sacred-band", "missile-units") or (
+        rule == "no-move-first-turn" and "tag" in raw
+    )
+    if tagged and raw["tag"] not in {t for u in own.units for t in u.tags}:
+        msg = f"{rule}: no {raw['side']} unit has tag {raw['tag']!r}"
+        ck.add((*path, "tag"), "bad-reference", msg)
+    if rule == "hand-schedule" and raw["sizes"][0] != own.command:
+        msg = f"hand-schedule: the first size ({raw['sizes'][0]}) must equal "
+        ck.add((*path, "sizes"), "bad-value", msg, f"sides.{own.side}.command ({own.command})")
+    if rule == "hand-on-banners" and raw["banners"] >= own.banners:
+        msg = f"hand-on-banners: {raw['banners']} banners already win the battle"
+        ck.add((*path, "banners"), "bad-value", msg)
+    if rule == "reinforcements":
+        if raw["card"] not in _CARD_KINDS:
+            msg = f"reinforcements: card must be one of {', '.join(_CARD_KINDS)}"
+            ck.add((*path, "card"), "bad-value", msg)
+        reserve_specs = {" ".join((u.type, *u.tags)) for u in own.reserve}
+        for ref in raw["units"]:
+            if ref not in tags and ref not in reserve_specs:
+                msg = f"reinforcements: {ref!r} is neither a tag nor an entry of "
+                ck.add((*path, "units"), "bad-reference", msg, f"sides.{own.side}.reserve", ref)
+
+
+def _check_cross(
+    ck: _Checker,
+    sides: Mapping[str, Side],
+    terrain: Mapping[str, str],
+    rules: Sequence[Mapping[str, Any]],
+) -> None:
+    """Checks across sides, terrain and rules: occupancy, impassable hexes, names, banners."""
+    units: dict[str, str] = {}
+    leaders: dict[str, str] = {}
+    for side in sides.values():
+        upath, lpath = ("sides", side.side, "units"), ("sides", side.side, "leaders")
+        for u, (entry, nth) in zip(
+            side.units, ck.entries.get((side.side, "units"), []), strict=True
+        ):
+            if u.hex in units:
+                msg = f"two units in {u.hex} ({units[u.hex]} and {side.side})"
+                ck.add(upath, "two-units", msg, entry, nth)
+            units[u.hex] = side.side
+            if terrain.get(u.hex) in IMPASSABLE:
+                msg = f"{u.type} in {u.hex}: {terrain[u.hex]} is impassable"
+                ck.add(upath, "impassable", msg, entry)
+            if u.type == "HWM" and terrain.get(u.hex) in ("broken-ground", "marsh"):
+                msg = f"HWM in {u.hex}: war machines may not enter {terrain[u.hex]}"
+                ck.add(upath, "impassable", msg, entry)
+        names: set[str] = set()
+        extra = [
+            n
+            for r in rules
+            if r["rule"] == "reinforcements" and r["side"] == side.side
+            for n in r.get("leaders", [])
+        ]
+        for ld, (entry, nth) in zip(
+            side.leaders, ck.entries.get((side.side, "leaders"), []), strict=True
+        ):
+            if ld.hex in leaders:
+                ck.add(lpath, "two-leaders", f"two leaders in {ld.hex}", entry, nth)
+            leaders[ld.hex] = side.side
+            if units.get(ld.hex, side.side) != side.side:
+                msg = f"leader {ld.name} stands on an enemy unit in {ld.hex}"
+                ck.add(lpath, "enemy-hex", msg, entry)
+            if terrain.get(ld.hex) in IMPASSABLE:
+                msg = f"leader in {ld.hex}: {terrain[ld.hex]} is impassable"
+                ck.add(lpath, "impassable", msg, entry)
+            if ld.name in names:
+                msg = f"{side.side} has two leaders named {ld.name!r}"
+                ck.add(lpath, "duplicate-leader", msg, entry)
+            names.add(ld.name)
+        for name in extra:
+            if name in names:
+                msg = f"{side.side} has two leaders named {name!r}"
+                ck.add(("special",), "duplicate-leader", msg, name)
+            names.add(name)
+    firsts = [s.side for s in sides.values() if s.first]
+    if len(sides) == 2 and len(firsts) != 1:
+        ck.add(("sides",), "first-player", "exactly one side must have first = true")
+    for side in sides.values():
+        enemy = sides["south" if side.side == "north" else "north"]
+        most = _banners_available(side, enemy, rules)
+        if side.banners > most:
+            msg = (
+                f"{side.side} needs {side.banners} banners but at most {most} can be won "
+                "(enemy units + leaders + special banners)"
+            )
+            ck.add(("sides", side.side, "banners"), "unreachable-banners", msg)
+
+
+def _banners_available(side: Side, enemy: Side, rules: Sequence[Mapping[str, Any]]) -> int:
+    extra_leaders = sum(
+        len(r.get("leaders", []))
+        for r in rules
+        if r["rule"] == "reinforcements" and r["side"] == enemy.side
+    )
+    most = len(enemy.units) + len(enemy.reserve) + len(enemy.leaders) + extra_leaders
+    own_units = len(side.units) + len(side.reserve)
+    for r in rules:
+        if r.get("side") != side.side:
+            continue
+        if r["rule"] == "exit-banner":
+            most += r["banners"] * own_units
+        elif r["rule"] == "hold-banner":
+            most += r["banners"] * (len(r["hexes"]) if r.get("once") else 10**6)
+    return most
+
+
+def _check(text: str) -> tuple[list[Problem], Scenario | None]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        return [Problem(int(m.group(1)) if m else 0, "toml-syntax", f"TOML syntax: {exc}")], None
+    ck = _Checker(text)
+    ck.unknown_keys(data, (), _TOP_KEYS)
+    fmt = ck.typed(data, (), "format", str)
+    if fmt is not None and fmt != FORMAT:
+        ck.add(("format",), "bad-value", f"format must be {FORMAT!r}, not {fmt!r}")
+    system = ck.typed(data, (), "system", str)
+    if system is not None and system not in SYSTEMS:
+        ck.add(("system",), "bad-value", f"unknown system {system!r} (known: {', '.join(SYSTEMS)})")
+    meta = ck.typed(data, (), "meta", dict) or {}
+    ck.unknown_keys(meta, ("meta",), _META_KEYS)
+    sid = ck.typed(meta, ("meta",), "id", str) if meta else None
+    if sid is not None and not _ID.match(sid):
+        ck.add(("meta", "id"), "bad-value", "meta.id must be lower case letters, digits and dashes")
+    name = ck.typed(meta, ("meta",), "name", str) if meta else None
+    year = ck.typed(meta, ("meta",), "year", str) if meta else None
+    source = (
+        ck.typed(meta, ("meta",), "source", str, required="state" not in data) if meta else None
+    )
+    sides_raw = ck.typed(data, (), "sides", dict) or {}
+    ck.unknown_keys(sides_raw, ("sides",), SIDES)
+    sides: dict[str, Side] = {}
+    for s in SIDES:
+        if s not in sides_raw:
+            if "sides" in data:
+                ck.add(("sides",), "missing-field", f"missing table [sides.{s}]")
+            continue
+        side = _check_side(ck, s, sides_raw[s])
+        if side:
+            sides[s] = side
+    terrain = _check_terrain(ck, data.get("terrain"))
+    if "options" in data:
+        ck.typed(data, (), "options", dict)
+    for key in ("state", "cards"):
+        if key in data:
+            ck.typed(data, (), key, dict)
+    rules: list[dict[str, Any]] = []
+    special = ck.typed(data, (), "special", list, required=False) or []
+    for i, raw in enumerate(special):
+        rule = _check_rule(ck, i, raw, sides)
+        if rule:
+            rules.append(rule)
+    if len(sides) == 2:
+        _check_cross(ck, sides, terrain, rules)
+    if ck.problems or None in (sid, name, year, system) or len(sides) != 2:
+        return sorted(ck.problems, key=lambda p: p.line), None
+    return [], Scenario(
+        str(sid),
+        str(name),
+        str(year),
+        str(system),
+        source or "",
+        sides["north"],
+        sides["south"],
+        terrain,
+        tuple(rules),
+    )
+
+
+def _engine_problems(text: str, system: str) -> list[Problem]:
+    """Run the engine's loader if it exists; its errors become ``engine`` problems."""
+    try:
+        # Imported late: the engine's loader is written separately and may not exist yet.
+        systems = importlib.import_module("engine.systems")
+    except ImportError:
+        return []
+    try:
+        systems.get_system(system).load_position(text)
+    except PositionError as exc:
+        return [Problem(exc.line, "engine", f"engine: {exc.message}")]
+    except Exception as exc:  # a loader crash is a finding, not a reason to stop
+        log.warning("engine loader failed", exc_info=True)
+        return [Problem(0, "engine", f"engine loader failed: {type(exc).__name__}: {exc}")]
+    return []
+
+
+def validate_text(text: str, *, engine: bool = True) -> list[Problem]:
+    """Return every problem in a scenario/position text, by line (empty = valid)."""
+    problems, scenario = _check(text)
+    if engine and scenario is not None:
+        problems += _engine_problems(text, scenario.system)
+    return problems
+
+
+def validate_file(path: Path | str, *, engine: bool = True) -> list[Problem]:
+    """Return every problem in the file at ``path``; unreadable files give one problem."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [Problem(0, "unreadable", f"cannot read file: {exc}")]
+    return validate_text(text, engine=engine)
+
+
+def load_text(text: str, *, path: Path | None = None, engine: bool = False) -> Scenario:
+    """Parse and validate a scenario; raise :class:`ScenarioError` with every problem."""
+    problems, scenario = _check(text)
+    if engine and scenario is not None:
+        problems += _engine_problems(text, scenario.system)
+    if problems or scenario is None:
+        raise ScenarioError(problems or [Problem(0, "invalid", "invalid scenario")], path)
+    if path is None:
+        return scenario
+    return Scenario(**{**scenario.__dict__, "path": path})
+
+
+def load_file(path: Path | str, *, engine: bool = False) -> Scenario:
+    """Read and validate the scenario file at ``path``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError([Problem(0, "unreadable", f"cannot read file: {exc}")], p) from exc
+    return load_text(text, path=p, engine=engine)
+
+
+def scenarios_dir() -> Path:
+    """The bundled scenarios: ``$PBEM_SCENARIOS_DIR``, else ``scenarios/`` next to ``pbem/``."""
+    env = os.environ.get("PBEM_SCENARIOS_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def list_scenarios(directory: Path | None = None) -> list[Scenario]:
+    """Load every ``*.toml`` under ``directory`` (default: bundled), sorted by id.
+
+    Files that do not validate are skipped with a logged warning; run
+    :func:`validate_file` on them to see why.
+    """
+    root = directory or scenarios_dir()
+    out: list[Scenario] = []
+    for path in sorted(root.rglob("*.toml")):
+        try:
+            out.append(load_file(path))
+        except ScenarioError as exc:
+            log.warning("skipping invalid scenario %s: %s", path, exc)
+    return sorted(out, key=lambda s: s.id)
+
+
+def find_scenario(ref: str, directory: Path | None = None) -> Path:
+    """Resolve a path, a scenario id (``cca-007-cannae``) or its number or slug (``007``)."""
+    p = Path(ref)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    matches = [
+        s.path
+        for s in list_scenarios(directory)
+        if s.path is not None and ref in (s.id, *_id_parts(s.id))
+    ]
+    if len(matches) != 1:
+        raise FileNotFoundError(f"no single bundled scenario matches {ref!r}")
+    return matches[0]
+
+
+def _id_parts(sid: str) -> tuple[str, ...]:
+    """``cca-007-cannae`` -> ``("007", "cannae", "007-cannae")``; other ids give nothing."""
+    parts = sid.split("-", 2)
+    if len(parts) < 3:
+        return ()
+    return (parts[1], parts[2], f"{parts[1]}-{parts[2]}")
