@@ -28,6 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
+from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
+from engine.cca.terrain import mover_kind
+from engine.cca.units import UNITS as ENGINE_UNITS
 from engine.core.api import PositionError
 from engine.hexgrid import STANDARD_BOARD, HexNotationError
 
@@ -58,21 +62,15 @@ FORMAT = "pbem-position/1"
 SYSTEMS = ("cca",)
 SIDES = ("north", "south")
 
-#: Unit type code -> blocks at full strength (rules digest §1.5).
-UNIT_TYPES: Mapping[str, int] = {
-    "LI": 4, "LB": 4, "LS": 4, "AUX": 4, "WAR": 4, "MI": 4, "HI": 4, "HWM": 2,
-    "LC": 3, "LBC": 3, "BCH": 3, "MC": 3, "CAM": 3, "CCAM": 3, "HC": 3, "HCC": 3,
-    "HCH": 2, "ELE": 2,
-}  # fmt: skip
+#: Unit type code -> blocks at full strength (the engine's unit table).
+UNIT_TYPES: Mapping[str, int] = {code: u.blocks for code, u in ENGINE_UNITS.items()}
 # Codes used by the research notes and other tools, to suggest the right one.
 _ALIASES = {"AX": "AUX", "WA": "WAR", "EL": "ELE", "LBCH": "BCH"}
 
-TERRAIN = frozenset({
-    "hill", "forest", "broken-ground", "fordable-river", "river", "lake", "steep-hill",
-    "camp", "ramparts", "marsh", "city-wall",
-})  # fmt: skip
-#: Terrain no unit may stand on (rules digest §17; steep hill from Expansion 1).
-IMPASSABLE = frozenset({"river", "lake", "steep-hill"})
+#: Terrain names a file may use (the engine's table, plus its aliases such as ``ford``).
+TERRAIN = frozenset(n for n in ENGINE_TERRAIN if n != "clear") | frozenset(TERRAIN_ALIASES)
+#: Terrain no unit or leader may stand on.
+IMPASSABLE = frozenset(n for n, t in ENGINE_TERRAIN.items() if mover_kind(None) in t.impassable)
 
 _CARD_KINDS = ("leadership", "section", "troop", "any")
 
@@ -98,7 +96,7 @@ RULES: Mapping[str, tuple[_P, _P]] = {
 }
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_TAG = re.compile(r"^[a-z][a-z0-9-]*$")
+_TAG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _TOP_KEYS = ("format", "system", "meta", "sides", "terrain", "options", "special", "state", "cards")
 _META_KEYS = ("id", "name", "year", "source")
 _SIDE_KEYS = ("army", "blocks", "command", "banners", "first", "units", "leaders", "reserve")
@@ -473,7 +471,7 @@ def _check_terrain(ck: _Checker, raw: Any) -> dict[str, str]:
             if hx in out:
                 ck.add(path, "two-terrains", f"{hx} is both {out[hx]} and {name}", entry)
             else:
-                out[hx] = name
+                out[hx] = TERRAIN_ALIASES.get(str(name), str(name))
     return out
 
 
@@ -586,12 +584,10 @@ def _check_cross(
                 msg = f"two units in {u.hex} ({units[u.hex]} and {side.side})"
                 ck.add(upath, "two-units", msg, entry, nth)
             units[u.hex] = side.side
-            if terrain.get(u.hex) in IMPASSABLE:
-                msg = f"{u.type} in {u.hex}: {terrain[u.hex]} is impassable"
-                ck.add(upath, "impassable", msg, entry)
-            if u.type == "HWM" and terrain.get(u.hex) in ("broken-ground", "marsh"):
-                msg = f"HWM in {u.hex}: war machines may not enter {terrain[u.hex]}"
-                ck.add(upath, "impassable", msg, entry)
+            ground = terrain.get(u.hex)
+            if ground and mover_kind(ENGINE_UNITS[u.type]) in ENGINE_TERRAIN[ground].impassable:
+                msg = f"{u.type} in {u.hex}: {ground} is impassable to it"
+                ck.add(upath, "impassable", msg, entry, nth)
         names: set[str] = set()
         extra = [
             n
@@ -611,15 +607,15 @@ def _check_cross(
             if terrain.get(ld.hex) in IMPASSABLE:
                 msg = f"leader in {ld.hex}: {terrain[ld.hex]} is impassable"
                 ck.add(lpath, "impassable", msg, entry)
-            if ld.name in names:
+            if ld.name.lower() in names:
                 msg = f"{side.side} has two leaders named {ld.name!r}"
                 ck.add(lpath, "duplicate-leader", msg, entry)
-            names.add(ld.name)
+            names.add(ld.name.lower())
         for name in extra:
-            if name in names:
+            if name.lower() in names:
                 msg = f"{side.side} has two leaders named {name!r}"
                 ck.add(("special",), "duplicate-leader", msg, name)
-            names.add(name)
+            names.add(name.lower())
     firsts = [s.side for s in sides.values() if s.first]
     if len(sides) == 2 and len(firsts) != 1:
         ck.add(("sides",), "first-player", "exactly one side must have first = true")
