@@ -250,6 +250,8 @@ def _keyed_hmac(key: bytes) -> Callable[[bytes], bytes]:
     Same output as ``hmac.digest`` (RFC 2104, keys up to 64 bytes), about
     2.5 times faster on short messages, which is what a bulk of rolls needs.
     """
+    if len(key) > 64:  # RFC 2104: long keys are hashed first
+        key = _sha256(key)
     padded = key.ljust(64, b"\0")
     inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
     outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))

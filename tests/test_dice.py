@@ -276,3 +276,11 @@ def test_deck_keys_are_independent_of_dice_keys() -> None:
     dice_keys = {dice_chain.key(e) for e in range(1, 6)} | {dice_chain.commitment}
     deck_keys = {deck.key(k) for k in range(1, 6)} | {deck.commitment}
     assert not dice_keys & deck_keys
+
+
+@pytest.mark.parametrize("key_len", [0, 1, 32, 64, 65, 200])
+def test_bulk_hmac_matches_the_standard_library(key_len: int) -> None:
+    from engine.dice import _keyed_hmac
+
+    key = bytes(range(key_len))
+    assert _keyed_hmac(key)(b"g|1|ab|7") == hmac.digest(key, b"g|1|ab|7", "sha256")
