@@ -1,0 +1,330 @@
+"""Queue outgoing mail in the store and send it, at least once.
+
+Queuing (:func:`queue_message`) happens inside the transaction that decided
+to send (design invariant 1); sending (:class:`OutboxSender`) happens later,
+outside it, so a crash after the smarthost accepted but before the row was
+marked sends the mail again — with the same deterministic Message-ID
+(:func:`make_message_id`), so mail clients show it once (invariant 2).
+
+Retries: a temporary failure (connection refused, timeout, 4xx, auth
+trouble) sets ``next_attempt_at = now + min(retry_base * retry_factor**(n-1),
+retry_max)`` after attempt ``n`` — no jitter, so the schedule is predictable
+and testable with a fake clock. A row still unsent ``give_up_after`` its
+queuing, or refused with a 5xx for the recipient or message, is marked
+``failed`` and a notice is queued to the operator (never for a notice to the
+operator itself, which would loop).
+
+With no smarthost configured the sender writes each mail into a local
+Maildir instead (``Config.maildir_path``), for testing and for sites that
+let another program deliver from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import logging
+import mailbox
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+
+import aiosmtplib
+from sqlmodel import Session, col, select
+
+from pbem.clock import Clock
+from pbem.config import Config, OutboxConfig
+from pbem.store import OutboxMessage, OutboxStatus, Store
+
+log = logging.getLogger(__name__)
+
+FLUSH_BATCH = 200
+_ID_PART = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def make_message_id(
+    game_id: str, kind: str, version: int | str, recipient: str, domain: str
+) -> str:
+    """Return the deterministic Message-ID of one mail, angle brackets included.
+
+    The same arguments always give the same id, so a resent mail is
+    recognised as the same one. The recipient appears only as a short hash:
+    ids end up in every player's ``References`` header.
+
+    >>> make_message_id("g7", "turn", 3, "Ann@example.org", "pbem.example.org")
+    '<g7.turn.3.438c4c7afe60@pbem.example.org>'
+    """
+    who = hashlib.sha256(recipient.strip().lower().encode("utf-8")).hexdigest()[:12]
+    parts = [_ID_PART.sub("-", str(p)) or "-" for p in (game_id, kind, version)]
+    return f"<{'.'.join(parts)}.{who}@{domain}>"
+
+
+def queue_message(
+    session: Session,
+    message: EmailMessage,
+    *,
+    recipient: str,
+    message_id: str,
+    clock: Clock,
+    game_id: str | None = None,
+    kind: str = "",
+    inbox_id: int | None = None,
+) -> OutboxMessage:
+    """Add ``message`` for ``recipient`` to the outbox in the caller's transaction.
+
+    Sets the ``Message-ID`` header (and ``Date`` if missing). Queuing the
+    same ``message_id`` twice returns the existing row and adds nothing.
+
+    Raises:
+        ValueError: the message already carries a different Message-ID.
+    """
+    existing = session.exec(
+        select(OutboxMessage).where(col(OutboxMessage.message_id) == message_id)
+    ).first()
+    if existing is not None:
+        return existing
+    current = message.get("Message-ID")
+    if current is not None and str(current).strip() != message_id:
+        raise ValueError(f"message has Message-ID {current}, not {message_id}")
+    if current is None:
+        message["Message-ID"] = message_id
+    now = clock.now()
+    if message.get("Date") is None:
+        message["Date"] = email.utils.format_datetime(now)
+    row = OutboxMessage(
+        game_id=game_id,
+        inbox_id=inbox_id,
+        kind=kind,
+        recipient=recipient,
+        message_id=message_id,
+        raw=message.as_bytes(policy=SMTP_POLICY),
+        status=OutboxStatus.QUEUED,
+        queued_at=now,
+        next_attempt_at=now,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def retry_delay(cfg: OutboxConfig, attempts: int) -> timedelta:
+    """Return the wait after ``attempts`` failed attempts (1-based)."""
+    seconds = cfg.retry_base.total_seconds() * cfg.retry_factor ** max(attempts - 1, 0)
+    return min(timedelta(seconds=seconds), cfg.retry_max)
+
+
+class DeliveryError(Exception):
+    """A delivery attempt failed; ``permanent`` says whether retrying can help."""
+
+    def __init__(self, message: str, *, permanent: bool) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+@dataclass(frozen=True)
+class FlushReport:
+    """What one flush did."""
+
+    sent: int = 0
+    deferred: int = 0
+    failed: int = 0
+
+
+def _classify(exc: Exception) -> DeliveryError:
+    if isinstance(exc, aiosmtplib.SMTPRecipientsRefused):
+        codes = [r.code for r in exc.recipients]
+        text = "; ".join(f"{r.code} {r.message}" for r in exc.recipients)
+        return DeliveryError(f"recipient refused: {text}", permanent=all(c >= 500 for c in codes))
+    if isinstance(exc, aiosmtplib.SMTPAuthenticationError):
+        # Our credentials are wrong: the operator can fix that, so keep the mail.
+        return DeliveryError(f"smarthost authentication failed: {exc.code}", permanent=False)
+    if isinstance(exc, aiosmtplib.SMTPResponseException):
+        return DeliveryError(f"{exc.code} {exc.message}", permanent=exc.code >= 500)
+    return DeliveryError(f"{type(exc).__name__}: {exc}", permanent=False)
+
+
+class OutboxSender:
+    """Send due outbox rows to the smarthost (or the Maildir), recording each attempt."""
+
+    def __init__(self, config: Config, store: Store, clock: Clock) -> None:
+        self.config = config
+        self.store = store
+        self.clock = clock
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[FlushReport]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def maildir_mode(self) -> bool:
+        """Say whether mail goes to the local Maildir instead of a smarthost."""
+        return self.config.maildir_mode
+
+    def due_ids(self) -> list[int]:
+        """Return queued rows whose next attempt is due, oldest first."""
+        now = self.clock.now()
+        with self.store.transaction() as session:
+            ids = session.exec(
+                select(OutboxMessage.id)
+                .where(col(OutboxMessage.status) == OutboxStatus.QUEUED)
+                .where(col(OutboxMessage.next_attempt_at) <= now)
+                .order_by(col(OutboxMessage.id))
+                .limit(FLUSH_BATCH)
+            ).all()
+        return [i for i in ids if i is not None]
+
+    async def flush(self) -> FlushReport:
+        """Attempt every due row once; return the counts. One flush runs at a time."""
+        self._loop = asyncio.get_running_loop()
+        async with self._lock:
+            sent = deferred = failed = 0
+            for row_id in await asyncio.to_thread(self.due_ids):
+                row = await asyncio.to_thread(self._load, row_id)
+                if row is None:
+                    continue
+                try:
+                    await self._deliver(row)
+                except DeliveryError as exc:
+                    outcome = await asyncio.to_thread(self._record_failure, row_id, exc)
+                    if outcome == OutboxStatus.FAILED:
+                        failed += 1
+                    else:
+                        deferred += 1
+                else:
+                    await asyncio.to_thread(self._record_sent, row_id)
+                    sent += 1
+            report = FlushReport(sent=sent, deferred=deferred, failed=failed)
+            if sent or deferred or failed:
+                log.info("outbox: %s", report)
+            return report
+
+    def request_flush(self) -> None:
+        """Start a flush soon (safe from any thread; a no-op before the first flush)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+
+        def start() -> None:
+            task = loop.create_task(self.flush())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        loop.call_soon_threadsafe(start)
+
+    def _load(self, row_id: int) -> OutboxMessage | None:
+        with self.store.transaction() as session:
+            row = session.get(OutboxMessage, row_id)
+            if row is None or row.status != OutboxStatus.QUEUED:
+                return None
+            return row
+
+    async def _deliver(self, row: OutboxMessage) -> None:
+        if "@" not in row.recipient:
+            raise DeliveryError(f"not an address: {row.recipient!r}", permanent=True)
+        if self.maildir_mode:
+            try:
+                await asyncio.to_thread(self._deliver_maildir, row)
+            except OSError as exc:
+                raise DeliveryError(f"Maildir: {exc}", permanent=False) from exc
+            return
+        await self._deliver_smtp(row)
+
+    def _deliver_maildir(self, row: OutboxMessage) -> None:
+        box = mailbox.Maildir(self.config.maildir_path, create=True)
+        # The envelope recipient is not in the headers when one mail has many copies.
+        header = f"X-Pbem-Envelope-To: {row.recipient}\r\n".encode()
+        box.add(header + row.raw)
+
+    async def _deliver_smtp(self, row: OutboxMessage) -> None:
+        host = self.config.smarthost
+        try:
+            secret = host.password.read()
+        except ValueError as exc:
+            raise DeliveryError(str(exc), permanent=False) from exc
+        client = aiosmtplib.SMTP(
+            hostname=host.host,
+            port=host.port,
+            username=host.username or None,
+            password=secret.reveal() if secret is not None else None,
+            use_tls=host.security == "tls",
+            start_tls=host.security == "starttls",
+            timeout=host.timeout.total_seconds(),
+            local_hostname=self.config.mail_domain,
+        )
+        try:
+            async with client:
+                await client.sendmail(self.config.mail.address, [row.recipient], row.raw)
+        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            raise _classify(exc) from exc
+
+    def _record_sent(self, row_id: int) -> None:
+        with self.store.transaction() as session:
+            row = session.get(OutboxMessage, row_id)
+            if row is None:
+                return
+            row.status = OutboxStatus.SENT
+            row.attempts += 1
+            row.sent_at = self.clock.now()
+            row.last_error = ""
+            session.add(row)
+        log.info("outbox: sent %s to %s", row.message_id, row.recipient)
+
+    def _record_failure(self, row_id: int, exc: DeliveryError) -> str:
+        now = self.clock.now()
+        with self.store.transaction() as session:
+            row = session.get(OutboxMessage, row_id)
+            if row is None:
+                return OutboxStatus.FAILED
+            row.attempts += 1
+            row.last_error = str(exc)[:2000]
+            gave_up = now - row.queued_at >= self.config.outbox.give_up_after
+            if exc.permanent or gave_up:
+                row.status = OutboxStatus.FAILED
+                reason = "refused permanently" if exc.permanent else "gave up after retries"
+                log.error("outbox: %s to %s %s: %s", row.message_id, row.recipient, reason, exc)
+                self._queue_operator_notice(session, row, reason)
+            else:
+                row.next_attempt_at = now + retry_delay(self.config.outbox, row.attempts)
+                log.warning(
+                    "outbox: %s to %s failed (attempt %d), retry at %s: %s",
+                    row.message_id,
+                    row.recipient,
+                    row.attempts,
+                    row.next_attempt_at.isoformat(),
+                    exc,
+                )
+            session.add(row)
+            return row.status
+
+    def _queue_operator_notice(self, session: Session, row: OutboxMessage, reason: str) -> None:
+        operator = self.config.mail.operator
+        if row.recipient.strip().lower() == operator.strip().lower() or row.kind == "operator":
+            return
+        notice = EmailMessage()
+        notice["From"] = self.config.mail.address
+        notice["To"] = operator
+        notice["Subject"] = f"[pbem] Undelivered mail to {row.recipient}"
+        notice.set_content(
+            f"The referee could not deliver a mail and has stopped trying ({reason}).\n\n"
+            f"Recipient:   {row.recipient}\n"
+            f"Message-ID:  {row.message_id}\n"
+            f"Game:        {row.game_id or '-'}\n"
+            f"Kind:        {row.kind or '-'}\n"
+            f"Queued at:   {row.queued_at.isoformat()}\n"
+            f"Attempts:    {row.attempts}\n"
+            f"Last error:  {row.last_error}\n\n"
+            "The mail stays in the outbox table (status 'failed') with its raw bytes.\n"
+        )
+        queue_message(
+            session,
+            notice,
+            recipient=operator,
+            message_id=make_message_id(
+                "operator", "undelivered", row.id or 0, operator, self.config.mail_domain
+            ),
+            clock=self.clock,
+            game_id=None,
+            kind="operator",
+        )
