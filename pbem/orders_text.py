@@ -108,30 +108,40 @@ def canonicalize(text: str) -> str:
     return "".join(line + "\n" for line in lines[start:stop])
 
 
-def decode_text(data: bytes, charset: str | None = None) -> str:
-    """Decode bytes as UTF-8, else as ``charset``; raise :class:`BadEncodingError`.
+_ASCII_NAMES = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968"})
 
-    UTF-8 is tried first because that is what the canonical form is; a
-    declared charset is only a fallback for mail clients that re-encode.
+
+def decode_text(data: bytes, charset: str | None = None, *, file: bool = False) -> str:
+    """Decode bytes by their declared charset, else UTF-8; raise :class:`BadEncodingError`.
+
+    A mail body is decoded with its declared charset first (clients
+    re-encode what the player pasted), falling back to UTF-8 for bodies
+    mislabelled ``us-ascii``. A ``file`` (``orders.txt``) is meant to be
+    UTF-8, so UTF-8 goes first and the declared charset is the fallback.
     """
-    for name in ("utf-8", charset):
+    declared = None if charset is None or charset.lower() in _ASCII_NAMES else charset
+    order = ["utf-8", declared] if file else [declared, "utf-8"]
+    unknown = False
+    for name in order:
         if name is None:
             continue
         try:
             return data.decode(name)
         except LookupError:
-            raise BadEncodingError(f"unknown charset {name!r}", charset=name) from None
+            unknown = True
         except UnicodeDecodeError:
             continue
+    if unknown:
+        raise BadEncodingError(f"unknown charset {declared!r}", charset=declared or "")
     raise BadEncodingError(
-        "the text is not valid UTF-8" + (f" nor {charset}" if charset else ""),
-        charset=charset or "",
+        "the text is not valid UTF-8" + (f" nor {declared}" if declared else ""),
+        charset=declared or "",
     )
 
 
 def canonical_bytes(data: bytes) -> bytes:
     """Return the canonical form of a UTF-8 file's bytes, as UTF-8 bytes."""
-    return canonicalize(decode_text(data)).encode("utf-8")
+    return canonicalize(decode_text(data, file=True)).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -214,43 +224,71 @@ def _attribution_lines(lines: list[str]) -> set[int]:
     return found
 
 
+def _blocks(lines: list[str]) -> list[tuple[int, int | None]]:
+    """List the unquoted signature blocks as (BEGIN line, END line or None) indexes."""
+    blocks: list[tuple[int, int | None]] = []
+    index = 0
+    while index < len(lines):
+        if lines[index].strip() == SIGNATURE_BEGIN and not _is_quoted(lines[index]):
+            end = next(
+                (j for j in range(index + 1, len(lines)) if lines[j].strip() == SIGNATURE_END),
+                None,
+            )
+            blocks.append((index, end))
+            index = len(lines) if end is None else end + 1
+        else:
+            index += 1
+    return blocks
+
+
+def _is_server_signature(block: str) -> bool:
+    """Tell a ``pbem-mail`` block (the referee's, from an unquoted reply) from orders."""
+    try:
+        return SshSignature.from_armor(block).namespace == sshsig.MAIL_NAMESPACE
+    except SshSigError:
+        return False
+
+
 def extract_from_body(body: str) -> SignedOrders:
     """Find the orders text and signature block in a text/plain body.
 
     The orders are the unquoted lines before the block, less a mail client's
     attribution line ("... wrote:") in front of a quote; quoted lines and
-    everything after the block are ignored.
+    everything after the block are ignored. A ``pbem-mail`` block (the
+    referee's own signature, pasted back unquoted by clients that reply
+    above the original without ``>``) is not an orders block and is skipped.
     """
     lines = _LINE_END.split(body)
-    begins = [
-        i
-        for i, line in enumerate(lines)
-        if line.strip() == SIGNATURE_BEGIN and not _is_quoted(line)
-    ]
-    if not begins:
-        if any(SIGNATURE_BEGIN in line for line in lines):
+    blocks: list[tuple[int, int]] = []
+    server: set[int] = set()
+    for begin, end in _blocks(lines):
+        if end is None:
+            raise sshsig.BadArmorError(
+                f"the signature block from line {begin + 1} has no {SIGNATURE_END} line",
+                line=str(begin + 1),
+            )
+        if _is_server_signature("\n".join(lines[begin : end + 1])):
+            server.update(range(begin, end + 1))
+        else:
+            blocks.append((begin, end))
+    if not blocks:
+        if server or any(SIGNATURE_BEGIN in line for line in lines):
             raise NoSignatureError(
-                "the only signature block is quoted (its lines start with '>'); "
+                "the only signature block is quoted or is the referee's own; "
                 "put your orders and their signature above the quote, unquoted"
             )
         raise NoSignatureError(
             f"no {SIGNATURE_BEGIN} block: sign your orders (see docs/signing.md) and paste "
             "the orders, then the whole signature block, into the message"
         )
-    if len(begins) > 1:
-        where = ", ".join(str(i + 1) for i in begins)
+    if len(blocks) > 1:
+        where = ", ".join(str(begin + 1) for begin, _ in blocks)
         raise TwoSignaturesError(
-            f"{len(begins)} signature blocks (lines {where}); send one set of orders per message",
+            f"{len(blocks)} signature blocks (lines {where}); send one set of orders per message",
             lines=where,
         )
-    begin = begins[0]
-    end = next((i for i in range(begin + 1, len(lines)) if lines[i].strip() == SIGNATURE_END), None)
-    if end is None:
-        raise sshsig.BadArmorError(
-            f"the signature block from line {begin + 1} has no {SIGNATURE_END} line",
-            line=str(begin + 1),
-        )
-    skip = _attribution_lines(lines[:begin])
+    begin, end = blocks[0]
+    skip = _attribution_lines(lines[:begin]) | server
     kept = [line for i, line in enumerate(lines[:begin]) if i not in skip and not _is_quoted(line)]
     text = canonicalize("\n".join(kept))
     if not text:
@@ -306,7 +344,7 @@ def _from_attachments(message: EmailMessage) -> SignedOrders | None:
             f"{have} is attached but {missing} is not; attach both", name=missing
         )
     raw = _part_bytes(orders[0])
-    text = canonicalize(decode_text(raw, orders[0].get_content_charset()))
+    text = canonicalize(decode_text(raw, orders[0].get_content_charset(), file=True))
     if not text:
         raise NoOrdersError(f"{ORDERS_ATTACHMENT} is empty")
     try:
