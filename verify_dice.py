@@ -177,6 +177,8 @@ def check_deck(record: dict[str, Any], game_id: str, last_epoch: int) -> tuple[b
         if k != i + 1:
             raise Discrepancy(f"shuffles[{i}]: shuffle {k} where shuffle {i + 1} was expected")
         e = _get(sh, "epoch", int, f"shuffle {k}")
+        if _get(sh, "n", int, f"shuffle {k}") < 0:
+            raise Discrepancy(f"shuffle {k}: a negative number of items")
         if e < last or e > last_epoch:
             raise Discrepancy(f"shuffle {k}: epoch {e} is out of order")
         last = e

@@ -340,6 +340,8 @@ def _check_shuffles(record: AuditRecord) -> None:
         if sh.epoch < last or sh.epoch > len(record.epochs):
             raise AuditMismatch(f"shuffle {sh.shuffle}: epoch {sh.epoch} is out of order")
         last = sh.epoch
+        if sh.n < 0:
+            raise AuditMismatch(f"shuffle {sh.shuffle}: a negative number of items")
     if not record.deck_revealed:
         return
     keys = record.deck_keys

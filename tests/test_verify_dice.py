@@ -227,6 +227,12 @@ def missing_deck_key(rec: dict[str, Any]) -> str:
     return "FAIL deck: 1 keys revealed for 2 shuffles"
 
 
+def negative_shuffle(rec: dict[str, Any]) -> str:
+    rec["shuffles"][1]["n"] = -1
+    rec["shuffles"][1]["order"] = []
+    return "FAIL shuffle 2: a negative number of items"
+
+
 @pytest.mark.parametrize(
     "tamper",
     [
@@ -240,6 +246,7 @@ def missing_deck_key(rec: dict[str, Any]) -> str:
         tampered_shuffle,
         wrong_deck_key,
         missing_deck_key,
+        negative_shuffle,
     ],
 )
 def test_tampering_is_reported_exactly(
