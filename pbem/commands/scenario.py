@@ -1,0 +1,130 @@
+"""``pbem scenario list|validate|show``: the bundled battles and scenario files."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pbem.scenarios import (
+    Scenario,
+    ScenarioError,
+    find_scenario,
+    list_scenarios,
+    load_file,
+    validate_file,
+)
+from pbem.scenarios_ascii import render_details, render_scenario
+
+
+def _out(message: str) -> None:
+    sys.stdout.write(message.rstrip("\n") + "\n")
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(message.rstrip("\n") + "\n")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``pbem scenario`` and its sub-commands."""
+    cmd = sub.add_parser(
+        "scenario",
+        help="list, validate and show scenario files",
+        description="Work with scenario files (docs/scenarios.md).",
+    )
+    verbs = cmd.add_subparsers(dest="verb", metavar="VERB", required=True)
+    ls = verbs.add_parser("list", help="list the bundled scenarios")
+    ls.add_argument("--dir", type=Path, default=None, help="scenario directory to list")
+    ls.set_defaults(func=_list)
+    val = verbs.add_parser(
+        "validate",
+        help="check scenario files; exit 1 on any problem",
+        description="Print FILE:LINE: message for every problem; exit 1 if there is any.",
+    )
+    val.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    val.add_argument("--no-engine", action="store_true", help="skip the engine's own loader checks")
+    val.set_defaults(func=_validate)
+    show = verbs.add_parser("show", help="draw a scenario as text (and PNG)")
+    show.add_argument("scenario", metavar="FILE", help="a file, or a bundled id such as 007")
+    show.add_argument("--png", type=Path, default=None, metavar="OUT.png", help="also draw a PNG")
+    show.set_defaults(func=_show)
+
+
+def _list(args: argparse.Namespace) -> int:
+    scenarios = list_scenarios(args.dir)
+    if not scenarios:
+        _err("no scenarios found")
+        return 1
+    rows = [("ID", "NAME", "YEAR", "ARMIES (north v south)", "BANNERS", "FIRST")]
+    for s in scenarios:
+        armies = f"{s.north.army} v {s.south.army}"
+        banners = f"{s.north.banners}/{s.south.banners}"
+        rows.append((s.id, s.name, s.year, armies, banners, s.first))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        _out("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    bad = 0
+    for path in args.files:
+        problems = validate_file(path, engine=not args.no_engine)
+        for p in problems:
+            _out(f"{path}:{p.line}: {p.message}")
+        if problems:
+            bad += 1
+        else:
+            _out(f"{path}: ok")
+    if bad:
+        _err(f"{bad} of {len(args.files)} file(s) have problems")
+    return 1 if bad else 0
+
+
+def _optional(module: str, name: str) -> Callable[..., Any] | None:
+    """A function of the shared board renderer, if that part of it exists yet."""
+    try:
+        func = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    return func if callable(func) else None
+
+
+def _show(args: argparse.Namespace) -> int:
+    try:
+        path = find_scenario(args.scenario)
+        scenario = load_file(path)
+    except FileNotFoundError as exc:
+        _err(str(exc))
+        return 1
+    except ScenarioError as exc:
+        _err(str(exc))
+        return 1
+    text = path.read_text(encoding="utf-8")
+    view_of = _optional("pbem.render.view", "from_position_toml")
+    ascii_of = _optional("pbem.render.ascii", "render_ascii")
+    _out(_ascii(scenario, text, view_of, ascii_of))
+    if args.png is not None:
+        png_of = _optional("pbem.render.png", "render_png")
+        if view_of is None or png_of is None:
+            _err("--png: the PNG board renderer is not available yet")
+            return 1
+        args.png.write_bytes(png_of(view_of(text)))
+        _out(f"wrote {args.png}")
+    return 0
+
+
+def _ascii(
+    scenario: Scenario,
+    text: str,
+    view_of: Callable[..., Any] | None,
+    ascii_of: Callable[..., Any] | None,
+) -> str:
+    """The shared renderer's ASCII board with our details under it, else our own picture."""
+    if view_of is None or ascii_of is None:
+        return render_scenario(scenario)
+    head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
+    return "\n".join([head, str(ascii_of(view_of(text))).rstrip("\n"), *render_details(scenario)])
