@@ -6,7 +6,6 @@ import pytest
 
 from pbem.match import GameResult, MatchError, pairings, score_match
 
-
 Game = tuple[int, int, str | None]  # banners north, banners south, winning side
 
 
