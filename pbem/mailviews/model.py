@@ -1,0 +1,241 @@
+"""What a mail is made from: frozen inputs the daemon fills in, one class per mail kind.
+
+The daemon builds these from the store and the engine's views, then calls the
+functions of :mod:`pbem.mailviews.compose`; each returns an
+``email.message.EmailMessage`` ready to queue in the outbox. Inputs carry
+only what the recipient may see: a :class:`Recipient` gets its own ``hand``
+and nothing else hidden (design.md §2.3). The board is public and rendered
+once per turn (:func:`pbem.render.render_board`), then shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pbem.render.bundle import RenderedBoard
+
+__all__ = [
+    "Card",
+    "DiceReveal",
+    "DieRoll",
+    "Envelope",
+    "GameEnd",
+    "GameStart",
+    "MissedTurn",
+    "NarrativeEvent",
+    "OrderError",
+    "OrdersRejected",
+    "Player",
+    "Question",
+    "QuestionMail",
+    "Recipient",
+    "Reminder",
+    "Signer",
+    "TurnMail",
+]
+
+Signer = Callable[[str], str]
+"""The server's signer: text in, armored SSH signature (``-----BEGIN SSH SIGNATURE-----``) out."""
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """Who a mail goes to; ``tz`` is an IANA zone name such as ``Europe/Prague``."""
+
+    name: str
+    address: str
+    tz: str
+    side: str  # "north" | "south"
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Headers every mail needs; one thread per game.
+
+    ``message_id`` is deterministic and given by the caller (with angle
+    brackets, ``<...>``). ``thread_root`` is the Message-ID of the game's first
+    mail; ``in_reply_to`` the mail this one answers (defaults to the root).
+    ``signer``, when given, signs the text part (attachment ``pbem.txt.sig``).
+    """
+
+    game_id: str
+    scenario: str
+    turn: int
+    recipient: Recipient
+    sender: str
+    message_id: str
+    thread_root: str | None = None
+    in_reply_to: str | None = None
+    signer: Signer | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A command card in the recipient's own hand."""
+
+    code: str
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class DieRoll:
+    """One die face and the rules event it served (``battle C4→D5, die 3 of 5``)."""
+
+    face: str
+    event: str
+
+
+@dataclass(frozen=True)
+class NarrativeEvent:
+    """One line of the story of a turn: a move, a battle, a retreat, a loss, a banner."""
+
+    kind: str
+    text: str
+    dice: tuple[DieRoll, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NarrativeEvent:
+        """Read ``{"kind", "text", "dice": [{"face", "event"}, ...]}`` (dice optional)."""
+        dice = tuple(
+            DieRoll(str(x["face"]), str(x.get("event", ""))) for x in d.get("dice", ()) or ()
+        )
+        return cls(str(d.get("kind", "event")), str(d["text"]), dice)
+
+
+@dataclass(frozen=True)
+class DiceReveal:
+    """The dice key revealed for an epoch and the game's standing commitments (hex strings)."""
+
+    epoch: int
+    key: str
+    dice_commitment: str
+    deck_commitment: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """A decision asked in the middle of a turn (design.md §6)."""
+
+    text: str
+    answers: tuple[str, ...]
+    default: str
+    deadline: datetime
+
+
+@dataclass(frozen=True)
+class OrderError:
+    """One thing wrong with a submission; ``line_no`` is 1-based in the orders text."""
+
+    code: str
+    message: str
+    line_no: int | None = None
+    line: str | None = None
+    legal: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player as announced at game start."""
+
+    name: str
+    side: str
+    army: str
+    key_fingerprint: str
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """The first mail: players, scenario, keys, commitments, how to sign, first board."""
+
+    env: Envelope
+    players: tuple[Player, ...]
+    first_side: str
+    dice_commitment: str
+    deck_commitment: str
+    server_fingerprint: str
+    server_allowed_signers: str
+    board: RenderedBoard
+    hand: tuple[Card, ...]
+    deadline: datetime
+    orders_template: str
+
+
+@dataclass(frozen=True)
+class TurnMail:
+    """A turn result to one player: the mover gets an orders template, the other waits."""
+
+    env: Envelope
+    to_move: str
+    narrative: tuple[NarrativeEvent, ...]
+    board: RenderedBoard
+    hand: tuple[Card, ...]
+    dice: DiceReveal
+    deadline: datetime
+    orders_template: str
+
+
+@dataclass(frozen=True)
+class QuestionMail:
+    """A mid-turn question to the deciding player only."""
+
+    env: Envelope
+    question: Question
+    narrative: tuple[NarrativeEvent, ...]
+    board: RenderedBoard
+    hand: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class OrdersRejected:
+    """A reply to a submission that was refused; the game did not move."""
+
+    env: Envelope
+    errors: tuple[OrderError, ...]
+    received_subject: str
+    deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Reminder:
+    """A reminder that orders (or an answer) are due."""
+
+    env: Envelope
+    deadline: datetime
+    orders_template: str
+    hand: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True)
+class MissedTurn:
+    """A deadline passed: who missed it and what the referee did about it."""
+
+    env: Envelope
+    missed_side: str
+    action: str
+    next_deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """The last mail: result, every key revealed, audit summary, how to verify."""
+
+    env: Envelope
+    result: str
+    winner: str | None
+    narrative: tuple[NarrativeEvent, ...]
+    board: RenderedBoard
+    dice_seed: str
+    deck_seed: str
+    dice_commitment: str
+    deck_commitment: str
+    audit_summary: tuple[str, ...]
+    audit_file: str = "GAME_AUDIT.json"
+
+
+def narrative_from_dicts(events: Sequence[Mapping[str, Any]]) -> tuple[NarrativeEvent, ...]:
+    """Convert the engine's event dicts to :class:`NarrativeEvent`s, in order."""
+    return tuple(NarrativeEvent.from_dict(e) for e in events)

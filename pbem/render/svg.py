@@ -1,0 +1,100 @@
+"""Draw a BoardView as SVG text from ``templates/board.svg.j2``.
+
+All coordinates come from :mod:`pbem.render.scene`; the template only
+writes elements. Numbers are printed with one decimal, so the output is
+byte-identical for the same view (golden-tested).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pbem.render.geometry import Layout
+from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
+from pbem.render.scene import base_layers, overlay_layers
+from pbem.render.templating import environment
+from pbem.render.view import BoardView
+
+__all__ = ["BACKGROUND", "SVG_RADIUS", "render_svg"]
+
+SVG_RADIUS = 32.0
+"""Hex radius of the SVG's user units (the picture scales freely)."""
+
+BACKGROUND = "#f4f1e6"
+
+
+def _n(v: float) -> str:
+    s = f"{v:.1f}"
+    return "0.0" if s == "-0.0" else s
+
+
+def _pts(pts: tuple[tuple[float, float], ...]) -> str:
+    return " ".join(f"{_n(x)},{_n(y)}" for x, y in pts)
+
+
+def _element(p: Prim) -> dict[str, object]:
+    match p:
+        case Poly():
+            return {
+                "tag": "polygon",
+                "points": _pts(p.pts),
+                "fill": p.fill or "none",
+                "stroke": p.stroke or "none",
+                "width": _n(p.width),
+            }
+        case Line():
+            return {
+                "tag": "polyline",
+                "points": _pts(p.pts),
+                "stroke": p.stroke,
+                "width": _n(p.width),
+            }
+        case Circle():
+            return {
+                "tag": "circle",
+                "cx": _n(p.c[0]),
+                "cy": _n(p.c[1]),
+                "r": _n(p.rad),
+                "fill": p.fill or "none",
+                "stroke": p.stroke or "none",
+                "width": _n(p.width),
+            }
+        case Text():
+            return {
+                "tag": "text",
+                "x": _n(p.at[0]),
+                "y": _n(p.at[1]),
+                "size": _n(p.size),
+                "fill": p.fill,
+                "anchor": p.anchor,
+                "bold": p.bold,
+                "text": p.text,
+            }
+
+
+def _layer(layer: Layer) -> dict[str, object]:
+    return {"name": layer.name, "elements": [_element(p) for p in layer.prims]}
+
+
+@lru_cache(maxsize=8)
+def _base(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> tuple[dict[str, object], ...]:
+    return tuple(_layer(x) for x in base_layers(layout, terrain))
+
+
+@lru_cache(maxsize=16)
+def render_svg(view: BoardView, r: float = SVG_RADIUS) -> str:
+    """The board as a standalone SVG document (cached per view: the board is public)."""
+    layout = Layout(view.wide, view.deep, r)
+    layers = [*_base(layout, view.terrain), *(_layer(x) for x in overlay_layers(layout, view))]
+    title = view.title or "pbem board"
+    return (
+        environment()
+        .get_template("board.svg.j2")
+        .render(
+            width=layout.width,
+            height=layout.height,
+            title=title,
+            background=BACKGROUND,
+            layers=layers,
+        )
+    )
