@@ -1,0 +1,44 @@
+"""``pbem serve``: run the referee daemon in the foreground (systemd runs this)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from pbem.config import ConfigError, load_config
+from pbem.daemon import Daemon
+from pbem.store import migrate
+
+log = logging.getLogger(__name__)
+
+EX_CONFIG = 78
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``serve`` command."""
+    parser = sub.add_parser(
+        "serve",
+        help="run the referee daemon (mail in, turns, outbox, deadlines)",
+        description="Migrate the database, then run the daemon until SIGTERM.",
+    )
+    parser.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
+    parser.add_argument(
+        "--no-migrate", action="store_true", help="do not upgrade the database schema at start"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the config, migrate, serve until stopped; return the exit code."""
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        sys.stderr.write(f"pbem serve: {exc}\n")
+        return EX_CONFIG
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    if not args.no_migrate:
+        migrate(config.database_url)
+    asyncio.run(Daemon(config).serve_forever())
+    return 0

@@ -1,0 +1,219 @@
+"""Run the referee: listener, IMAP poller, inbox worker, outbox sender, scheduler.
+
+:class:`Daemon` wires the parts together on one asyncio loop::
+
+    daemon = Daemon(config)          # or Daemon(config, clock=FakeClock(), store=store)
+    await daemon.start()             # ... await daemon.stop()
+    await daemon.serve_forever()     # start, wait for SIGTERM/SIGINT, stop
+
+Extensions: at :meth:`Daemon.start` every module named in
+:data:`EXTENSIONS` that exists is imported and its
+``setup_daemon(daemon: Daemon) -> None`` is called. That is how the turn
+pipeline plugs in without editing this file: it calls
+``daemon.set_processor(processor)`` (an :class:`~pbem.mailin.InboxProcessor`)
+and may add scheduler jobs (``daemon.scheduler.add_job(...)``: deadlines,
+reminders). Without a processor, mail is stored and stays pending — nothing
+is lost, and it is processed once a processor is registered.
+
+Scheduler jobs added here: ``outbox-flush`` (every ``outbox.flush_interval``),
+``inbox-sweep`` (every ``limits.inbox_sweep_interval``, finds mail that
+``pbem ingest`` stored from another process) and ``imap-poll`` (every
+``imap.poll_interval`` when IMAP is enabled). The scheduler only decides *when*
+a job runs; jobs read the time from the injected clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import signal
+from collections.abc import Callable
+from datetime import UTC
+from typing import Any
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from pbem.clock import Clock, SystemClock
+from pbem.config import Config
+from pbem.mailin.imap import poll_once
+from pbem.mailin.smtp import InboxHandler, start_listener
+from pbem.mailin.worker import InboxProcessor, InboxWorker
+from pbem.outbox import OutboxSender
+from pbem.store import Store
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS: tuple[str, ...] = ("pbem.pipeline",)
+"""Modules whose ``setup_daemon(daemon)`` runs at start, when they exist."""
+
+
+class Daemon:
+    """The long-running referee process (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        clock: Clock | None = None,
+        store: Store | None = None,
+        extensions: tuple[str, ...] | None = None,
+    ) -> None:
+        self.config = config
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.store = store or Store(
+            config.database_url, busy_timeout_ms=config.database.busy_timeout_ms
+        )
+        self._owns_store = store is None
+        self.outbox = OutboxSender(config, self.store, self.clock)
+        self.scheduler = AsyncIOScheduler(timezone=UTC)
+        self.processor: InboxProcessor | None = None
+        self.worker: InboxWorker | None = None
+        self.listener: asyncio.Server | None = None
+        self.extensions = EXTENSIONS if extensions is None else extensions
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._stopping: asyncio.Event | None = None
+        self._started = False
+
+    def set_processor(self, processor: InboxProcessor) -> None:
+        """Register the inbox processor (call before :meth:`start`, e.g. from an extension)."""
+        if self._started:
+            raise RuntimeError("set the processor before the daemon starts")
+        self.processor = processor
+
+    def on_new_mail(self, inbox_id: int) -> None:
+        """Wake the worker for a newly stored message (any thread)."""
+        if self.worker is not None:
+            self.worker.notify(inbox_id)
+
+    def _load_extensions(self) -> None:
+        for name in self.extensions:
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name is not None and name.startswith(exc.name):
+                    log.debug("extension %s not installed", name)
+                    continue
+                raise
+            setup: Callable[[Daemon], None] | None = getattr(module, "setup_daemon", None)
+            if setup is not None:
+                setup(self)
+                log.info("extension %s set up", name)
+
+    async def start(self) -> None:
+        """Start every part; return once they are running."""
+        if self._started:
+            raise RuntimeError("daemon already started")
+        self._load_extensions()
+        self._started = True
+        self._stopping = asyncio.Event()
+        cfg = self.config
+        if self.outbox.maildir_mode:
+            log.warning(
+                "no smarthost configured: outgoing mail is delivered to the Maildir %s",
+                cfg.maildir_path,
+            )
+        else:
+            log.info("outgoing mail goes to %s:%d", cfg.smarthost.host, cfg.smarthost.port)
+        if self.processor is not None:
+            self.worker = InboxWorker(
+                self.store, self.processor, self.clock, on_processed=self.outbox.request_flush
+            )
+            self._tasks.append(asyncio.create_task(self.worker.run(), name="inbox-worker"))
+        else:
+            log.warning("no inbox processor registered: mail is stored and stays pending")
+        if cfg.listener.enabled:
+            handler = InboxHandler(
+                self.store,
+                self.clock,
+                domain=cfg.mail_domain,
+                max_message_size=cfg.limits.max_message_size,
+                lmtp=cfg.listener.lmtp,
+                on_new_mail=self.on_new_mail,
+            )
+            self.listener = await start_listener(
+                handler, cfg.listener.host, cfg.listener.port, hostname=cfg.mail_domain
+            )
+        self.scheduler.add_job(
+            self.outbox.flush,
+            "interval",
+            seconds=cfg.outbox.flush_interval.total_seconds(),
+            id="outbox-flush",
+            max_instances=1,
+            coalesce=True,
+        )
+        if self.worker is not None:
+            self.scheduler.add_job(
+                self.worker.notify,
+                "interval",
+                seconds=cfg.limits.inbox_sweep_interval.total_seconds(),
+                id="inbox-sweep",
+                coalesce=True,
+            )
+        if cfg.imap.enabled:
+            self.scheduler.add_job(
+                self.poll_imap,
+                "interval",
+                seconds=cfg.imap.poll_interval.total_seconds(),
+                id="imap-poll",
+                max_instances=1,
+                coalesce=True,
+            )
+            self._tasks.append(asyncio.create_task(self.poll_imap(), name="imap-first-poll"))
+        self.scheduler.start()
+        # Mail queued before a restart goes out now, not one interval later.
+        self._tasks.append(asyncio.create_task(self.outbox.flush(), name="outbox-first-flush"))
+        log.info("pbem daemon started")
+
+    async def poll_imap(self) -> None:
+        """Poll the IMAP mailbox once, logging (not raising) failures."""
+        try:
+            await asyncio.to_thread(
+                poll_once,
+                self.config.imap,
+                self.store,
+                self.clock,
+                max_message_size=self.config.limits.max_message_size,
+                on_new_mail=self.on_new_mail,
+            )
+        except Exception:
+            log.exception("imap: poll failed; will try again")
+
+    def request_stop(self) -> None:
+        """Ask :meth:`serve_forever` to stop (signal handlers call this)."""
+        if self._stopping is not None:
+            self._stopping.set()
+
+    async def stop(self) -> None:
+        """Stop accepting mail, finish the current step, release the store."""
+        if self.listener is not None:
+            self.listener.close()
+            await self.listener.wait_closed()
+            self.listener = None
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        if self._owns_store:
+            self.store.dispose()
+        log.info("pbem daemon stopped")
+
+    async def serve_forever(self) -> None:
+        """Start, run until SIGTERM or SIGINT, then stop gracefully."""
+        await self.start()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop)
+        try:
+            assert self._stopping is not None
+            await self._stopping.wait()
+            log.info("stop requested")
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+            await self.stop()
