@@ -7,7 +7,7 @@ test module that needs them.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -41,11 +41,16 @@ def store(db_url: str) -> Iterator[Store]:
         s.dispose()
 
 
-def free_port() -> int:
-    """Return a loopback TCP port that was free a moment ago."""
+def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def free_port() -> Callable[[], int]:
+    """A function returning a loopback TCP port that was free a moment ago."""
+    return _free_port
 
 
 @pytest.fixture
@@ -55,7 +60,7 @@ def config(tmp_path: Path, db_url: str) -> Config:
         {
             "data_dir": str(tmp_path / "data"),
             "database": {"url": db_url, "busy_timeout_ms": 200},
-            "listener": {"port": free_port()},
+            "listener": {"port": _free_port()},
             "mail": {"address": "pbem@game.test", "operator": "op@club.test"},
         },
         base=tmp_path,
