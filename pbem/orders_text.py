@@ -15,7 +15,9 @@ Orders travel either inline in the text/plain body (orders text, then the
 armored ``-----BEGIN SSH SIGNATURE-----`` block; quoted ``>`` lines and
 everything after the block are ignored) or as two attachments,
 ``orders.txt`` and ``orders.txt.sig``. :func:`extract_orders` finds them and
-:func:`verify_orders` checks the signature. Every failure is an
+:func:`verify_orders` checks the signature; inline, the orders are the lines
+right above the block that the signature covers (unsigned lines above them,
+such as a greeting, are dropped and counted). Every failure is an
 :class:`~pbem.sshsig.SshSigError` (a ``ValueError``) with a stable ``code``,
 so the pipeline catches one class and a mail template switches on the code.
 """
@@ -165,9 +167,12 @@ class SignedOrders:
 class VerifiedOrders:
     """Orders whose signature checked out.
 
-    ``signed_bytes`` are the exact bytes the signature covers (hash these
-    for replay detection and the dice stream); ``form`` says whether they
-    are the canonical text or the raw attachment.
+    ``text`` is the canonical orders text the signature covers;
+    ``signed_bytes`` are the exact bytes it covers (hash these for replay
+    detection and the dice stream); ``form`` says whether they are the
+    canonical text or the raw attachment; ``unsigned_lines`` counts the
+    lines above the inline orders that the signature did not cover and that
+    were therefore ignored.
     """
 
     text: str
@@ -175,6 +180,7 @@ class VerifiedOrders:
     signature: SshSignature
     signed_bytes: bytes
     form: Literal["canonical", "raw"]
+    unsigned_lines: int = 0
 
 
 def parse_message(raw: bytes) -> EmailMessage:
@@ -389,22 +395,45 @@ def extract_orders(message: EmailMessage) -> SignedOrders:
     return extract_from_body(body_text(message))
 
 
-def _candidates(found: SignedOrders) -> list[tuple[bytes, Literal["canonical", "raw"]]]:
-    """List the byte strings the signature may cover, best first.
+MAX_UNSIGNED_LINES = 100  # bounds the work a forged mail can cause: 3 checks per line
 
-    Every candidate canonicalises to ``found.text``, so accepting any of them
+
+def _candidates(text: str, raw: bytes | None) -> list[tuple[bytes, Literal["canonical", "raw"]]]:
+    """List the byte strings the signature may cover for ``text``, best first.
+
+    Every candidate canonicalises to ``text``, so accepting any of them
     accepts the same orders: the canonical text; the raw attachment; and,
     inline, the canonical text without its final LF or with CRLF line ends
     (files a player signed with ``ssh-keygen`` before an editor or a paste
     changed only those).
     """
-    canonical = found.text.encode("utf-8")
+    canonical = text.encode("utf-8")
     out: list[tuple[bytes, Literal["canonical", "raw"]]] = [(canonical, "canonical")]
-    if found.raw is not None:
-        out.append((found.raw, "raw"))
+    if raw is not None:
+        out.append((raw, "raw"))
     else:
         out.append((canonical[:-1], "canonical"))
         out.append((canonical.replace(b"\n", b"\r\n"), "canonical"))
+    return out
+
+
+def _texts(found: SignedOrders) -> list[tuple[str, int]]:
+    """List (orders text, unsigned lines dropped above it), longest first.
+
+    Inline, a greeting or a wrapped "... wrote:" line above the orders is
+    not covered by the signature; dropping whole lines from the top finds
+    the text that is. Attachments are taken whole.
+    """
+    if found.source != "inline":
+        return [(found.text, 0)]
+    lines = found.text.splitlines(keepends=True)
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for start in range(min(len(lines), MAX_UNSIGNED_LINES + 1)):
+        text = canonicalize("".join(lines[start:]))
+        if text and text not in seen:
+            seen.add(text)
+            out.append((text, start))
     return out
 
 
@@ -416,6 +445,10 @@ def verify_orders(
 ) -> VerifiedOrders:
     """Verify that one of ``keys`` signed ``found`` (canonical text or exact attachment).
 
+    The orders are what the signature covers: inline, that may be fewer
+    lines than ``found.text`` (``VerifiedOrders.unsigned_lines`` says how
+    many were dropped from the top; a reply should tell the player).
+
     Raises the :class:`~pbem.sshsig.SshSigError` of the first check that
     fails: ``wrong-namespace`` and ``wrong-key`` do not depend on the text,
     ``bad-signature`` means no accepted form of the text matches.
@@ -423,12 +456,13 @@ def verify_orders(
     expected = (keys,) if isinstance(keys, SshPublicKey) else tuple(keys)
     signature = SshSignature.from_armor(found.signature)
     failure: sshsig.BadSignatureError | None = None
-    for data, form in _candidates(found):
-        try:
-            sig = sshsig.verify(data, signature, expected, namespace=namespace)
-        except sshsig.BadSignatureError as exc:
-            failure = failure or exc
-            continue
-        return VerifiedOrders(found.text, sig.public_key, sig, data, form)
+    for text, dropped in _texts(found):
+        for data, form in _candidates(text, found.raw):
+            try:
+                sig = sshsig.verify(data, signature, expected, namespace=namespace)
+            except sshsig.BadSignatureError as exc:
+                failure = failure or exc
+                continue
+            return VerifiedOrders(text, sig.public_key, sig, data, form, dropped)
     assert failure is not None
     raise failure

@@ -11,8 +11,6 @@ also reads, so an operator can inspect or back it up with standard tools.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,22 +21,6 @@ from pbem.orders_text import canonicalize
 from pbem.sshsig import MAIL_NAMESPACE, SshPublicKey
 
 log = logging.getLogger(__name__)
-
-KEY_FILE_NAME = "server_ed25519"
-
-
-def default_key_path() -> Path:
-    """Return ``$PBEM_SERVER_KEY``, else ``$XDG_DATA_HOME/pbem/server_ed25519``."""
-    env = os.environ.get("PBEM_SERVER_KEY")
-    if env:
-        return Path(env).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "pbem" / KEY_FILE_NAME
-
-
-def default_principal() -> str:
-    """Return ``pbem@<this host's fully qualified name>``."""
-    return f"pbem@{socket.getfqdn()}"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pytest
 
 from pbem import sshsig
 from pbem.cli import main
-from pbem.server_key import ServerKey, default_key_path
+from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey
 
 SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
@@ -266,17 +266,19 @@ def test_server_key_line_lets_players_verify_mail_with_ssh_keygen(
     assert ssh_keygen(*verify, "-n", "pbem-orders", stdin=ORDERS).returncode != 0
 
 
-def test_server_key_default_path_from_environment(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_server_key_defaults_come_from_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("PBEM_SERVER_KEY", str(tmp_path / "k"))
-    assert default_key_path() == tmp_path / "k"
-    code, out, _ = pbem(capsys, "server-key", "--principal", "pbem@x")
+    config = tmp_path / "pbem.toml"
+    config.write_text('data_dir = "state"\n[mail]\naddress = "referee@club.example"\n')
+    code, out, _ = pbem(capsys, "server-key", "--config", str(config))
     assert code == 0
-    assert (tmp_path / "k").exists() and out.startswith("pbem@x ")
-    monkeypatch.delenv("PBEM_SERVER_KEY")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    assert default_key_path() == tmp_path / "data" / "pbem" / "server_ed25519"
+    assert out.startswith('referee@club.example namespaces="pbem-mail" ssh-ed25519 ')
+    assert (tmp_path / "state" / "server_ed25519").stat().st_mode & 0o777 == 0o600
+    config.write_text("no_such_key = 1\n")
+    code, out, err = pbem(capsys, "server-key", "--config", str(config))
+    assert (code, out) == (1, "")
+    assert "no_such_key" in err
 
 
 def test_server_key_refuses_a_broken_key_file(

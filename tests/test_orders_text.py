@@ -200,6 +200,26 @@ def test_text_after_the_block_is_ignored_even_another_servers_block() -> None:
     assert accepted(plain_mail(body)) == ORDERS
 
 
+def test_unsigned_lines_above_the_orders_are_dropped_and_counted() -> None:
+    # A greeting, and an attribution line the client wrapped in two.
+    body = (
+        "Hello referee,\n\n"
+        "On Sat, Nov 21, 2026 at 10:00 AM The Referee <\n"
+        "referee@example.org> wrote:\n"
+        "> Turn 12: your move\n\n" + ORDERS + sign(ORDERS)
+    )
+    verified = verify_orders(extract_orders(plain_mail(body)), PUBLIC)
+    assert verified.text == ORDERS
+    assert verified.unsigned_lines == 3
+
+
+def test_a_signed_prefix_with_an_unsigned_line_inside_is_refused() -> None:
+    lines = ORDERS.splitlines(keepends=True)
+    body = lines[0] + "move A1 B2\n" + "".join(lines[1:]) + sign(ORDERS)
+    with pytest.raises(sshsig.BadSignatureError):
+        accepted(plain_mail(body))
+
+
 def test_orders_signed_without_final_newline_are_accepted(tmp_path: Path) -> None:
     signed_bytes = ORDERS.rstrip("\n").encode()
     body = ORDERS + sshsig.sign(signed_bytes, KEY)

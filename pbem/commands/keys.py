@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 from pbem import sshsig
+from pbem.config import ConfigError, load_config
 from pbem.orders_text import BadEncodingError, canonical_bytes
-from pbem.server_key import ServerKey, default_key_path, default_principal
+from pbem.server_key import ServerKey
 from pbem.sshsig import (
     DEFAULT_NAMESPACE,
     AllowedSigners,
@@ -82,14 +83,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     server = sub.add_parser(
         "server-key",
         help="print the server key's allowed_signers line (creating the key if missing)",
+        description="Print the line players add to their allowed_signers file to check "
+        "server mail (namespace pbem-mail). Creates the key (mode 0600) if it is missing.",
     )
     server.add_argument(
-        "--key",
-        type=Path,
-        default=None,
-        help="key file ($PBEM_SERVER_KEY, else $XDG_DATA_HOME/pbem/server_ed25519)",
+        "--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem/pbem.toml)"
     )
-    server.add_argument("--principal", default=None, help="principal (pbem@<this host>)")
+    server.add_argument(
+        "--key", type=Path, default=None, help="key file (default: keys.server_key of the config)"
+    )
+    server.add_argument(
+        "--principal", default=None, help="principal (default: mail.address of the config)"
+    )
     server.set_defaults(func=_server_key)
 
 
@@ -199,10 +204,19 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _server_key(args: argparse.Namespace) -> int:
-    path = Path(args.key).expanduser() if args.key is not None else default_key_path()
+    path: Path | None = Path(args.key).expanduser() if args.key is not None else None
+    principal: str | None = args.principal
+    if path is None or principal is None:
+        try:
+            config = load_config(args.config)
+        except ConfigError as exc:
+            _err(str(exc))
+            return 1
+        path = path if path is not None else config.server_key_path
+        principal = principal if principal is not None else config.mail.address
     try:
         key = ServerKey.load_or_create(path)
-        line = key.allowed_signers_line(args.principal or default_principal())
+        line = key.allowed_signers_line(principal)
     except OSError as exc:
         _err(f"cannot use server key {path}: {exc}")
         return 1
