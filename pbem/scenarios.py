@@ -72,6 +72,8 @@ TERRAIN = frozenset(n for n in ENGINE_TERRAIN if n != "clear") | frozenset(TERRA
 #: Terrain no unit or leader may stand on.
 IMPASSABLE = frozenset(n for n, t in ENGINE_TERRAIN.items() if mover_kind(None) in t.impassable)
 
+# Problems that drop a unit or leader entry (so banner counts would be wrong).
+_DROPS_ENTRIES = frozenset({"off-board", "unknown-unit", "bad-entry", "bad-type"})
 _CARD_KINDS = ("leadership", "section", "troop", "any")
 
 # Parameter kinds: side, hexes, int, bool, str, ints, strs.
@@ -261,6 +263,10 @@ class _Lines:
         while p:
             if p in self.keys:
                 return self.keys[p]
+            # A table written only through its sub-tables ([sides.north]): the first of them.
+            inside = [n for k, n in self.keys.items() if k[: len(p)] == p]
+            if inside:
+                return min(inside)
             p = p[:-1]
         return 0
 
@@ -619,6 +625,8 @@ def _check_cross(
     firsts = [s.side for s in sides.values() if s.first]
     if len(sides) == 2 and len(firsts) != 1:
         ck.add(("sides",), "first-player", "exactly one side must have first = true")
+    if any(p.code in _DROPS_ENTRIES for p in ck.problems):
+        return  # the counts would miss the entries already refused
     for side in sides.values():
         enemy = sides["south" if side.side == "north" else "north"]
         most = _banners_available(side, enemy, rules)
