@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(EX_TEMPFAIL, f"configuration: {exc}")
     if len(raw) > config.limits.max_message_size:
         return _fail(EX_DATAERR, f"message too big ({len(raw)} bytes)")
-    store = Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    try:
+        store = Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    except Exception as exc:
+        return _fail(EX_TEMPFAIL, f"cannot open the store: {type(exc).__name__}: {exc}")
     try:
         if schema_revision(store.engine) != head_revision():
             return _fail(EX_TEMPFAIL, "database not migrated (run pbem doctor)")
