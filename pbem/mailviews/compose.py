@@ -1,16 +1,31 @@
 """Build the mails players receive (design.md §5): text + HTML, inline PNG board, SVG.
 
 Each function takes one frozen input from :mod:`pbem.mailviews.model` and
-returns an ``EmailMessage`` with deterministic headers (the caller's
-Message-ID), threaded on the game's first mail. Nothing here touches the
-network, the store or the clock.
+returns an ``EmailMessage``: ``multipart/mixed`` holding a
+``multipart/related`` (``multipart/alternative`` text + HTML, then the board
+PNG referenced by ``cid:``), the board SVG and, when the envelope has a
+signer, ``pbem.txt.sig`` (the server's signature of the text part, namespace
+``pbem-mail``). Headers are deterministic: the caller's Message-ID, one
+thread per game. The outbox adds ``Date``. Nothing here touches the network,
+the store or the clock.
 """
 
 from __future__ import annotations
 
-from email.message import EmailMessage
+import hashlib
+from email.headerregistry import Address
+from email.message import EmailMessage, MIMEPart
+from typing import Any
 
+from pbem.mailviews.format import (
+    card_dicts,
+    deadline_text,
+    error_dicts,
+    narrative_dicts,
+    side_label,
+)
 from pbem.mailviews.model import (
+    Envelope,
     GameEnd,
     GameStart,
     MissedTurn,
@@ -19,8 +34,13 @@ from pbem.mailviews.model import (
     Reminder,
     TurnMail,
 )
+from pbem.orders_text import canonicalize
+from pbem.render.bundle import RenderedBoard
+from pbem.render.png import board_size
+from pbem.render.templating import environment
 
 __all__ = [
+    "MAX_MAIL_BYTES",
     "MailInput",
     "compose",
     "game_end_mail",
@@ -34,40 +54,243 @@ __all__ = [
 
 MailInput = GameStart | TurnMail | QuestionMail | OrdersRejected | Reminder | MissedTurn | GameEnd
 
+MAX_MAIL_BYTES = 300_000
+"""Budget for one mail with a full board (tested)."""
+
+SIGN_ORDERS = "ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-orders orders.txt"
+
+
+def _common(env: Envelope) -> dict[str, Any]:
+    r = env.recipient
+    return {
+        "game_id": env.game_id,
+        "scenario": env.scenario,
+        "turn": env.turn,
+        "name": r.name,
+        "side": r.side,
+        "sign_command": SIGN_ORDERS,
+        "signed": env.signer is not None,
+    }
+
+
+def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
+    w, h = board_size(board.view)
+    return {
+        "ascii": board.ascii.rstrip("\n"),
+        "cid": cid,
+        "width": w,
+        "height": h,
+        "north": side_label(board.view, "north"),
+        "south": side_label(board.view, "south"),
+    }
+
+
+def _cid(env: Envelope) -> str:
+    digest = hashlib.sha256(env.message_id.encode("utf-8")).hexdigest()[:16]
+    return f"board.{digest}@pbem"
+
+
+def _render(kind: str, ctx: dict[str, Any]) -> tuple[str, str]:
+    jenv = environment()
+    text = jenv.get_template(f"mail/{kind}.txt.j2").render(**ctx)
+    html = jenv.get_template(f"mail/{kind}.html.j2").render(**ctx)
+    return canonicalize(text), html
+
+
+def _message(
+    env: Envelope,
+    subject: str,
+    kind: str,
+    ctx: dict[str, Any],
+    board: RenderedBoard | None = None,
+) -> EmailMessage:
+    cid = _cid(env)
+    ctx = {**_common(env), **ctx, "board": _board(board, cid) if board else None}
+    text, html = _render(kind, ctx)
+    msg = EmailMessage()
+    msg["Subject"] = f"[{env.game_id}] Turn {env.turn}: {subject}"
+    msg["From"] = env.sender
+    msg["To"] = Address(display_name=env.recipient.name, addr_spec=env.recipient.address)
+    msg["Message-ID"] = env.message_id
+    parent = env.in_reply_to or env.thread_root
+    if parent:
+        msg["In-Reply-To"] = parent
+        refs = [x for x in (env.thread_root, env.in_reply_to) if x]
+        msg["References"] = " ".join(dict.fromkeys(refs))
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["X-Pbem-Game"] = env.game_id
+    msg["X-Pbem-Turn"] = str(env.turn)
+    # Boundaries derive from the Message-ID, so the same mail is the same bytes.
+    tag = hashlib.sha256(env.message_id.encode("utf-8")).hexdigest()[:24]
+    body = MIMEPart()
+    body.set_content(text, subtype="plain", charset="utf-8")
+    body.make_alternative(boundary=f"alt-{tag}")
+    body.add_alternative(html, subtype="html", charset="utf-8")
+    if board is None:
+        msg.make_mixed(boundary=f"mix-{tag}")
+        msg.attach(body)
+    else:
+        related = MIMEPart()
+        related.make_related(boundary=f"rel-{tag}")
+        related.set_param("type", "multipart/alternative")
+        related.attach(body)
+        image = MIMEPart()
+        image.set_content(
+            board.png,
+            maintype="image",
+            subtype="png",
+            cid=f"<{cid}>",
+            disposition="inline",
+            filename=f"board-turn-{env.turn}.png",
+        )
+        related.attach(image)
+        msg.make_mixed(boundary=f"mix-{tag}")
+        msg.attach(related)
+        msg.add_attachment(
+            board.svg.encode("utf-8"),
+            maintype="image",
+            subtype="svg+xml",
+            filename=f"board-turn-{env.turn}.svg",
+        )
+    if env.signer is not None:
+        msg.add_attachment(
+            env.signer(text).encode("ascii"),
+            maintype="application",
+            subtype="octet-stream",
+            filename="pbem.txt.sig",
+        )
+    return msg
+
+
+def _army(board: RenderedBoard, side: str) -> str:
+    return side_label(board.view, side)
+
 
 def game_start_mail(m: GameStart) -> EmailMessage:
     """Announce a game: players, scenario, key fingerprints, commitments, how to sign."""
-    raise NotImplementedError
+    env = m.env
+    mover = m.env.recipient.side == m.first_side
+    first = _army(m.board, m.first_side)
+    ctx = {
+        "players": [
+            {
+                "name": p.name,
+                "side": p.side,
+                "army": p.army,
+                "fingerprint": p.key_fingerprint,
+            }
+            for p in m.players
+        ],
+        "army": _army(m.board, env.recipient.side),
+        "first": first,
+        "mover": mover,
+        "dice_commitment": m.dice_commitment,
+        "deck_commitment": m.deck_commitment,
+        "server_fingerprint": m.server_fingerprint,
+        "server_allowed_signers": m.server_allowed_signers,
+        "hand": card_dicts(m.hand),
+        "deadline": deadline_text(m.deadline, env.recipient.tz),
+        "orders_template": m.orders_template.rstrip("\n"),
+    }
+    subject = "the game begins, your move" if mover else f"the game begins, {first} to move"
+    return _message(env, subject, "game_start", ctx, m.board)
 
 
 def turn_mail(m: TurnMail) -> EmailMessage:
     """Report a turn to one player; the player to move gets an orders template to sign."""
-    raise NotImplementedError
+    env = m.env
+    mover = env.recipient.side == m.to_move
+    to_move = _army(m.board, m.to_move)
+    ctx = {
+        "mover": mover,
+        "to_move": to_move,
+        "army": _army(m.board, env.recipient.side),
+        "narrative": narrative_dicts(m.narrative),
+        "hand": card_dicts(m.hand),
+        "dice": {
+            "epoch": m.dice.epoch,
+            "key": m.dice.key,
+            "previous": m.dice.epoch - 1,
+            "dice_commitment": m.dice.dice_commitment,
+            "deck_commitment": m.dice.deck_commitment,
+        },
+        "deadline": deadline_text(m.deadline, env.recipient.tz),
+        "orders_template": m.orders_template.rstrip("\n"),
+    }
+    subject = "your move" if mover else f"{to_move} to move"
+    return _message(env, subject, "turn", ctx, m.board)
 
 
 def question_mail(m: QuestionMail) -> EmailMessage:
     """Ask the deciding player a mid-turn question with its legal answers and default."""
-    raise NotImplementedError
+    env = m.env
+    q = m.question
+    ctx = {
+        "army": _army(m.board, env.recipient.side),
+        "question": q.text,
+        "answers": list(q.answers),
+        "default": q.default,
+        "deadline": deadline_text(q.deadline, env.recipient.tz),
+        "narrative": narrative_dicts(m.narrative),
+        "hand": card_dicts(m.hand),
+    }
+    return _message(env, "a decision for you", "question", ctx, m.board)
 
 
 def rejection_mail(m: OrdersRejected) -> EmailMessage:
     """Reply to refused orders: quote each bad line with its number, say why, list what is legal."""
-    raise NotImplementedError
+    env = m.env
+    ctx = {
+        "errors": error_dicts(m.errors),
+        "received_subject": m.received_subject,
+        "deadline": deadline_text(m.deadline, env.recipient.tz) if m.deadline else None,
+    }
+    return _message(env, "orders not accepted, please resend", "rejected", ctx)
 
 
 def reminder_mail(m: Reminder) -> EmailMessage:
     """Remind a player that orders are due, with the deadline in their time zone."""
-    raise NotImplementedError
+    env = m.env
+    ctx = {
+        "deadline": deadline_text(m.deadline, env.recipient.tz),
+        "orders_template": m.orders_template.rstrip("\n"),
+        "hand": card_dicts(m.hand),
+    }
+    return _message(env, "reminder, your orders are due", "reminder", ctx)
 
 
 def missed_turn_mail(m: MissedTurn) -> EmailMessage:
     """Tell a player a deadline passed and what the referee did."""
-    raise NotImplementedError
+    env = m.env
+    mine = env.recipient.side == m.missed_side
+    ctx = {
+        "mine": mine,
+        "missed_side": m.missed_side,
+        "action": m.action,
+        "next_deadline": (
+            deadline_text(m.next_deadline, env.recipient.tz) if m.next_deadline else None
+        ),
+    }
+    who = "you" if mine else m.missed_side.capitalize()
+    return _message(env, f"deadline missed by {who}", "missed_turn", ctx)
 
 
 def game_end_mail(m: GameEnd) -> EmailMessage:
     """Close a game: result, every key revealed, audit summary and how to verify it."""
-    raise NotImplementedError
+    env = m.env
+    ctx = {
+        "result": m.result,
+        "winner": _army(m.board, m.winner) if m.winner else None,
+        "won": m.winner == env.recipient.side,
+        "narrative": narrative_dicts(m.narrative),
+        "dice_seed": m.dice_seed,
+        "deck_seed": m.deck_seed,
+        "dice_commitment": m.dice_commitment,
+        "deck_commitment": m.deck_commitment,
+        "audit_summary": list(m.audit_summary),
+        "audit_file": m.audit_file,
+    }
+    return _message(env, f"game over, {m.result}", "game_end", ctx, m.board)
 
 
 def compose(m: MailInput) -> EmailMessage:

@@ -8,12 +8,13 @@ Templates live in the repository's ``templates/`` folder (override with
 from __future__ import annotations
 
 import os
+import textwrap
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
 
-__all__ = ["environment", "templates_dir"]
+__all__ = ["environment", "templates_dir", "wrap"]
 
 
 def templates_dir() -> Path:
@@ -30,8 +31,35 @@ def _autoescape(name: str | None) -> bool:
     return name.removesuffix(".j2").endswith((".svg", ".html", ".xml"))
 
 
+def wrap(text: str, width: int = 76, indent: str = "", first: str | None = None) -> str:
+    """Wrap ``text`` for a fixed-width mail: every line at most ``width`` columns.
+
+    ``first`` prefixes the first line (default ``indent``); explicit line
+    breaks in ``text`` are kept. Words longer than a line are broken.
+    """
+    out: list[str] = []
+    lead = indent if first is None else first
+    for para in str(text).split("\n"):
+        lines = textwrap.wrap(
+            para,
+            width,
+            initial_indent=lead,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+        ) or [lead.rstrip()]
+        out += lines
+        lead = indent
+    return "\n".join(out)
+
+
 @lru_cache(maxsize=4)
 def _env(folder: str) -> jinja2.Environment:
+    env = _make_env(folder)
+    env.filters["wrap"] = wrap
+    return env
+
+
+def _make_env(folder: str) -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
