@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from email.headerregistry import Address
 from email.message import EmailMessage, MIMEPart
-from typing import Any
+from typing import Any, cast
 
 from pbem.mailviews.format import (
     card_dicts,
@@ -128,7 +128,7 @@ def _message(
     body.add_alternative(html, subtype="html", charset="utf-8")
     if board is None:
         msg.make_mixed(boundary=f"mix-{tag}")
-        msg.attach(body)
+        msg.attach(cast(EmailMessage, body))  # typeshed wants the subclass
     else:
         related = MIMEPart()
         related.make_related(boundary=f"rel-{tag}")
@@ -145,7 +145,7 @@ def _message(
         )
         related.attach(image)
         msg.make_mixed(boundary=f"mix-{tag}")
-        msg.attach(related)
+        msg.attach(cast(EmailMessage, related))
         msg.add_attachment(
             board.svg.encode("utf-8"),
             maintype="image",
