@@ -483,3 +483,9 @@ def test_find_scenario_by_number_slug_or_id() -> None:
     assert find_scenario("cannae") == find_scenario("cca-007-cannae")
     with pytest.raises(FileNotFoundError):
         find_scenario("waterloo")
+
+
+def test_the_worked_example_in_the_docs_is_the_tested_one() -> None:
+    docs = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    example = docs.split("## A worked example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    assert example == EXAMPLE
