@@ -110,6 +110,18 @@ def test_canonicalisation_is_idempotent(text: str) -> None:
     assert canonicalize(once) == once
 
 
+# Characters that interact: combining marks, Hangul jamo, odd white space, BOM, line ends.
+TRICKY = st.sampled_from(
+    list("ae \t\r\n\u0301\u0308\ufeff\u2000\u2001\u1100\u1161\u11a8\u0345\u00a0\u0085\u2028")
+)
+
+
+@given(st.lists(TRICKY, max_size=30).map("".join))
+def test_canonicalisation_is_idempotent_on_tricky_text(text: str) -> None:
+    once = canonicalize(text)
+    assert canonicalize(once) == once
+
+
 @given(st.lists(st.text(alphabet=st.characters(exclude_characters="\r\n")), max_size=8))
 def test_line_ends_and_trailing_spaces_do_not_matter(lines: list[str]) -> None:
     lf = "\n".join(lines)
