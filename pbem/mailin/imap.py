@@ -118,6 +118,8 @@ def poll_once(
                         on_new_mail(accepted.inbox_id)
             # Only now, with the message committed, may the server forget it is new.
             _ok(conn.uid("STORE", uid_text, "+FLAGS", "(\\Seen)"), "STORE")
+    except imaplib.IMAP4.error as exc:
+        raise ImapError(f"IMAP server refused: {exc}") from exc
     finally:
         try:
             conn.logout()
