@@ -489,3 +489,30 @@ def test_the_worked_example_in_the_docs_is_the_tested_one() -> None:
     docs = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
     example = docs.split("## A worked example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
     assert example == EXAMPLE
+
+
+# ----------------------------------------------------------------- random legal play
+
+
+def _play(path: Path, games: int) -> Counter[str]:
+    from pbem.commands.scenario import play_balance
+
+    try:
+        return play_balance(load_file(path), games, "tests")
+    except NotImplementedError as exc:
+        pytest.skip(f"the engine cannot play games yet: {exc}")
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_random_legal_play_reaches_the_end(path: Path) -> None:
+    results = _play(path, 1)
+    assert results["unfinished"] == 0, results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_fifty_random_games_end_and_both_sides_win_some(path: Path) -> None:
+    results = _play(path, 50)
+    assert results["unfinished"] == 0, results
+    assert results["north"] > 0, results
+    assert results["south"] > 0, results

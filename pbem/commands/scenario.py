@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.systems import get_system
 from pbem.scenarios import (
     Scenario,
     ScenarioError,
@@ -51,6 +53,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("scenario", metavar="FILE", help="a file, or a bundled id such as 007")
     show.add_argument("--png", type=Path, default=None, metavar="OUT.png", help="also draw a PNG")
     show.set_defaults(func=_show)
+    bal = verbs.add_parser(
+        "balance",
+        help="play random legal games of each scenario and count who wins",
+        description="Random legal play (engine.cca.autoplay) on the committed dice stream; "
+        "a rough balance check, not a measure of skill.",
+    )
+    bal.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="default: all bundled")
+    bal.add_argument("--games", type=int, default=50, help="games per scenario (50)")
+    bal.add_argument("--seed", default="balance", help="seed text (same seed, same games)")
+    bal.add_argument("--max-turns", type=int, default=200, help="stop a game after N turns")
+    bal.set_defaults(func=_balance)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -128,3 +141,44 @@ def _ascii(
         return render_scenario(scenario)
     head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
     return "\n".join([head, str(ascii_of(view_of(text))).rstrip("\n"), *render_details(scenario)])
+
+
+def play_balance(scenario: Scenario, games: int, seed: str, max_turns: int = 200) -> Counter[str]:
+    """Play ``games`` random legal games; count results (north, south, draw, unfinished)."""
+    from engine.cca import autoplay  # noqa: PLC0415 - the engine's player, loaded only here
+
+    if scenario.path is None:
+        raise ValueError("the scenario has no file")
+    system = get_system(scenario.system)
+    text = scenario.path.read_text(encoding="utf-8")
+    results: Counter[str] = Counter()
+    for i in range(games):
+        start = system.load_position(text)
+        final, _ = autoplay.play_random_game(
+            system, start, f"{seed}|{scenario.id}|{i}".encode(), max_turns
+        )
+        prompt = system.prompt(final)
+        results[str(prompt.result) if prompt.kind == "over" else "unfinished"] += 1
+    return results
+
+
+def _balance(args: argparse.Namespace) -> int:
+    try:
+        chosen = [load_file(find_scenario(ref)) for ref in args.scenarios] or list_scenarios()
+    except (FileNotFoundError, ScenarioError) as exc:
+        _err(str(exc))
+        return 1
+    _out("ID                        GAMES  NORTH  SOUTH  DRAW  UNFINISHED  NORTH%")
+    for s in chosen:
+        try:
+            r = play_balance(s, args.games, args.seed, args.max_turns)
+        except NotImplementedError as exc:
+            _err(f"the engine cannot play games yet: {exc}")
+            return 1
+        decided = r["north"] + r["south"]
+        pct = f"{100 * r['north'] / decided:5.1f}" if decided else "    -"
+        _out(
+            f"{s.id:<25} {args.games:>5}  {r['north']:>5}  {r['south']:>5}  {r['draw']:>4}"
+            f"  {r['unfinished']:>10}  {pct}"
+        )
+    return 0
