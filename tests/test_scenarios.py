@@ -511,7 +511,12 @@ def test_random_legal_play_reaches_the_end(path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_fifty_random_games_end_and_both_sides_win_some(path: Path) -> None:
+def test_fifty_random_games_end_and_both_sides_win_some(
+    path: Path, request: pytest.FixtureRequest
+) -> None:
+    marks = str(request.config.getoption("markexpr") or "")
+    if "slow" not in marks or "not slow" in marks:
+        pytest.skip("750 games: run with pytest -m slow")
     results = _play(path, 50)
     assert results["unfinished"] == 0, results
     assert results["north"] > 0, results
