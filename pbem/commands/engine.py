@@ -1,0 +1,219 @@
+"""``pbem engine resolve|legal|template``: run the rules engine on files (docs/engine-cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.core.api import OrdersError
+from pbem.enginecli import (
+    CliError,
+    DiceSource,
+    legal_report,
+    load,
+    orders_problems,
+    parse_dice,
+    resolve_text,
+    seed_bytes,
+)
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"{what}: cannot read {path}: {exc.strerror}", 1) from exc
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``pbem engine`` and its verbs."""
+    cmd = sub.add_parser(
+        "engine",
+        help="resolve orders on a position, list legal moves, print an orders template",
+        description="Run the rules engine on files (docs/engine-cli.md).",
+    )
+    verbs = cmd.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    res = verbs.add_parser("resolve", help="resolve one turn (and its answers) on a position")
+    res.add_argument("--position", type=Path, required=True, metavar="P.toml")
+    res.add_argument("--orders", type=Path, required=True, metavar="O.txt")
+    res.add_argument(
+        "--dice",
+        default=None,
+        metavar="FACES",
+        help='battle-die faces used in order, e.g. "R,F,S,G" (G B R H F S)',
+    )
+    res.add_argument(
+        "--seed",
+        default=None,
+        metavar="HEX",
+        help="without --dice: roll from a committed stream seeded with HEX",
+    )
+    res.add_argument(
+        "--answers",
+        type=Path,
+        default=None,
+        metavar="A.txt",
+        help="answers to the questions the turn asks, one per line, in order",
+    )
+    res.add_argument(
+        "--side",
+        choices=("north", "south"),
+        default=None,
+        help="the side giving the orders (default: the side to move)",
+    )
+    res.add_argument("--system", default="cca", help="game system (default cca)")
+    res.add_argument("--json", action="store_true", help="print the JSON report")
+    res.add_argument(
+        "--write-position",
+        type=Path,
+        default=None,
+        metavar="OUT.toml",
+        help="also write the resulting position file",
+    )
+    res.set_defaults(func=_resolve)
+
+    leg = verbs.add_parser("legal", help="playable cards, orderable units, reachable hexes")
+    leg.add_argument("--position", type=Path, required=True, metavar="P.toml")
+    leg.add_argument("--side", choices=("north", "south"), default=None)
+    leg.add_argument("--card", default=None, help="movement allowances under this card code")
+    leg.add_argument("--system", default="cca")
+    leg.add_argument("--json", action="store_true")
+    leg.set_defaults(func=_legal)
+
+    tpl = verbs.add_parser("template", help="an orders template for the side to act")
+    tpl.add_argument("--position", type=Path, required=True, metavar="P.toml")
+    tpl.add_argument("--side", choices=("north", "south"), default=None)
+    tpl.add_argument("--system", default="cca")
+    tpl.set_defaults(func=_template)
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    try:
+        position = _read(args.position, "--position")
+        orders = _read(args.orders, "--orders")
+        answers: list[str] = []
+        if args.answers is not None:
+            answers = [
+                ln.split("#", 1)[0].strip()
+                for ln in _read(args.answers, "--answers").splitlines()
+                if ln.split("#", 1)[0].strip()
+            ]
+        faces = parse_dice(args.dice) if args.dice is not None else None
+        seed = seed_bytes(args.seed) if args.seed is not None else None
+        report = resolve_text(
+            position,
+            orders,
+            dice_faces=faces,
+            seed=seed,
+            answers=answers,
+            side=args.side,
+            system_name=args.system,
+        )
+    except CliError as exc:
+        _err(f"pbem engine resolve: {exc.message}")
+        return exc.code
+    except OrdersError as exc:
+        if args.json:
+            _out(
+                json.dumps(
+                    {
+                        "format": "pbem-engine-result/1",
+                        "error": "orders",
+                        "problems": orders_problems(exc),
+                    },
+                    indent=2,
+                )
+            )
+        else:
+            _err("orders refused:")
+            for p in exc.problems:
+                _err(f"  {p}")
+        return 1
+    if args.write_position is not None and report.get("position"):
+        args.write_position.write_text(report["position"], encoding="utf-8")
+    if args.json:
+        _out(json.dumps(report, indent=2, sort_keys=False))
+    else:
+        _out(_human(report))
+    return 0
+
+
+def _human(report: dict[str, Any]) -> str:
+    lines = []
+    for e in report["events"]:
+        dice = f"  [{' '.join(e['dice'])}]" if e["dice"] else ""
+        lines.append(f"{e['text']}{dice}")
+    st = report["state"]
+    lines.append("")
+    for side, b in st["banners"].items():
+        lines.append(f"{side}: {b['count']}/{b['needed']} banners")
+    if st["pending"]:
+        q = st["pending"]
+        lines.append(
+            f"question for {q['side']}: {q['text']} ({', '.join(q['answers'])}; "
+            f"default {q['default']})"
+        )
+    else:
+        lines.append(st["prompt"]["text"])
+    d = report["dice"]
+    if d["source"] == "scripted" and d["unused"]:
+        lines.append(f"note: {d['unused']} of the {d['given']} dice given were not used")
+    return "\n".join(lines)
+
+
+def _legal(args: argparse.Namespace) -> int:
+    try:
+        rep = legal_report(_read(args.position, "--position"), args.side, args.card, args.system)
+    except CliError as exc:
+        _err(f"pbem engine legal: {exc.message}")
+        return exc.code
+    if args.json:
+        _out(json.dumps(rep, indent=2))
+        return 0
+    _out(f"{rep['side']} may play:")
+    for c in rep["cards"]:
+        units = c.get("units") or []
+        _out(
+            f"  {c.get('code', ''):4} {c.get('name', '')}"
+            + (f": {', '.join(units)}" if units else "")
+        )
+    _out("units:")
+    for u in rep["units"]:
+        if "leader" in u and "type" not in u:
+            _out(f"  leader {u['leader']} {u['hex']}: reach {' '.join(u['reach']) or '-'}")
+            continue
+        extra = f" with {u['leader']}" if u.get("leader") else ""
+        _out(
+            f"  {u['hex']} {u['type']}{extra}: reach {' '.join(u['reach']) or '-'}; "
+            f"attack {' '.join(u['attack']) or '-'}; fire {' '.join(u['fire']) or '-'}"
+        )
+    return 0
+
+
+def _template(args: argparse.Namespace) -> int:
+    try:
+        system, state = load(
+            args.system, _read(args.position, "--position"), DiceSource("game", faces=[])
+        )
+    except CliError as exc:
+        _err(f"pbem engine template: {exc.message}")
+        return exc.code
+    side = args.side or system.prompt(state).side or "south"
+    try:
+        _out(system.orders_template(state, side))
+    except NotImplementedError as exc:
+        _err(f"pbem engine template: the engine cannot do this yet ({exc})")
+        return 1
+    return 0

@@ -1,0 +1,395 @@
+"""What ``pbem engine`` and ``pbem play`` do, as functions (the commands only print).
+
+:func:`resolve_text` loads a position, checks orders, resolves them with
+given dice (``--dice``) or a seeded committed stream (``--seed``), applies
+answers to any questions the turn asks, and returns a JSON-safe report
+(``docs/engine-cli.md`` describes it field by field). :func:`legal_report`
+lists what a side may do; :func:`board_text` draws a state as ASCII.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core.api import Event, GameSystem, OrdersError, PositionError
+from engine.dice import EpochDice, HashChain, hash_orders
+from engine.randomness import NotEnoughDice, Randomness, ScriptedDice
+from engine.systems import get_system
+
+__all__ = [
+    "CliError",
+    "DiceSource",
+    "board_text",
+    "legal_report",
+    "orders_problems",
+    "parse_dice",
+    "resolve_text",
+    "seed_bytes",
+    "state_report",
+]
+
+FORMAT = "pbem-engine-result/1"
+
+
+class CliError(Exception):
+    """A usage problem the command reports with exit code 2 (``message`` says what)."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        self.message = message
+        self.code = code
+        super().__init__(message)
+
+
+def parse_dice(text: str) -> list[str]:
+    """Split ``"R,F,S,G"`` (commas or spaces) into faces; check each is a battle-die face."""
+    from engine.dice import BATTLE_DIE  # noqa: PLC0415
+
+    faces = [f for f in text.replace(",", " ").split() if f]
+    for f in faces:
+        try:
+            BATTLE_DIE.index(f)
+        except ValueError as exc:
+            raise CliError(f"--dice: {f!r} is not a battle-die face (G B R H F S)") from exc
+    return [f.upper() for f in faces]
+
+
+def seed_bytes(text: str) -> bytes:
+    """Read ``--seed HEX`` (any length of hex digits) as 32 bytes (SHA-256 if not 32)."""
+    try:
+        raw = bytes.fromhex(text.strip())
+    except ValueError as exc:
+        raise CliError(f"--seed: {text!r} is not hex digits") from exc
+    return raw if len(raw) == 32 else hashlib.sha256(raw).digest()
+
+
+@dataclass
+class DiceSource:
+    """Dice for successive epochs: scripted faces (one sequence for all) or a seeded stream."""
+
+    game_id: str
+    faces: list[str] | None = None
+    seed: bytes | None = None
+    epoch: int = 0
+    shuffles: int = 0
+    scripted: ScriptedDice | None = None
+    log: list[dict[str, Any]] = field(default_factory=list)
+    _chains: tuple[HashChain, HashChain] | None = None
+
+    def setup(self) -> Randomness:
+        """The randomness for dealing a new game (shuffle only)."""
+        if self.faces is not None:
+            return ScriptedDice([])
+        _d, k = self._chain()
+        return EpochDice(self.game_id, 0, None, hashlib.sha256(b"").digest(), deck=k)
+
+    def _chain(self) -> tuple[HashChain, HashChain]:
+        if self._chains is None:
+            assert self.seed is not None
+            self._chains = (
+                HashChain(hashlib.sha256(b"dice|" + self.seed).digest(), 4096),
+                HashChain(hashlib.sha256(b"deck|" + self.seed).digest(), 512),
+            )
+        return self._chains
+
+    def next_epoch(self, text: str) -> Randomness:
+        """The randomness for the next submission (orders or an answer)."""
+        self.epoch += 1
+        if self.faces is not None:
+            if self.scripted is None:
+                self.scripted = ScriptedDice(self.faces)
+            return self.scripted
+        d, k = self._chain()
+        ed = EpochDice(
+            self.game_id,
+            self.epoch,
+            d.key(self.epoch),
+            hash_orders(text.encode()),
+            deck=k,
+            shuffles_before=self.shuffles,
+        )
+        return ed
+
+    def after(self, rng: Randomness) -> None:
+        """Record what ``rng`` served (called after each resolve)."""
+        if isinstance(rng, EpochDice):
+            self.shuffles = rng.shuffles_done
+            for r in rng.rolls:
+                self.log.append(
+                    {"epoch": r.epoch, "purpose": r.purpose, "die": r.die, "face": r.face}
+                )
+
+    def scripted_log(self) -> list[dict[str, Any]]:
+        if self.scripted is None:
+            return []
+        return [{"purpose": p, "die": d, "face": f} for p, d, f in self.scripted.log]
+
+
+def orders_problems(err: OrdersError) -> list[dict[str, Any]]:
+    """JSON form of every problem in an :class:`OrdersError`."""
+    return [
+        {
+            "line": p.line,
+            "quote": p.quote,
+            "code": p.code,
+            "message": p.message,
+            "legal": list(p.legal),
+        }
+        for p in err.problems
+    ]
+
+
+def state_report(system: GameSystem, state: Any) -> dict[str, Any]:
+    """The state as the CLI shows it: board, banners, hands, deck size, pending question."""
+    view = system.public_view(state)
+    sides = getattr(state, "sides", {})
+    prompt = system.prompt(state)
+    question = None
+    if prompt.kind == "question" and prompt.question is not None:
+        q = prompt.question
+        question = {
+            "id": q.id,
+            "side": q.side,
+            "text": q.text,
+            "answers": list(q.answers),
+            "default": q.default,
+        }
+    return {
+        "turn": view.get("turn"),
+        "to_move": view.get("to_move"),
+        "result": view.get("result"),
+        "prompt": {"kind": prompt.kind, "side": prompt.side, "text": prompt.text},
+        "units": [
+            {
+                "id": u["id"],
+                "hex": u["hex"],
+                "type": u["type"],
+                "side": u["side"],
+                "blocks": u["blocks"],
+                "full": u["full"],
+                "tags": u.get("tags", []),
+            }
+            for u in view.get("units", [])
+        ],
+        "reserve": view.get("reserve", []),
+        "leaders": [
+            {
+                "name": ld["name"],
+                "side": ld["side"],
+                "hex": ld["hex"],
+                "attached": bool(ld.get("attached")),
+            }
+            for ld in view.get("leaders", [])
+        ],
+        "banners": {
+            s: {
+                "count": v.get("banners", 0),
+                "list": v.get("banner_list", []),
+                "needed": v.get("banners_needed"),
+            }
+            for s, v in view.get("sides", {}).items()
+        },
+        "hands": {s: list(v.hand) for s, v in sides.items()},
+        "command": {s: v.command for s, v in sides.items()},
+        "deck_count": view.get("deck_count"),
+        "discard": view.get("discard", []),
+        "last_card": view.get("last_card"),
+        "pending": question,
+    }
+
+
+def _events(events: Sequence[Event], epoch: int) -> list[dict[str, Any]]:
+    return [{**e.to_dict(), "epoch": epoch} for e in events]
+
+
+def load(system_name: str, position_text: str, dice: DiceSource) -> tuple[GameSystem, Any]:
+    """Load and start a position (deals hands if its deck is still ``random``)."""
+    system = get_system(system_name)
+    try:
+        pos = system.load_position(position_text)
+    except PositionError as exc:
+        raise CliError(f"position: {exc}", 1) from exc
+    dice.game_id = str(getattr(pos, "game_id", "") or "game")
+    return system, system.new_game(pos, None, dice.setup())
+
+
+def resolve_text(
+    position_text: str,
+    orders_text: str,
+    *,
+    dice_faces: list[str] | None = None,
+    seed: bytes | None = None,
+    answers: Sequence[str] = (),
+    side: str | None = None,
+    system_name: str = "cca",
+) -> dict[str, Any]:
+    """Resolve orders (then answers) on a position; return the JSON report.
+
+    Raises :class:`CliError` (code 2) when the dice run out and (code 1) for
+    bad positions; an :class:`OrdersError` for refused orders or answers.
+    """
+    if dice_faces is None and seed is None:
+        raise CliError("give --dice FACES or --seed HEX")
+    src = DiceSource("game", faces=dice_faces, seed=seed)
+    system, state = load(system_name, position_text, src)
+    prompt = system.prompt(state)
+    if prompt.kind == "over":
+        raise CliError(f"the battle is over: {prompt.text}", 1)
+    acting = side or prompt.side
+    assert acting is not None
+    events: list[dict[str, Any]] = []
+    submissions: list[dict[str, Any]] = []
+    todo: list[tuple[str, str]] = [(acting, orders_text)]
+    queue = list(answers)
+    while todo:
+        who, text = todo.pop(0)
+        sub = system.parse_orders(state, who, text)
+        rng = src.next_epoch(text)
+        try:
+            res = system.resolve(state, sub, rng)
+        except NotEnoughDice as exc:
+            raise CliError(f"not enough dice: {exc}", 2) from exc
+        src.after(rng)
+        state = res.state
+        events += _events(res.events, src.epoch)
+        submissions.append({"epoch": src.epoch, "side": who, "text": text})
+        p = system.prompt(state)
+        if p.kind == "question" and p.question is not None and queue:
+            ans = queue.pop(0).strip()
+            if not ans.lower().startswith("answer"):
+                ans = f"answer {ans}"
+            todo.append((p.question.side, ans + "\n"))
+    report: dict[str, Any] = {
+        "format": FORMAT,
+        "system": system_name,
+        "side": acting,
+        "state": state_report(system, state),
+        "events": events,
+        "submissions": submissions,
+        "answers_unused": queue,
+    }
+    if src.faces is not None:
+        scripted = src.scripted
+        report["dice"] = {
+            "source": "scripted",
+            "given": len(src.faces),
+            "used": 0 if scripted is None else len(src.faces) - scripted.unused,
+            "unused": len(src.faces) if scripted is None else scripted.unused,
+            "log": src.scripted_log(),
+        }
+    else:
+        report["dice"] = {"source": "seed", "epochs": src.epoch, "log": src.log}
+    report["position"] = _position_text(system, state)
+    return report
+
+
+def _position_text(system: GameSystem, state: Any) -> str | None:
+    writer = getattr(system, "write_position", None)
+    if writer is None:
+        return None
+    try:
+        return str(writer(state))
+    except (NotImplementedError, ValueError, KeyError):
+        return None
+
+
+def legal_report(
+    position_text: str,
+    side: str | None = None,
+    card: str | None = None,
+    system_name: str = "cca",
+) -> dict[str, Any]:
+    """Playable cards, orderable units, reachable hexes and targets for ``side``."""
+    src = DiceSource("game", faces=[])
+    system, state = load(system_name, position_text, src)
+    p = system.prompt(state)
+    who = side or p.side or "south"
+    try:
+        hints: dict[str, Any] = dict(system.legal_hints(state, who))
+    except NotImplementedError:
+        hints = {"cards": [{"code": c} for c in state.sides[who].hand]}
+    out: dict[str, Any] = {
+        "side": who,
+        "prompt": {"kind": p.kind, "side": p.side},
+        "cards": hints.get("cards", []),
+        "hints": hints,
+    }
+    out["units"] = _unit_options(state, who, card)
+    return out
+
+
+def _unit_options(state: Any, side: str, card: str | None) -> list[dict[str, Any]]:
+    """Per unit: hexes it could reach if ordered, adjacent enemies, fire targets."""
+    from engine.cca import combat, movement  # noqa: PLC0415
+    from engine.cca.autoplay import choice_stream  # noqa: PLC0415
+    from engine.cca.decide import Decider  # noqa: PLC0415
+    from engine.cca.policy import parse_policy  # noqa: PLC0415
+    from engine.cca.work import Work  # noqa: PLC0415
+    from engine.core.replay import AnswerBook  # noqa: PLC0415
+
+    pol = {s: parse_policy(v.standing or "") for s, v in state.sides.items()}
+    w = Work.start(state, choice_stream(b"legal"), Decider(pol, AnswerBook(())))
+    w.active = side
+    w.card = card
+    out: list[dict[str, Any]] = []
+    for u in w.live_units(side):
+        assert u.hex is not None
+        w.ordered = {u.id}
+        reach = sorted(str(h) for h in movement.reach(w, u) if h != u.hex)
+        adjacent = sorted(str(e.hex) for e in w.enemy_units_adjacent(u))
+        rmax = combat.fire_range(w, u)
+        fire: list[str] = []
+        if rmax and not adjacent:
+            for h in w.state.board:
+                e = w.unit_at(h)
+                if (
+                    e is not None
+                    and e.side != side
+                    and 2 <= u.hex.distance(h) <= rmax
+                    and combat.los_clear(w, u.hex, h)
+                ):
+                    fire.append(str(h))
+        ld = w.attached(u)
+        out.append(
+            {
+                "hex": str(u.hex),
+                "type": u.type,
+                "blocks": u.blocks,
+                "leader": None if ld is None else ld.name,
+                "reach": reach,
+                "attack": adjacent,
+                "fire": sorted(fire),
+            }
+        )
+    for ld in w.leaders.values():
+        if ld.side == side and ld.hex is not None and w.lone(ld):
+            out.append(
+                {
+                    "leader": ld.name,
+                    "hex": str(ld.hex),
+                    "reach": sorted(str(h) for h in movement.leader_reach(w, ld) if h != ld.hex),
+                }
+            )
+    return out
+
+
+def board_text(system: GameSystem, state: Any) -> str:
+    """Draw ``state`` as an ASCII board (pbem.render), or a plain list if that fails."""
+    try:
+        from pbem.render.ascii import render_ascii  # noqa: PLC0415
+        from pbem.render.view import from_position_toml  # noqa: PLC0415
+
+        writer = getattr(system, "write_position")  # noqa: B009
+        return str(render_ascii(from_position_toml(writer(state))))
+    except Exception:
+        view = system.public_view(state)
+        lines = [
+            f"{u['side']:5} {u['type']:4} {u['hex']:4} blocks {u['blocks']}"
+            for u in view.get("units", [])
+        ]
+        lines += [
+            f"{ld['side']:5} leader {ld['name']} {ld['hex']}" for ld in view.get("leaders", [])
+        ]
+        return "\n".join(lines)
