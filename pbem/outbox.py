@@ -232,6 +232,7 @@ class OutboxSender:
         await self._deliver_smtp(row)
 
     def _deliver_maildir(self, row: OutboxMessage) -> None:
+        self.config.maildir_path.parent.mkdir(parents=True, exist_ok=True)
         box = mailbox.Maildir(self.config.maildir_path, create=True)
         # The envelope recipient is not in the headers when one mail has many copies.
         header = f"X-Pbem-Envelope-To: {row.recipient}\r\n".encode()
