@@ -37,7 +37,7 @@ from pbem.mailviews.model import (
 from pbem.orders_text import canonicalize
 from pbem.render.bundle import RenderedBoard
 from pbem.render.png import board_size
-from pbem.render.templating import environment
+from pbem.render.templating import environment, wrap
 
 __all__ = [
     "MAX_MAIL_BYTES",
@@ -97,12 +97,25 @@ def _render(kind: str, ctx: dict[str, Any]) -> tuple[str, str]:
     return canonicalize(text), html
 
 
+def fit_template(text: str, width: int = 76) -> str:
+    """Wrap long comment lines of an orders template; order lines are never touched."""
+    out: list[str] = []
+    for line in text.rstrip("\n").split("\n"):
+        if len(line) > width and line.lstrip().startswith("#"):
+            out.append(wrap(line, width, "#   ", ""))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def _message(
     env: Envelope,
     subject: str,
     kind: str,
     ctx: dict[str, Any],
     board: RenderedBoard | None = None,
+    *,
+    files: tuple[tuple[str, bytes], ...] = (),
 ) -> EmailMessage:
     cid = _cid(env)
     ctx = {**_common(env), **ctx, "board": _board(board, cid) if board else None}
@@ -152,6 +165,8 @@ def _message(
             subtype="svg+xml",
             filename=f"board-turn-{env.turn}.svg",
         )
+    for filename, data in files:
+        msg.add_attachment(data, maintype="text", subtype="plain", filename=filename)
     if env.signer is not None:
         msg.add_attachment(
             env.signer(text).encode("ascii"),
@@ -190,10 +205,11 @@ def game_start_mail(m: GameStart) -> EmailMessage:
         "server_allowed_signers": m.server_allowed_signers,
         "hand": card_dicts(m.hand),
         "deadline": deadline_text(m.deadline, env.recipient.tz),
-        "orders_template": m.orders_template.rstrip("\n"),
+        "orders_template": fit_template(m.orders_template),
     }
     subject = "the game begins, your move" if mover else f"the game begins, {first} to move"
-    return _message(env, subject, "game_start", ctx, m.board)
+    signers = (("allowed_signers", (m.server_allowed_signers.strip() + "\n").encode("utf-8")),)
+    return _message(env, subject, "game_start", ctx, m.board, files=signers)
 
 
 def turn_mail(m: TurnMail) -> EmailMessage:
@@ -215,7 +231,7 @@ def turn_mail(m: TurnMail) -> EmailMessage:
             "deck_commitment": m.dice.deck_commitment,
         },
         "deadline": deadline_text(m.deadline, env.recipient.tz),
-        "orders_template": m.orders_template.rstrip("\n"),
+        "orders_template": fit_template(m.orders_template),
     }
     subject = "your move" if mover else f"{to_move} to move"
     return _message(env, subject, "turn", ctx, m.board)
@@ -233,6 +249,8 @@ def question_mail(m: QuestionMail) -> EmailMessage:
         "deadline": deadline_text(q.deadline, env.recipient.tz),
         "narrative": narrative_dicts(m.narrative),
         "hand": card_dicts(m.hand),
+        "orders_template": fit_template(m.orders_template)
+        or f"game {env.game_id}\nturn {env.turn}\nside {env.recipient.side}\nanswer {q.default}",
     }
     return _message(env, "a decision for you", "question", ctx, m.board)
 
@@ -253,7 +271,7 @@ def reminder_mail(m: Reminder) -> EmailMessage:
     env = m.env
     ctx = {
         "deadline": deadline_text(m.deadline, env.recipient.tz),
-        "orders_template": m.orders_template.rstrip("\n"),
+        "orders_template": fit_template(m.orders_template),
         "hand": card_dicts(m.hand),
     }
     return _message(env, "reminder, your orders are due", "reminder", ctx)

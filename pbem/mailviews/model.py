@@ -99,9 +99,18 @@ class NarrativeEvent:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> NarrativeEvent:
-        """Read ``{"kind", "text", "dice": [{"face", "event"}, ...]}`` (dice optional)."""
+        """Read an event dict: ``{"kind", "text", "dice"}`` (dice optional).
+
+        Dice are ``{"face", "event"}`` dicts, or plain faces as in the
+        engine's ``Event.to_dict()``; a plain face is labelled ``die i of n``
+        (the event's text says what was rolled for).
+        """
+        raw = list(d.get("dice", ()) or ())
         dice = tuple(
-            DieRoll(str(x["face"]), str(x.get("event", ""))) for x in d.get("dice", ()) or ()
+            DieRoll(str(x["face"]), str(x.get("event", "")))
+            if isinstance(x, Mapping)
+            else DieRoll(str(x), f"die {i} of {len(raw)}")
+            for i, x in enumerate(raw, 1)
         )
         return cls(str(d.get("kind", "event")), str(d["text"]), dice)
 
@@ -135,6 +144,18 @@ class OrderError:
     line_no: int | None = None
     line: str | None = None
     legal: tuple[str, ...] = ()
+
+    @classmethod
+    def from_problem(cls, p: Any) -> OrderError:
+        """Convert an engine ``OrdersProblem`` (``line`` 0 = the whole submission)."""
+        line = int(getattr(p, "line", 0) or 0)
+        return cls(
+            code=str(p.code),
+            message=str(p.message),
+            line_no=line or None,
+            line=str(getattr(p, "quote", "")) if line else None,
+            legal=tuple(str(x) for x in getattr(p, "legal", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -187,6 +208,7 @@ class QuestionMail:
     narrative: tuple[NarrativeEvent, ...]
     board: RenderedBoard
     hand: tuple[Card, ...]
+    orders_template: str = ""  # the engine's answer template; a generic example if empty
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-__all__ = ["environment", "templates_dir", "wrap"]
+__all__ = ["chop", "environment", "templates_dir", "wrap"]
 
 
 def templates_dir() -> Path:
@@ -52,10 +52,18 @@ def wrap(text: str, width: int = 76, indent: str = "", first: str | None = None)
     return "\n".join(out)
 
 
+def chop(text: str, width: int = 72, prefix: str = "    | ") -> str:
+    """Quote one line exactly (spaces kept), cut into ``width``-column pieces."""
+    s = str(text)
+    pieces = [s[i : i + width] for i in range(0, len(s), width)] or [""]
+    return "\n".join((prefix + p).rstrip() for p in pieces)
+
+
 @lru_cache(maxsize=4)
 def _env(folder: str) -> jinja2.Environment:
     env = _make_env(folder)
     env.filters["wrap"] = wrap
+    env.filters["chop"] = chop
     return env
 
 
