@@ -88,7 +88,7 @@ _ALL += [
     CardSpec("MFM", "Move-Fire-Move", TACTIC, 2),
     CardSpec("CH", "Mounted Charge", TACTIC, 2),
     CardSpec("RA", "Rally", TACTIC, 1),
-]  # fmt: skip
+]
 
 CARDS: dict[str, CardSpec] = {c.code: c for c in _ALL}
 """Every card kind by code."""

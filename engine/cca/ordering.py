@@ -1,14 +1,395 @@
-"""Which units a card orders."""
+"""Ordering units and leaders with a command card (cca.md §5, §6, §18).
+
+:func:`order_units` checks the ``order`` lines of a submission against the
+card played (a Counter-Attack plays the card it copies, mirrored) and marks
+the ordered units and leaders on the :class:`Work`. I am Spartacus and Rally
+roll their dice here during resolution; while validating, every listed unit
+is taken as ordered. :func:`hints` lists what each card in a hand may order.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from engine.cca.state import State
+from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP, CardSpec
+from engine.cca.combat import fire_range
+from engine.cca.orders import Ref, Submission
+from engine.cca.state import State, other
+from engine.cca.units import weight_of_face
+from engine.cca.work import WLeader, Work, WUnit
+from engine.core.api import OrdersProblem
+from engine.hexgrid import Hex, Section
 
-__all__ = ["hints"]
+__all__ = ["effective_card", "hints", "order_units"]
+
+Item = WUnit | WLeader
+
+
+def _mirror(sec: str | None) -> str | None:
+    return None if sec is None else Section.mirror(sec)
+
+
+def effective_card(state: State, side: str, code: str) -> tuple[CardSpec | None, str | None, str]:
+    """The card a play acts as (Counter-Attack copies), the LA section, or why none."""
+    if code != "CTA":
+        return CARDS[code], None, ""
+    last = state.last_card
+    if not last or last.get("side") != other(side):
+        return None, None, "Counter-Attack copies the card your opponent just played: none yet"
+    base = CARDS[str(last["code"])]
+    if base.kind == SECTION:
+        per = tuple((Section.mirror(s), n) for s, n in base.per_section)
+        base = CardSpec(base.code, base.name, base.kind, 0, per_section=per, helmet=True)
+    elif base.kind == LEADERSHIP and base.leader_section:
+        mirrored = {"left": "IR", "right": "IL", "centre": "IC"}[base.leader_section]
+        base = CARDS[mirrored]
+    return base, _mirror(last.get("section")), ""
+
+
+def sections_of(w: Work, side: str, h: Hex) -> frozenset[str]:
+    return w.state.board.sections_for(h, side == "south")
+
+
+def _items(w: Work, side: str) -> list[Item]:
+    units: list[Item] = [u for u in w.live_units(side)]
+    leaders: list[Item] = [ld for ld in w.leaders.values() if ld.side == side and ld.hex]
+    return units + leaders
+
+
+def _name(it: Item) -> str:
+    return str(it.hex) if isinstance(it, WUnit) else f"leader {it.name}"
+
+
+def _category(u: WUnit, troop: str) -> bool:
+    return u.spec.mounted if troop == "mounted" else u.spec.weight == troop
+
+
+def _connected(hexes: list[Hex], seeds: list[Hex]) -> bool:
+    """True if every hex is linked to a seed hex through adjacent hexes of the set."""
+    pool = set(hexes)
+    reached = {h for h in pool if any(h == s or h.is_adjacent(s) for s in seeds)}
+    todo = list(reached)
+    while todo:
+        h = todo.pop()
+        for n in h.neighbours():
+            if n in pool and n not in reached:
+                reached.add(n)
+                todo.append(n)
+    return reached == pool
+
+
+def _missile(w: Work, u: WUnit) -> bool:
+    return fire_range(w, u) > 0
+
+
+def eligible(w: Work, side: str, spec: CardSpec, code: str) -> list[Item]:
+    """Units/leaders a card could order at all (for messages and templates)."""
+    units = w.live_units(side)
+    leaders = [ld for ld in w.leaders.values() if ld.side == side and ld.hex]
+    if spec.kind == SECTION:
+        secs = set(spec.sections)
+        return [it for it in _items(w, side) if it.hex and sections_of(w, side, it.hex) & secs]
+    if spec.kind == TROOP:
+        assert spec.troop is not None
+        troop = spec.troop
+        got: list[Item] = [u for u in units if _category(u, troop)]
+        if spec.code == "MO":
+            got += [ld for ld in leaders if ld.hex]
+        return got or list(units)
+    if spec.kind == LEADERSHIP:
+        return _items(w, side)
+    if code == "DS":
+        return [u for u in units if _missile(w, u)] or list(units)
+    if code in ("DT", "LN"):
+        return [u for u in units if u.spec.foot] or list(units)
+    if code == "MFM":
+        return [u for u in units if u.spec.weight == "light"] or list(units)
+    if code == "CH":
+        mounted = [u for u in units if u.spec.mounted]
+        return mounted + [ld for ld in leaders if w.lone(ld)] if mounted else list(units)
+    if code == "CS":
+        return [u for u in units if w.enemy_units_adjacent(u)]
+    if code == "RA":
+        return [u for u in units if u.spec.rally and u.blocks < u.full]
+    return _items(w, side)
+
+
+def _resolve_refs(
+    w: Work, side: str, sub: Submission, problems: list[OrdersProblem]
+) -> list[tuple[Item, int]]:
+    out: list[tuple[Item, int]] = []
+    seen: set[int] = set()
+    for ref, n in zip(sub.orders, sub.order_lines, strict=True):
+        quote = sub.lines[n - 1] if n and n <= len(sub.lines) else ref.notation()
+        it = _lookup(w, side, ref)
+        if isinstance(it, str):
+            problems.append(OrdersProblem(n, quote, "not-yours", it,
+                                          tuple(_name(x) for x in _items(w, side))))
+            continue
+        if id(it) in seen:
+            problems.append(OrdersProblem(n, quote, "ordered-twice",
+                                          f"{ref.notation()} is ordered twice (one order each)"))
+            continue
+        seen.add(id(it))
+        out.append((it, n))
+    return out
+
+
+def _lookup(w: Work, side: str, ref: Ref) -> Item | str:
+    if ref.leader is not None:
+        for ld in w.leaders.values():
+            if ld.name.lower() == ref.leader.lower():
+                if ld.side != side or ld.hex is None:
+                    return f"leader {ref.leader} is not one of your leaders on the board"
+                return ld
+        return f"no leader called {ref.leader}"
+    assert ref.hex is not None
+    u = w.unit_at(ref.hex)
+    if u is not None:
+        return u if u.side == side else f"the unit in {ref.hex} is not yours"
+    lone = w.leader_at(ref.hex)
+    if lone is not None and lone.side == side:
+        return lone
+    return f"nothing of yours in {ref.hex}"
+
+
+def _assign_sections(w: Work, side: str, items: list[Item], per: dict[str, int]) -> bool:
+    """Fit every item into a section slot (a line hex may use either section)."""
+    options = [sorted(sections_of(w, side, it.hex) & set(per)) for it in items if it.hex]
+    left = dict(per)
+
+    def fit(i: int) -> bool:
+        if i == len(options):
+            return True
+        for s in options[i]:
+            if left[s] > 0:
+                left[s] -= 1
+                if fit(i + 1):
+                    return True
+                left[s] += 1
+        return False
+
+    return fit(0)
+
+
+def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[OrdersProblem]:
+    """Mark what the card orders; return the problems found (empty if legal)."""
+    problems: list[OrdersProblem] = []
+    code = sub.card
+    assert code is not None
+    cq = sub.lines[sub.card_line - 1] if sub.card_line else f"card {code}"
+    spec, la_section, why = effective_card(w.state, side, code)
+    if spec is None:
+        return [OrdersProblem(sub.card_line, cq, "nothing-to-copy", why)]
+    w.card = spec.code
+    picked = _resolve_refs(w, side, sub, problems)
+    items = [it for it, _ in picked]
+    legal = tuple(_name(x) for x in eligible(w, side, spec, spec.code))
+
+    def bad(n: int, codename: str, msg: str, alts: tuple[str, ...] = legal) -> None:
+        quote = sub.lines[n - 1] if 0 < n <= len(sub.lines) else cq
+        problems.append(OrdersProblem(n, quote, codename, msg, alts))
+
+    first_turn = w.state.sides[side].turns == 0
+    for it, n in picked:
+        if isinstance(it, WUnit) and first_turn and _no_move_first(w, it):
+            bad(n, "not-this-turn", f"{_name(it)} may not be ordered in your first turn", ())
+        if isinstance(it, WLeader) and not w.lone(it) and spec.kind != LEADERSHIP:
+            host = w.host(it)
+            detach_ok = spec.helmet or (
+                spec.code == "CH" and bool(w.state.option("mounted_charge_detach"))
+            )
+            if not detach_ok:
+                what = host.type if host else "unit"
+                bad(n, "cannot-detach", f"leader {it.name} is attached to the {what} in "
+                    f"{it.hex}; {spec.name} cannot detach leaders: order the unit instead")
+    units = [it for it in items if isinstance(it, WUnit)]
+    lds = [it for it in items if isinstance(it, WLeader)]
+    any_one = len(items) == 1 and len(units) == 1
+    command = w.state.sides[side].command
+    all_units = w.live_units(side)
+    line0 = sub.order_lines[0] if sub.order_lines else sub.card_line
+
+    if spec.kind == SECTION:
+        if not _assign_sections(w, side, items, spec.sections):
+            want = ", ".join(f"{n} in your {s}" for s, n in spec.per_section)
+            bad(line0, "wrong-section", f"{spec.name} orders {want}; these do not fit")
+    elif spec.kind == TROOP:
+        troop = spec.troop or ""
+        have = [u for u in all_units if _category(u, troop)]
+        if have:
+            for it, n in picked:
+                if isinstance(it, WUnit) and not _category(it, troop):
+                    bad(n, "wrong-troop", f"{_name(it)} is not a {troop} unit")
+                if isinstance(it, WLeader) and spec.code != "MO":
+                    bad(n, "wrong-troop", f"{spec.name} does not order leaders")
+            if len(items) > command:
+                bad(line0, "too-many", f"{spec.name} orders up to {command} (your Command)")
+        elif not any_one and items:
+            bad(line0, "any-one-unit", f"you have no {troop} units: order any one unit")
+    elif spec.kind == LEADERSHIP:
+        _check_leadership(w, side, spec, la_section, picked, bad, line0, any_one)
+    elif spec.code in ("DT", "LN"):
+        foot = [u for u in all_units if u.spec.foot]
+        if foot:
+            for it, n in picked:
+                if not (isinstance(it, WUnit) and it.spec.foot):
+                    bad(n, "not-foot", f"{_name(it)} is not a foot unit")
+            if spec.code == "DT" and len(items) > 4:
+                bad(line0, "too-many", "Double Time orders up to 4 foot units")
+            hexes = [u.hex for u in units if u.hex]
+            if hexes and not _connected(hexes, hexes[:1]):
+                bad(line0, "not-connected", "the ordered units must form one connected group")
+        elif not any_one and items:
+            bad(line0, "any-one-unit", "you have no foot units: order any one unit")
+    elif spec.code in ("MFM", "CH"):
+        want = "light" if spec.code == "MFM" else "mounted"
+        have = [u for u in all_units if _category(u, want)]
+        if have:
+            for it, n in picked:
+                if isinstance(it, WUnit) and not _category(it, want):
+                    bad(n, "wrong-troop", f"{_name(it)} is not a {want} unit")
+                if isinstance(it, WLeader) and (spec.code == "MFM" or not w.lone(it)):
+                    bad(n, "wrong-troop", f"{spec.name} does not order this leader")
+            if len(items) > command:
+                bad(line0, "too-many", f"{spec.name} orders up to {command} (your Command)")
+        elif not any_one and items:
+            bad(line0, "any-one-unit", f"you have no {want} units: order any one unit")
+    elif spec.code in ("CS", "DS"):
+        auto = eligible(w, side, spec, spec.code)
+        fallback = spec.code == "DS" and not any(_missile(w, u) for u in all_units)
+        if fallback:
+            if len(items) > 1:
+                bad(line0, "any-one-unit", "you have no missile units: order any one unit")
+        else:
+            items = list(auto)
+            units = [it for it in items if isinstance(it, WUnit)]
+            lds = []
+    elif spec.code == "SP" and not validating:
+        items = _spartacus(w, side, items)
+        units = [it for it in items if isinstance(it, WUnit)]
+        lds = [it for it in items if isinstance(it, WLeader)]
+    elif spec.code == "RA":
+        if not any(w.lone(ld) or w.host(ld) for ld in w.leaders.values()
+                   if ld.side == side and ld.hex):
+            if len(items) > 1:
+                bad(line0, "any-one-unit", "you have no leader on the board: order any one unit")
+        elif not validating:
+            units = _rally(w, side, units)
+            lds = []
+    if problems:
+        return problems
+    w.ordered = {u.id for u in units}
+    w.ordered_leaders = {ld.name for ld in lds}
+    if spec.code == "SP" or w.card == "SP":
+        for u in units:
+            w.bonus_dice[u.id] = 1
+    return []
+
+
+def _no_move_first(w: Work, u: WUnit) -> bool:
+    for p in w.specials("no-move-first-turn", u.side):
+        if u.hex is not None and str(u.hex) in p.get("hexes", ()):
+            return True
+        if p.get("tag") in u.tags:
+            return True
+    return False
+
+
+def _check_leadership(  # noqa: PLR0917
+    w: Work,
+    side: str,
+    spec: CardSpec,
+    la_section: str | None,
+    picked: list[tuple[Item, int]],
+    bad: Callable[..., None],
+    line0: int,
+    any_one: bool,
+) -> None:
+    leaders = [(it, n) for it, n in picked if isinstance(it, WLeader)]
+    if not leaders:
+        if not any_one:
+            bad(line0, "need-leader", f"{spec.name}: name the leader, or order any one unit",
+                tuple(f"leader {x.name}" for x in w.leaders.values() if x.side == side and x.hex))
+        return
+    if len(leaders) > 1:
+        bad(leaders[1][1], "one-leader", f"{spec.name} orders one leader")
+        return
+    ld, n = leaders[0]
+    assert isinstance(ld, WLeader) and ld.hex is not None
+    need = spec.leader_section or la_section
+    if need and need not in sections_of(w, side, ld.hex):
+        bad(n, "wrong-section", f"leader {ld.name} is not in your {need}")
+    host = w.host(ld)
+    others = [it for it, _ in picked if isinstance(it, WUnit) and it is not host]
+    if len(others) > spec.chain:
+        bad(line0, "too-many", f"{spec.name}: the leader's unit and up to {spec.chain} more")
+    hexes = [u.hex for u in others if u.hex]
+    if hexes and not _connected(hexes, [ld.hex]):
+        bad(line0, "not-connected", "the units must form a chain starting next to the leader")
+
+
+def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
+    command = w.state.sides[side].command
+    faces = w.roll(command, "I am Spartacus")
+    w.log("spartacus", f"I am Spartacus: {' '.join(faces)}", faces)
+    wants = {"G": 0, "B": 0, "R": 0, "H": 0}
+    for f in faces:
+        if f in wants:
+            wants[f] += 1
+    got: list[Item] = []
+    for it in items:
+        face = {"light": "G", "medium": "B", "heavy": "R"}.get(it.spec.weight) \
+            if isinstance(it, WUnit) else None
+        if face and wants[face]:
+            wants[face] -= 1
+            got.append(it)
+        elif wants["H"]:
+            wants["H"] -= 1
+            got.append(it)
+    w.log("ordered", "ordered by the dice: " + (", ".join(_name(x) for x in got) or "nothing"))
+    return got
+
+
+def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
+    command = w.state.sides[side].command
+    faces = w.roll(command, "Rally")
+    w.log("rally", f"Rally: {' '.join(faces)}", faces)
+    near = [u for u in units if u.spec.rally and u.hex is not None and any(
+        ld.side == side and ld.hex is not None and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
+        for ld in w.leaders.values())]
+    rallied: list[WUnit] = []
+    for f in sorted(faces, key=lambda x: x == "H"):  # colours first, helmets for the rest
+        weight = weight_of_face(f)
+        for u in near:
+            if u.blocks < u.full and (f == "H" or u.spec.weight == weight):
+                u.blocks += 1
+                if u not in rallied:
+                    rallied.append(u)
+                w.log("rallied", f"{u.label} gets a block back ({f})", unit=u.id, blocks=u.blocks)
+                break
+    return rallied
 
 
 def hints(state: State, side: str) -> dict[str, Any]:
-    """Playable cards and the units each may order."""
-    raise NotImplementedError("ordering is being written")
+    """Each card in ``side``'s hand with the units and leaders it may order."""
+    from engine.cca.decide import Decider  # noqa: PLC0415
+    from engine.cca.policy import Policy  # noqa: PLC0415
+    from engine.core.replay import AnswerBook  # noqa: PLC0415
+    from engine.randomness import ScriptedDice  # noqa: PLC0415
+
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    _ = Policy
+    cards = []
+    for code in state.sides[side].hand:
+        spec, _sec, why = effective_card(state, side, code)
+        entry: dict[str, Any] = {"code": code, "name": CARDS[code].name, "kind": CARDS[code].kind}
+        if code == "FS":
+            entry["note"] = "played when the opponent attacks you (standing order first-strike)"
+        elif spec is None:
+            entry["note"] = why
+        else:
+            entry["units"] = [_name(x) for x in eligible(w, side, spec, spec.code)]
+        cards.append(entry)
+    return {"side": side, "command": state.sides[side].command, "cards": cards}

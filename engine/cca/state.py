@@ -117,6 +117,7 @@ class Pending:
     dice: tuple[Mapping[str, Any], ...]
     reported: int
     question: Question
+    start: str = ""  # canonical JSON of the state the turn started from
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
             "dice": [dict(d) for d in p.dice],
             "reported": p.reported,
             "question": _question_to_dict(p.question),
+            "start": p.start,
         }
     return {
         "format": "pbem-state/1",
@@ -267,6 +269,7 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
             side=p["side"], orders=p["orders"], answers=tuple(p["answers"]),
             dice=tuple(dict(x) for x in p["dice"]), reported=int(p["reported"]),
             question=Question(q["id"], q["side"], q["text"], tuple(q["answers"]), q["default"]),
+            start=p.get("start", ""),
         )
     return State(
         game_id=d["game_id"],

@@ -1,15 +1,197 @@
-"""Resolve a turn (the driver)."""
+"""Resolve a turn: the driver behind ``system.resolve`` (cca.md §4.2, §20).
+
+A turn runs as one deterministic procedure on a :class:`Work`: play the
+card, order, move, battle in the order written, then the end of turn
+(objective banners, First Strike replacement, draw, Command changes). When
+a decision needs a question, the state keeps the turn's start, the orders,
+the answers and the dice so far (a :class:`Pending`); the answer replays
+the turn from its start (engine.core.replay) and goes on with fresh dice.
+"""
 
 from __future__ import annotations
 
-from engine.cca.orders import Submission
-from engine.cca.state import State
+from dataclasses import replace
+
+from engine.cca.battle import close_combat, fire
+from engine.cca.cards import CARDS, CIRCLED_HAND_BONUS
+from engine.cca.decide import Decider
+from engine.cca.ordering import order_units, sections_of
+from engine.cca.orders import Action, Submission, parse_submission
+from engine.cca.policy import DEFAULT_STANDING, Policy, parse_policy
+from engine.cca.special import command_now, end_of_turn_specials
+from engine.cca.state import SIDES, Pending, State, other, state_from_dict, state_to_dict
+from engine.cca.validate import move_step
+from engine.cca.work import GameOver, Work, WUnit
 from engine.core.api import Resolution
+from engine.core.canonical import canonical_json, load_json
+from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
 
 __all__ = ["resolve"]
 
 
+def _policies(state: State) -> dict[str, Policy]:
+    base = parse_policy(DEFAULT_STANDING)
+    return {s: base.merged(parse_policy(state.sides[s].standing)) for s in SIDES}
+
+
+def _with_standing(state: State, side: str, lines: tuple[str, ...]) -> State:
+    if not lines:
+        return state
+    pol = parse_policy(state.sides[side].standing or DEFAULT_STANDING)
+    pol = pol.merged(parse_policy("\n".join(lines)))
+    return state.with_side(side, standing=pol.text())
+
+
 def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
-    """Resolve ``submission`` on ``state`` with ``rng``."""
-    raise NotImplementedError("resolution is being written")
+    """Resolve an accepted submission (orders, or an answer to the pending question)."""
+    if state.pending is not None:
+        p = state.pending
+        assert submission.answer is not None
+        start = state_from_dict(load_json(p.start))
+        answer_side = p.question.side
+        start = _with_standing(start, answer_side, submission.standing)
+        return _run(start, p.side, p.orders, (*p.answers, submission.answer), p.dice, rng,
+                    p.reported)
+    start = _with_standing(state, state.to_move, submission.standing)
+    if submission.card is None:  # standing orders only
+        return Resolution(start, ())
+    return _run(start, state.to_move, submission.notation(), (), (), rng, 0)
+
+
+def _run(  # noqa: PLR0917
+    start: State,
+    side: str,
+    orders: str,
+    answers: tuple[str, ...],
+    dice: tuple[object, ...],
+    rng: Randomness,
+    reported: int,
+) -> Resolution:
+    sub = parse_submission(orders)
+    rr = ReplayRandomness([dict(d) for d in dice], rng)  # type: ignore[call-overload]
+    decider = Decider(_policies(start), AnswerBook(answers))
+    w = Work.start(start, rr, decider)
+    try:
+        _turn(w, side, sub)
+        _end_of_turn(w, side)
+        final = _advance(w.freeze(), w, side)
+    except GameOver as over:
+        w.log("victory", "the battle is a draw" if over.result == "draw"
+              else f"{over.result} wins the battle", result=over.result)
+        final = replace(w.freeze(), result=over.result, pending=None)
+    except NeedDecision as nd:
+        q = nd.question
+        done = len(w.events)  # the replay will not repeat the question event itself
+        w.log("question", f"waiting for {q.side}: {q.text}", side=q.side, question=q.id)
+        pending = Pending(side=side, orders=orders, answers=answers,
+                          dice=tuple(rr.record), reported=done, question=q,
+                          start=canonical_json(state_to_dict(start)))
+        return Resolution(replace(w.freeze(), pending=pending), tuple(w.events[reported:]))
+    return Resolution(replace(final, pending=None), tuple(w.events[reported:]))
+
+
+def _turn(w: Work, side: str, sub: Submission) -> None:
+    code = sub.card
+    assert code is not None
+    w.log("card", f"{side} plays {CARDS[code].name}", side=side, card=code)
+    w.hands[side].remove(code)
+    w.discard.append(code)
+    problems = order_units(w, side, sub, validating=False)
+    if problems:  # validated before; a replay can only get here through a bug
+        raise ValueError("; ".join(str(p) for p in problems))
+    leaders = [ld for ld in w.leaders.values() if ld.name in w.ordered_leaders]
+    if leaders and leaders[0].hex is not None:
+        secs = sorted(sections_of(w, side, leaders[0].hex))
+        w.la_section = secs[0] if secs else None
+    names = [f"{u.type} {u.hex}" for u in w.units.values() if u.id in w.ordered]
+    names += [f"leader {n}" for n in sorted(w.ordered_leaders)]
+    w.log("ordered", "ordered: " + (", ".join(names) or "nothing"),
+          units=sorted(w.ordered), leaders=sorted(w.ordered_leaders))
+    phase = 1
+    bound: dict[int, tuple[WUnit | None, WUnit | None]] = {}
+    for a in sub.actions:
+        if a.verb == "move":
+            mp = 3 if phase == 2 else 1
+            why = move_step(w, side, a, mp)
+            if why:
+                w.log("moot", f"line {a.line}: move skipped: {why}", line=a.line)
+            continue
+        if phase == 1:
+            phase = 2
+            bound = _bind(w, sub.actions)
+        _battle(w, a, bound.get(a.line, (None, None)))
+    if w.card == "SP" or (w.card is not None and code == "SP"):
+        w.deck = w.deck + w.discard
+        w.discard = []
+        order = w.rng.permutation(len(w.deck), "I am Spartacus: shuffle discards into the deck")
+        w.deck = [w.deck[i] for i in order]
+        w.log("shuffle", "the discards are shuffled into the deck")
+
+
+def _bind(w: Work, actions: tuple[Action, ...]) -> dict[int, tuple[WUnit | None, WUnit | None]]:
+    """Fix which unit each battle line means, as the board stands after the moves."""
+    out: dict[int, tuple[WUnit | None, WUnit | None]] = {}
+    for a in actions:
+        if a.verb in ("fire", "attack") and a.ref.hex is not None and a.target is not None:
+            out[a.line] = (w.unit_at(a.ref.hex), w.unit_at(a.target))
+    return out
+
+
+def _battle(w: Work, a: Action, bound: tuple[WUnit | None, WUnit | None]) -> None:
+    u, t = bound
+    if u is None or u.hex is None:
+        w.log("moot", f"line {a.line}: {a.verb} skipped: the unit is gone", line=a.line)
+        return
+    if u.id not in w.ordered:
+        w.log("moot", f"line {a.line}: {a.verb} skipped: the {u.type} was not ordered",
+              line=a.line)
+        return
+    assert a.target is not None
+    if t is not None and t.hex != a.target:
+        w.log("moot", f"line {a.line}: {a.verb} skipped: the target has left {a.target}",
+              line=a.line)
+        return
+    if a.verb == "fire":
+        fire(w, u, a.target, a)
+    else:
+        close_combat(w, u, a.target, a)
+
+
+def _draw(w: Work, side: str, n: int) -> None:
+    drawn = 0
+    for _ in range(n):
+        if not w.deck:
+            if not w.discard:
+                break
+            order = w.rng.permutation(len(w.discard), "shuffle the discards into a new deck")
+            w.deck = [w.discard[i] for i in order]
+            w.discard = []
+            w.log("shuffle", "the deck is empty: the discards are shuffled into a new deck")
+        w.hands[side].append(w.deck.pop(0))
+        drawn += 1
+    if drawn:
+        w.log("draw", f"{side} draws {drawn} card{'s' if drawn > 1 else ''}", side=side, n=drawn)
+
+
+def _end_of_turn(w: Work, side: str) -> None:
+    end_of_turn_specials(w)
+    turns_done = w.state.sides[side].turns + 1
+    if w.state.option("circled_cards_raise_hand") and w.card in CIRCLED_HAND_BONUS:
+        w.command[side] += CIRCLED_HAND_BONUS[w.card][0]
+    if w.specials("hand-schedule", side) or w.specials("hand-on-banners", side):
+        w.command[side] = command_now(w, side, turns_done)
+    fs = w.first_strike_used
+    if fs is not None:
+        _draw(w, fs, max(0, w.command[fs] - len(w.hands[fs])))
+    _draw(w, side, max(0, w.command[side] - len(w.hands[side])))
+    opp = other(side)
+    if w.specials("hand-on-banners", opp):
+        w.command[opp] = command_now(w, opp, w.state.sides[opp].turns)
+
+
+def _advance(s: State, w: Work, side: str) -> State:
+    last = {"side": side, "code": w.card or "", "section": w.la_section}
+    s = s.with_side(side, turns=s.sides[side].turns + 1)
+    return replace(s, to_move=other(side), turn=s.turn + 1, last_card=last)
+

@@ -143,7 +143,7 @@ _ROWS = (
     _u(code="ELE", name="elephants", symbol="R", weight="heavy", foot=False, blocks=2, move=2,
        battle_after=2, range=0, melee=0, battle_back=0, swords_hit=True, retreat=1,
        evade=EVADE_NEVER, bonus=BONUS_ALWAYS, elephant=True, ignore_swords=99, rally=False),
-)  # fmt: skip
+)
 
 UNITS: dict[str, UnitSpec] = {row.code: row for row in _ROWS}
 """Every unit type by code."""

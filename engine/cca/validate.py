@@ -1,13 +1,302 @@
-"""Check a whole submission against the rules before any die is rolled."""
+"""Check a whole submission against the rules before any die is rolled.
+
+:func:`check_submission` parses the text, checks the header (game, turn,
+side), the card, what it orders, and then replays every move on a working
+copy and checks every battle against the board after the moves. All
+problems are reported together in one :class:`OrdersError`; nothing is
+changed. Answers to a pending question are checked against its legal
+answers. :func:`plan_actions` is shared with resolution: it turns move lines
+into paths exactly as validation accepted them.
+"""
 
 from __future__ import annotations
 
-from engine.cca.orders import Submission
+from engine.cca.cards import CARDS
+from engine.cca.combat import fire_range, los_clear
+from engine.cca.decide import Decider, norm_answer
+from engine.cca.movement import (
+    check_leader_path,
+    check_path,
+    do_leader_move,
+    do_move,
+    leader_reach,
+    moved_too_far_to_battle,
+    reach,
+)
+from engine.cca.ordering import order_units
+from engine.cca.orders import Action, Submission, parse_submission
+from engine.cca.policy import parse_policy
+from engine.cca.special import exit_hexes
 from engine.cca.state import State
+from engine.cca.work import WLeader, Work, WUnit
+from engine.core.api import OrdersError, OrdersProblem
+from engine.core.replay import AnswerBook
+from engine.hexgrid import Hex
+from engine.randomness import ScriptedDice
 
-__all__ = ["check_submission"]
+__all__ = ["check_submission", "move_step"]
+
+_VERBS = {"game", "turn", "side", "card", "play", "order", "move", "fire", "attack", "answer",
+          "standing"}
+
+
+def _bare_answer(text: str) -> str:
+    """Let a player answer a question with the choice alone on a line."""
+    out = []
+    for raw in text.splitlines():
+        body = raw.split("#", 1)[0].strip()
+        word = body.split(" ", 1)[0].lower().rstrip(":") if body else ""
+        out.append(raw if not body or word in _VERBS or body.startswith(">")
+                   else f"answer {body}")
+    return "\n".join(out)
 
 
 def check_submission(state: State, side: str, text: str) -> Submission:
     """Parse and check ``text`` from ``side``; raise OrdersError listing every problem."""
-    raise NotImplementedError("validation is being written")
+    if state.pending is not None:
+        text = _bare_answer(text)
+    sub = parse_submission(text)
+    problems: list[OrdersProblem] = []
+
+    def bad(line: int, code: str, msg: str, legal: tuple[str, ...] = ()) -> None:
+        quote = sub.lines[line - 1] if 0 < line <= len(sub.lines) else ""
+        problems.append(OrdersProblem(line, quote, code, msg, legal))
+
+    def line_of(word: str) -> int:
+        for i, raw in enumerate(sub.lines, 1):
+            if raw.strip().lower().startswith(word):
+                return i
+        return 0
+
+    if state.result is not None:
+        raise OrdersError([OrdersProblem(0, "", "game-over", "the battle is over")])
+    if sub.game is None or sub.turn is None:
+        bad(0, "missing-header", "name the game and the turn: 'game <id>' and 'turn <n>'",
+            (f"game {state.game_id}", f"turn {state.turn}"))
+    if sub.game is not None and sub.game != state.game_id:
+        bad(line_of("game"), "wrong-game", f"this is game {state.game_id}", (state.game_id,))
+    if sub.turn is not None and sub.turn != state.turn:
+        bad(line_of("turn"), "stale-turn", f"the game is at turn {state.turn}", (str(state.turn),))
+    if sub.side is not None and sub.side != side:
+        bad(line_of("side"), "wrong-side", f"you play {side}", (side,))
+    for i, raw in enumerate(sub.lines, 1):
+        if raw.strip().lower().startswith("standing"):
+            try:
+                parse_policy(raw.strip()[8:].strip(), first_line=i)
+            except OrdersError as e:
+                problems += [OrdersProblem(p.line, raw, p.code, p.message, p.legal)
+                             for p in e.problems]
+    if state.pending is not None:
+        q = state.pending.question
+        if side != q.side:
+            bad(0, "not-your-question", f"the game waits for {q.side}'s answer")
+        elif sub.answer is None:
+            bad(0, "answer-needed", q.text, q.answers)
+        elif norm_answer(sub.answer) not in {norm_answer(a) for a in q.answers}:
+            bad(line_of("answer"), "bad-answer", f"not an answer to: {q.text}", q.answers)
+        if sub.card or sub.actions or sub.orders:
+            bad(sub.card_line, "question-pending", "answer the question first; no orders now")
+        if problems:
+            raise OrdersError(problems)
+        return sub
+    if sub.answer is not None:
+        bad(line_of("answer"), "no-question", "there is no question to answer")
+    if side != state.to_move:
+        bad(0, "not-your-turn", f"it is {state.to_move}'s turn")
+    hand = state.sides[side].hand
+    if sub.card is None:
+        bad(0, "no-card", "play a card: 'card <code>'", tuple(hand))
+    elif sub.card not in hand:
+        bad(sub.card_line, "card-not-in-hand", f"you do not hold {CARDS[sub.card].name}",
+            tuple(hand))
+    elif sub.card == "FS":
+        bad(sub.card_line, "first-strike-not-a-turn",
+            "First Strike is played when you are attacked, not as your turn",
+            tuple(c for c in hand if c != "FS"))
+    if problems:
+        raise OrdersError(problems)
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    problems += order_units(w, side, sub, validating=True)
+    if problems:
+        raise OrdersError(problems)
+    problems += _check_actions(w, side, sub)
+    if problems:
+        raise OrdersError(problems)
+    return sub
+
+
+def _find(w: Work, side: str, a: Action) -> WUnit | WLeader | str:
+    if a.ref.leader is not None:
+        for ld in w.leaders.values():
+            if ld.name.lower() == a.ref.leader.lower() and ld.side == side and ld.hex:
+                return ld
+        return f"you have no leader called {a.ref.leader} on the board"
+    assert a.ref.hex is not None
+    u = w.unit_at(a.ref.hex)
+    if u is not None:
+        return u if u.side == side else f"the unit in {a.ref.hex} is not yours"
+    lone = w.leader_at(a.ref.hex)
+    if lone is not None and lone.side == side:
+        return lone
+    return f"none of your units is in {a.ref.hex} at this point"
+
+
+def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
+    """Carry out one move line on ``w``; return why it is illegal (None if done)."""
+    it = _find(w, side, a)
+    if isinstance(it, str):
+        return it
+    if w.card in ("CS", "DS"):
+        return f"{CARDS[w.card].name} allows no movement"
+    key = f"{phase}:{id(it)}"
+    if key in w.moved_lines:
+        return "each unit or leader moves once" + (" per move phase" if w.card == "MFM" else "")
+    w.moved_lines.append(key)
+    if isinstance(it, WLeader):
+        if it.name not in w.ordered_leaders:
+            return f"leader {it.name} is not ordered (order it: 'order leader {it.name}')"
+        host = w.host(it)
+        if host is not None and w.moved.get(host.id, 0):
+            return f"leader {it.name}'s unit has moved; the leader can no longer detach"
+        paths = leader_reach(w, it)
+        if a.to is not None:
+            if a.to not in paths:
+                return f"leader {it.name} cannot reach {a.to}" + _legal(paths)
+            path = paths[a.to]
+        else:
+            path = a.path[1:] if a.path and a.path[0] == it.hex else a.path
+            why = check_leader_path(w, it, path)
+            if why:
+                return why + _legal(paths)
+        do_leader_move(w, it, path)
+        return None
+    u = it
+    if u.id not in w.ordered:
+        return f"the {u.type} in {u.hex} is not ordered"
+    if u.id in w.pinned:
+        return f"a leader joined the {u.type} in {u.hex}: it may not move this turn"
+    paths = reach(w, u)
+    if a.to is not None:
+        if a.to not in paths:
+            return f"the {u.type} in {u.hex} cannot reach {a.to}" + _legal(paths)
+        path = paths[a.to]
+    else:
+        path = a.path[1:] if a.path and a.path[0] == u.hex else a.path
+        why = check_path(w, u, path)
+        if why:
+            return why + _legal(paths)
+    if a.off:
+        end = path[-1] if path else u.hex
+        exits = exit_hexes(w, side)
+        if end not in exits:
+            return f"units may leave the board only from {', '.join(map(str, exits)) or 'nowhere'}"
+    do_move(w, u, path, off=a.off)
+    return None
+
+
+def _legal(paths: dict[Hex, tuple[Hex, ...]]) -> str:
+    ends = sorted((h for h, p in paths.items() if p), key=lambda h: (h.y, h.x))
+    return "; it can reach " + (", ".join(map(str, ends)) if ends else "nowhere")
+
+
+def _targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
+    assert u.hex is not None
+    out = []
+    for h in w.state.board.hexes:
+        e = w.unit_at(h)
+        ld = w.leader_at(h)
+        enemy = (e is not None and e.side != u.side) or (
+            e is None and ld is not None and ld.side != u.side)
+        if not enemy:
+            continue
+        d = u.hex.distance(h)
+        if (close and d == 1) or (not close and 2 <= d <= fire_range(w, u)
+                                  and los_clear(w, u.hex, h)):
+            out.append(str(h))
+    return tuple(out)
+
+
+def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
+    problems: list[OrdersProblem] = []
+    phase = 1
+    battles: dict[str, int] = {}
+    targeted: set[Hex] = set()
+    must_attack: dict[str, Action] = {}
+    for a in sub.actions:
+        def bad(code: str, msg: str, legal: tuple[str, ...] = (), a: Action = a) -> None:
+            problems.append(OrdersProblem(a.line, a.quote, code, msg, legal))
+
+        if a.verb == "move":
+            if phase == 2 and w.card != "MFM":
+                bad("move-after-battle", "all moves come before the first battle")
+                continue
+            mp = 3 if phase == 2 else 1
+            before = w.moved.copy()
+            why = move_step(w, side, a, mp)
+            if why:
+                bad("illegal-move", why)
+                continue
+            if phase == 1:
+                for u in w.live_units(side):
+                    n = w.moved.get(u.id, 0) - before.get(u.id, 0)
+                    if n and u.spec.must_melee_after and n >= u.spec.must_melee_after:
+                        if not w.enemy_units_adjacent(u):
+                            bad("warriors-must-close", f"warriors moving {n} hexes must end next "
+                                "to an enemy unit")
+                        must_attack[u.id] = a
+            continue
+        phase = 2
+        assert a.ref.hex is not None and a.target is not None
+        bu = w.unit_at(a.ref.hex)
+        if bu is None or bu.side != side:
+            bad("no-unit", f"none of your units is in {a.ref.hex} after the moves")
+            continue
+        u = bu
+        if u.id not in w.ordered:
+            bad("not-ordered", f"the {u.type} in {u.hex} is not ordered")
+            continue
+        limit = 2 if w.card == "DS" else 1
+        if battles.get(u.id, 0) >= limit:
+            bad("battled-twice", f"the {u.type} in {u.hex} already battles this turn")
+            continue
+        why = moved_too_far_to_battle(w, u)
+        if why:
+            bad("cannot-battle", why)
+            continue
+        if a.verb == "fire":
+            if w.card in ("CS", "DT", "CH"):
+                bad("no-fire", f"units ordered by {CARDS[w.card].name} may not use ranged combat")
+                continue
+            if fire_range(w, u) == 0:
+                bad("no-missiles", f"{u.type} has no missile weapons")
+                continue
+            adj = [e.hex for e in w.enemy_units_adjacent(u)]
+            if adj and not (set(adj) & targeted):
+                bad("must-close", f"the {u.type} in {u.hex} is next to an enemy unit and may "
+                    "only close-combat", _targets(w, u, True))
+                continue
+            legal = _targets(w, u, False)
+            if str(a.target) not in legal and not adj:
+                bad("bad-target", f"{a.target} is not an enemy in range and sight of {u.hex}",
+                    legal)
+                continue
+        else:
+            if w.card in ("MFM", "DS"):
+                bad("no-close-combat", f"units ordered by {CARDS[w.card].name} may not "
+                    "close-combat")
+                continue
+            legal = _targets(w, u, True)
+            if str(a.target) not in legal:
+                bad("bad-target", f"{a.target} is not an enemy next to {u.hex}", legal)
+                continue
+            if a.extra is not None and not u.spec.cavalry:
+                bad("no-extra-hex", "only cavalry take an extra hex after advancing")
+                continue
+            must_attack.pop(u.id, None)
+        battles[u.id] = battles.get(u.id, 0) + 1
+        targeted.add(a.target)
+    for act in must_attack.values():
+        problems.append(OrdersProblem(act.line, act.quote, "warriors-must-attack",
+                                      "warriors that move 2 or more must close-combat: add an "
+                                      "'attack' line for them"))
+    return problems

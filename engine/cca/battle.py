@@ -1,0 +1,197 @@
+"""One battle at a time (cca.md §8-§11, §14, §18.5 First Strike, §20.2).
+
+:func:`fire` resolves a ranged combat; :func:`close_combat` resolves a
+close combat with everything it triggers: the defender's evade or First
+Strike, the roll, hits, leader check, flags and retreat, momentum advance
+and bonus combat (:mod:`engine.cca.momentum`), or the battle back. An order
+the dice made moot (a unit or target gone, no longer adjacent) is skipped
+with an event.
+"""
+
+from __future__ import annotations
+
+from engine.cca.combat import (
+    Score,
+    fire_range,
+    los_clear,
+    melee_dice,
+    ranged_dice,
+    roll_melee,
+    score_ranged,
+)
+from engine.cca.evade import evade_paths, may_evade, resolve_evade
+from engine.cca.leaders import attack_lone_leader, check_after_losses
+from engine.cca.orders import Action
+from engine.cca.retreat import take_flags
+from engine.cca.work import Work, WUnit
+from engine.hexgrid import Hex
+
+__all__ = ["close_combat", "fire"]
+
+
+def _moot(w: Work, act: Action | None, why: str) -> None:
+    line = f"line {act.line}: " if act is not None and act.line else ""
+    w.log("moot", f"{line}order skipped: {why}", line=act.line if act else 0)
+
+
+def apply_roll(  # noqa: PLR0917
+    w: Work, roller: WUnit, target: WUnit, score: Score, close: bool, target_full: bool
+) -> tuple[bool, bool]:
+    """Apply hits, the leader check and the flags; return (eliminated, left its hex)."""
+    ld = w.attached(target)
+    lost = w.lose_blocks(target, score.hits, roller.side, "battle")
+    eliminated = target.hex is None
+    leader_ok = True
+    checked = False
+    if lost and ld is not None:
+        leader_ok = check_after_losses(w, ld, eliminated, roller.side)
+        checked = True
+    if eliminated:
+        return True, True
+    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full, checked)
+    return False, moved
+
+
+def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
+    """Ranged combat by ``u`` at ``target_hex`` (§9)."""
+    if u.hex is None:
+        _moot(w, act, "the firing unit is gone")
+        return
+    if w.enemy_units_adjacent(u):
+        _moot(w, act, f"{u.label} is next to an enemy unit and may only close-combat")
+        return
+    tgt = w.unit_at(target_hex)
+    ld = w.leader_at(target_hex)
+    if (tgt is None or tgt.side == u.side) and (ld is None or ld.side == u.side or not w.lone(ld)):
+        _moot(w, act, f"no enemy in {target_hex} any more")
+        return
+    dist = u.hex.distance(target_hex)
+    if not 2 <= dist <= fire_range(w, u):
+        _moot(w, act, f"{target_hex} is out of range ({dist})")
+        return
+    if not los_clear(w, u.hex, target_hex):
+        _moot(w, act, f"no line of sight from {u.hex} to {target_hex}")
+        return
+    w.battled[u.id] = w.battled.get(u.id, 0) + 1
+    dice = ranged_dice(w, u, target_hex)
+    if dice < 1:
+        _moot(w, act, f"{u.label} has no dice left against {target_hex}")
+        return
+    if tgt is None or tgt.side == u.side:
+        assert ld is not None
+        attack_lone_leader(w, u, ld, dice, "fires at")
+        return
+    full = w.full_strength(tgt)
+    score = score_ranged(w, tgt, dice, f"fire {u.hex} at {target_hex}")
+    w.log("fire", f"{u.label} fires at {tgt.label} with {dice} dice: {' '.join(score.faces)}",
+          score.faces, unit=u.id, target=tgt.id, hits=score.hits, flags=score.flags)
+    apply_roll(w, u, tgt, score, False, full)
+
+
+def _wants_first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool:
+    side = tgt.side
+    if w.first_strike_used is not None or "FS" not in w.hands[side]:
+        return False
+    pol = w.decider.policy(side, "first-strike")
+    auto: str | None = {"always": "first-strike", "never": "no"}.get(pol)
+    if pol.startswith("vs "):
+        what = pol[3:]
+        hit = att.spec.mounted if what == "mounted" else att.spec.weight == what
+        auto = "first-strike" if hit else "no"
+    pick = w.decider.choose(side, "first-strike",
+                            f"{att.label} attacks your {tgt.type} in {tgt.hex}: play First Strike?",
+                            ["first-strike", "no"], "no", auto)
+    return pick == "first-strike"
+
+
+def close_combat(
+    w: Work, att: WUnit, target_hex: Hex, act: Action | None = None, is_bonus: bool = False
+) -> None:
+    """Close combat by ``att`` against ``target_hex`` and all that follows (§10, §20.2)."""
+    if att.hex is None:
+        _moot(w, act, "the attacking unit is gone")
+        return
+    if not att.hex.is_adjacent(target_hex):
+        _moot(w, act, f"{target_hex} is not adjacent to {att.hex}")
+        return
+    tgt = w.unit_at(target_hex)
+    att_full = w.full_strength(att)
+    w.battled[att.id] = w.battled.get(att.id, 0) + 1
+    if tgt is None or tgt.side == att.side:
+        ld = w.leader_at(target_hex)
+        if ld is not None and ld.side != att.side and w.lone(ld):
+            dice = melee_dice(w, att, None, "attack", att_full, is_bonus, target_hex=target_hex)
+            attack_lone_leader(w, att, ld, dice, "attacks")
+        else:
+            _moot(w, act, f"no enemy in {target_hex} any more")
+        return
+    def_full = w.full_strength(tgt)
+    w.log("attack", f"{att.label} attacks {tgt.label}" + (" (bonus combat)" if is_bonus else ""),
+          unit=att.id, target=tgt.id, bonus=is_bonus)
+    if may_evade(w, tgt, att) and evade_paths(w, tgt):
+        pol = w.decider.policy(tgt.side, "evade")
+        s = tgt.spec
+        auto = {
+            "always": "evade", "never": "stand",
+            "light": "evade" if s.weight == "light" else "stand",
+            "mounted": "evade" if s.mounted else "stand",
+            "light-and-mounted": "evade" if s.weight == "light" or s.mounted else "stand",
+        }.get(pol)
+        pick = w.decider.choose(tgt.side, "evade",
+                                f"{att.label} attacks your {tgt.type} in {tgt.hex}: evade?",
+                                ["evade", "stand"], "stand", auto)
+        if pick == "evade":
+            resolve_evade(w, att, tgt, is_bonus)
+            return
+    first = _wants_first_strike(w, att, tgt)
+    if first:
+        _first_strike(w, att, tgt, def_full, att_full)
+        if att.hex is None or not att.hex.is_adjacent(target_hex) or tgt.hex != target_hex:
+            w.log("attack-cancelled", "the First Strike stopped the attack", unit=att.id)
+            return
+    dice = melee_dice(w, att, tgt, "attack", att_full, is_bonus, target_full=def_full)
+    if dice < 1:
+        _moot(w, act, f"{att.label} has no dice against {target_hex}")
+        return
+    score = roll_melee(w, att, tgt, dice, f"close combat {att.hex} at {target_hex}")
+    w.log("battle", f"{att.label} rolls {dice} dice at {tgt.label}: {' '.join(score.faces)}",
+          score.faces, unit=att.id, target=tgt.id, hits=score.hits, flags=score.flags)
+    eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
+    if eliminated or moved:
+        if att.hex is not None:
+            from engine.cca.momentum import after_success  # noqa: PLC0415
+
+            after_success(w, att, target_hex, act, is_bonus)
+        return
+    if first or tgt.hex is None or att.hex is None or not tgt.hex.is_adjacent(att.hex):
+        return
+    pol = w.decider.policy(tgt.side, "battle-back")
+    auto = {"always": "battle-back", "never": "no"}.get(pol)
+    pick = w.decider.choose(tgt.side, "battle-back", f"Your {tgt.label} may battle back "
+                            f"against {att.label}: do it?", ["battle-back", "no"],
+                            "battle-back", auto)
+    if pick != "battle-back":
+        return
+    dice = melee_dice(w, tgt, att, "back", def_full, target_full=att_full)
+    if dice < 1:
+        return
+    score = roll_melee(w, tgt, att, dice, f"battle back {tgt.hex} at {att.hex}")
+    w.log("battle-back", f"{tgt.label} battles back with {dice} dice: {' '.join(score.faces)}",
+          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags)
+    apply_roll(w, tgt, att, score, True, att_full)
+
+
+def _first_strike(w: Work, att: WUnit, tgt: WUnit, def_full: bool, att_full: bool) -> None:
+    side = tgt.side
+    w.first_strike_used = side
+    w.hands[side].remove("FS")
+    w.discard.append("FS")
+    w.log("first-strike", f"{side} plays First Strike with the {tgt.type} in {tgt.hex}",
+          side=side, unit=tgt.id)
+    dice = melee_dice(w, tgt, att, "first", def_full, target_full=att_full)
+    if dice < 1:
+        return
+    score = roll_melee(w, tgt, att, dice, f"first strike {tgt.hex} at {att.hex}")
+    w.log("battle", f"{tgt.label} strikes first with {dice} dice: {' '.join(score.faces)}",
+          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags)
+    apply_roll(w, tgt, att, score, True, att_full)

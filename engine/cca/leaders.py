@@ -1,0 +1,144 @@
+"""Leaders under fire (cca.md §16): casualty checks, attacks on lone leaders, evade, escape.
+
+:func:`check_after_losses` makes the one check a roll allows for a unit's
+attached leader; :func:`attack_lone_leader` resolves fire or close combat
+against a leader on its own; :func:`leader_evade` moves a leader 1-3 hexes
+toward its own side (escaping through enemy units only when nothing else is
+possible), or removes it when it cannot move.
+"""
+
+from __future__ import annotations
+
+from engine.cca.state import other
+from engine.cca.work import WLeader, Work, WUnit
+from engine.hexgrid import Hex
+
+__all__ = ["attack_lone_leader", "check_after_losses", "leader_evade"]
+
+OFF = "off"
+
+
+def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -> bool:
+    """Casualty check for an attached leader whose unit lost blocks (§16.1).
+
+    Returns True if the leader is still attached and alive afterwards.
+    """
+    if ld is None or ld.hex is None:
+        return False
+    if eliminated:
+        faces = w.roll(1, f"leader check for {ld.name} (unit eliminated)")
+        w.log("leader-check", f"{ld.name}'s unit is gone: check with 1 die: {faces[0]}", faces,
+              leader=ld.name)
+        if "H" in faces:
+            w.kill_leader(ld, by, "casualty check")
+        else:
+            leader_evade(w, ld)
+        return False
+    faces = w.roll(2, f"leader check for {ld.name}")
+    w.log("leader-check", f"{ld.name}'s unit lost blocks: check with 2 dice: {' '.join(faces)}",
+          faces, leader=ld.name)
+    if faces.count("H") == 2:
+        w.kill_leader(ld, by, "casualty check")
+        return False
+    return True
+
+
+def attack_lone_leader(w: Work, roller: WUnit, ld: WLeader, dice: int, how: str) -> None:
+    """Fire or close combat against a lone leader: one H kills it, else it evades (§16.3)."""
+    faces = w.roll(dice, f"{how} on leader {ld.name}")
+    w.log("battle", f"{roller.label} {how} lone leader {ld.name} in {ld.hex}: "
+          f"{' '.join(faces) or 'no dice'}", faces, unit=roller.id, leader=ld.name)
+    if "H" in faces:
+        w.kill_leader(ld, roller.side, how)
+    else:
+        leader_evade(w, ld)
+
+
+def _evade_options(w: Work, ld: WLeader, escape: bool) -> dict[str, tuple[Hex, ...]]:
+    """Legal leader evades as answer text -> path (text ending ``off`` leaves the board)."""
+    assert ld.hex is not None
+    out: dict[str, tuple[Hex, ...]] = {}
+    base = w.baseline(ld.side)
+
+    def walk(h: Hex, path: tuple[Hex, ...], enemies: int) -> None:
+        if path:
+            e = w.unit_at(h)
+            fl = w.leader_at(h)
+            ends_ok = (e is None or e.side == ld.side) and (fl is None or fl is ld)
+            if ends_ok and (enemies > 0) == escape:
+                out[">".join(map(str, path))] = path
+        if len(path) == 3:
+            return
+        if h.row == base and (enemies > 0) == escape:
+            out[">".join([*map(str, path), OFF])] = path
+        for n in w.rear(ld.side, h):
+            if not w.on_board(n) or "leader" in w.terrain(n).impassable:
+                continue
+            e = w.unit_at(n)
+            el = w.leader_at(n)
+            if el is not None and el.side != ld.side:
+                continue
+            hostile = e is not None and e.side != ld.side
+            if hostile and (not escape or enemies >= 2):
+                continue
+            walk(n, (*path, n), enemies + (1 if hostile else 0))
+
+    walk(ld.hex, (), 0)
+    return out
+
+
+def _auto_choice(w: Work, ld: WLeader, options: dict[str, tuple[Hex, ...]]) -> str:
+    def key(item: tuple[str, tuple[Hex, ...]]) -> tuple[int, int, str]:
+        text, path = item
+        if text.endswith(OFF) or not path:
+            return (2, 0, text)
+        end = path[-1]
+        host = w.unit_at(end)
+        if host is not None and host.side == ld.side and w.leader_at(end) is None:
+            return (0, len(path), text)
+        return (1, -len(path), text)
+
+    return min(options.items(), key=key)[0]
+
+
+def leader_evade(w: Work, ld: WLeader) -> None:
+    """Move a leader that must evade 1-3 hexes toward its side (§16.4, §16.5)."""
+    assert ld.hex is not None
+    enemy = other(ld.side)
+    options = _evade_options(w, ld, escape=False)
+    escaping = False
+    if not options:
+        options = _evade_options(w, ld, escape=True)
+        escaping = True
+    if not options:
+        w.log("leader-trapped", f"leader {ld.name} in {ld.hex} cannot evade", leader=ld.name)
+        w.kill_leader(ld, enemy, "no way to evade")
+        return
+    answers = sorted(options)
+    auto = _auto_choice(w, ld, options)
+    pol = w.decider.policy(ld.side, "leader-evade")
+    pick = w.decider.choose(ld.side, "leader-evade",
+                            f"Leader {ld.name} in {ld.hex} must evade: where to?",
+                            answers, auto, auto if pol == "auto" else None)
+    path = options[pick]
+    start = ld.hex
+    for h in path:
+        e = w.unit_at(h)
+        if escaping and e is not None and e.side != ld.side:
+            dice = e.spec.melee + (1 if e.spec.strength_bonus and w.full_strength(e) else 0)
+            ld.hex = h
+            faces = w.roll(dice, f"escape of leader {ld.name} through {h}")
+            w.log("leader-escape", f"leader {ld.name} escapes through {e.label}: "
+                  f"{' '.join(faces)}", faces, leader=ld.name)
+            if "H" in faces:
+                w.kill_leader(ld, enemy, "caught while escaping")
+                return
+    if pick.endswith(OFF):
+        ld.hex = None
+        w.log("leader-evade", f"leader {ld.name} evades off the board from {start}; "
+              "gone for the rest of the battle", leader=ld.name)
+        return
+    ld.hex = path[-1]
+    host = w.host(ld)
+    w.log("leader-evade", f"leader {ld.name} evades {start} > {pick.replace('>', ' > ')}"
+          + (f" and joins the {host.type}" if host else ""), leader=ld.name)

@@ -1,0 +1,130 @@
+"""Momentum advance, the cavalry extra hex and bonus close combat (cca.md §15, §17.3).
+
+Called after a successful close combat (the defender eliminated or driven
+out of its hex, not evaded, not a lone leader, not a battle back or First
+Strike). Each choice comes from the attack line's options, else the
+attacker's standing orders, else a question.
+"""
+
+from __future__ import annotations
+
+from engine.cca.orders import Action
+from engine.cca.terrain import mover_kind
+from engine.cca.units import BONUS_ALWAYS, BONUS_WITH_LEADER
+from engine.cca.work import Work, WUnit
+from engine.hexgrid import Hex
+
+__all__ = ["after_success"]
+
+
+def _yes_no(flag: bool | None) -> str | None:
+    return None if flag is None else ("advance" if flag else "stay")
+
+
+def after_success(
+    w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonus: bool
+) -> None:
+    """Offer the momentum advance and what may follow it."""
+    s = att.spec
+    assert att.hex is not None
+    if s.war_machine or w.unit_at(vacated) is not None or w.leader_at(vacated) is not None:
+        return
+    here = att.hex
+    if w.terrain(here).no_advance_out_if_entered_this_turn and (
+        here in w.entered.get(att.id, set()) or w.start_hex.get(att.id) != here
+    ):
+        w.log("no-advance", f"{att.label} entered {here} this turn and may not advance out")
+        return
+    if not w.passable(vacated, s):
+        return
+    flag = (act.bonus_advance if is_bonus else act.advance) if act is not None else None
+    pol = w.decider.policy(att.side, "advance")
+    auto = _yes_no(flag) or {"always": "advance", "never": "stay"}.get(pol)
+    pick = w.decider.choose(att.side, "advance", f"{att.label} may advance into {vacated}: do it?",
+                            ["advance", "stay"], "advance", auto)
+    if pick != "advance":
+        return
+    ld = w.attached(att)
+    att.hex = vacated
+    if ld is not None:
+        ld.hex = vacated
+    w.entered.setdefault(att.id, set()).add(vacated)
+    w.log("advance", f"{att.side} {att.type} advances {here} > {vacated}", unit=att.id)
+    from engine.cca.special import marsh_entry  # noqa: PLC0415
+
+    marsh_entry(w, att, vacated)
+    if att.hex is None or is_bonus:
+        return
+    kind = mover_kind(s)
+    entered = [vacated]
+    if s.cavalry and kind not in w.terrain(vacated).stop:
+        extra = _extra_hex(w, att, act)
+        if extra is not None:
+            entered.append(extra)
+    if att.gone():
+        return
+    eligible = s.bonus == BONUS_ALWAYS or (
+        s.bonus == BONUS_WITH_LEADER and w.attached(att) is not None
+    )
+    if not eligible or any(kind in w.terrain(h).no_bonus_on_entry for h in entered):
+        return
+    targets = sorted(
+        (e for e in w.enemy_units_adjacent(att)),
+        key=lambda e: (e.blocks, str(e.hex)),
+    )
+    lone = [
+        n for n in w.neighbours(att.hex)
+        if (ld2 := w.leader_at(n)) is not None and ld2.side != att.side and w.lone(ld2)
+    ]
+    names = [str(e.hex) for e in targets] + [str(h) for h in lone]
+    if not names:
+        return
+    wanted = str(act.bonus) if act is not None and act.bonus is not None else None
+    pol = w.decider.policy(att.side, "bonus")
+    auto = wanted or {"never": "none", "auto": names[0]}.get(pol)
+    pick = w.decider.choose(att.side, "bonus", f"{att.label} may make a bonus close combat: "
+                            "against which hex (or none)?", [*names, "none"], "none", auto)
+    if pick == "none":
+        return
+    from engine.cca.battle import close_combat  # noqa: PLC0415
+
+    close_combat(w, att, Hex.parse(pick), act, is_bonus=True)
+
+
+def _extra_hex(w: Work, att: WUnit, act: Action | None) -> Hex | None:
+    assert att.hex is not None
+    options = []
+    for n in w.neighbours(att.hex):
+        if not w.passable(n, att.spec) or w.unit_at(n) is not None:
+            continue
+        ld = w.leader_at(n)
+        if ld is not None and (ld.side != att.side or w.attached(att) is not None):
+            continue
+        options.append(str(n))
+    if not options:
+        return None
+    wanted = str(act.extra) if act is not None and act.extra is not None else None
+    pol = w.decider.policy(att.side, "extra-hex")
+    auto = wanted or ("none" if pol == "never" else None)
+    if wanted is not None and wanted not in options:
+        w.log("moot", f"extra hex {wanted} is not open after the advance; staying")
+        auto = "none"
+    pick = w.decider.choose(att.side, "extra-hex", f"{att.label} (cavalry) may move 1 more hex: "
+                            "where (or none)?", [*options, "none"], "none", auto)
+    if pick == "none":
+        return None
+    h = Hex.parse(pick)
+    start = att.hex
+    ld = w.attached(att)
+    att.hex = h
+    if ld is not None:
+        ld.hex = h
+    w.entered.setdefault(att.id, set()).add(h)
+    w.log("extra-hex", f"{att.side} {att.type} moves on {start} > {h}", unit=att.id)
+    joined = w.leader_at(h)
+    if ld is None and joined is not None:
+        w.log("attach", f"leader {joined.name} joins the {att.type} in {h}")
+    from engine.cca.special import marsh_entry  # noqa: PLC0415
+
+    marsh_entry(w, att, h)
+    return h
