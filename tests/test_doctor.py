@@ -129,3 +129,67 @@ def test_bad_config_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, out = _doctor(path, capsys)
     assert code == 1
     assert "password_file or password_env" in out
+
+
+def test_example_config_documents_every_key_and_loads(tmp_path: Path) -> None:
+    import dataclasses
+    import re
+
+    from pbem.config import Config
+
+    example = Path(__file__).resolve().parent.parent / "deploy" / "pbem.example.toml"
+    # Keys set or shown commented out, per section ("" is the top level).
+    documented: dict[str, set[str]] = {"": set()}
+    section = ""
+    for line in example.read_text().splitlines():
+        if header := re.match(r"^\[(\w+)\]", line):
+            section = header.group(1)
+            documented[section] = set()
+        elif key := re.match(r"^#?\s?(\w+) = ", line):
+            documented[section].add(key.group(1))
+    for top in dataclasses.fields(Config):
+        if top.name == "source":
+            continue
+        default = getattr(Config(), top.name)
+        if dataclasses.is_dataclass(default):
+            assert top.name in documented, f"[{top.name}] missing from pbem.example.toml"
+            for sub in dataclasses.fields(default):
+                names = {"password_file", "password_env"} if sub.name == "password" else {sub.name}
+                missing = names - documented[top.name]
+                assert not missing, f"{top.name}.{missing} missing from the example"
+        else:
+            assert top.name in documented[""], f"{top.name} missing from pbem.example.toml"
+    config = load_config(example)
+    assert config.data_dir == Path("/var/lib/pbem")
+    assert config.maildir_mode
+    assert config.mail_domain == "pbem.example.org"
+    assert config.database_url == "sqlite:////var/lib/pbem/pbem.sqlite3"
+
+
+def test_secrets_come_from_files_or_environment_and_never_print(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.config import ConfigError, config_from_dict
+
+    (tmp_path / "pw").write_text("hunter2\n")
+    config = config_from_dict(
+        {
+            "smarthost": {"host": "smtp.test", "password_file": "pw"},
+            "imap": {"password_env": "PBEM_TEST_IMAP_PW"},
+        },
+        base=tmp_path,
+    )
+    secret = config.smarthost.password.read()
+    assert secret is not None and secret.reveal() == "hunter2"
+    assert "hunter2" not in repr(secret) and "hunter2" not in str(secret)
+    assert "hunter2" not in repr(config)
+    with pytest.raises(ConfigError):
+        config.imap.password.read()
+    monkeypatch.setenv("PBEM_TEST_IMAP_PW", "s3")
+    imap_secret = config.imap.password.read()
+    assert imap_secret is not None and imap_secret.reveal() == "s3"
+    assert config.smarthost.timeout.total_seconds() == 60
+    with pytest.raises(ConfigError, match="duration"):
+        config_from_dict({"outbox": {"give_up_after": "soon"}})
+    with pytest.raises(ConfigError, match="unknown key"):
+        config_from_dict({"listner": {}})
