@@ -1,62 +1,26 @@
-"""Scenario files: find the bundled battles, load one, and validate it with line numbers.
+"""Validate a scenario text: schema, board, units, leaders, terrain, rules, banners.
 
-A scenario is a ``pbem-position/1`` TOML file (``docs/position-format.md``,
-``docs/scenarios.md``). :func:`validate_text` returns every problem it finds,
-each with the 1-based line of the offending entry (0 when no line applies);
-:func:`load_text` / :func:`load_file` return a :class:`Scenario` or raise
-:class:`ScenarioError` holding those problems.
-
-Bundled scenarios live in the repository's ``scenarios/`` directory, next to
-the ``pbem`` package (an editable install finds them there); the environment
-variable ``PBEM_SCENARIOS_DIR`` points elsewhere (e.g. for a wheel install).
-
-When the engine's loader is importable (``engine.systems.get_system(system)``),
-validation also runs it and reports its ``PositionError`` as a problem with
-code ``engine``.
+:func:`check_text` returns every problem with the line of the offending entry
+and, when there is none, the :class:`Scenario`. Unit types, terrain names and
+impassability come from the engine's tables so the two never disagree.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
-import logging
-import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
 from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
 from engine.cca.terrain import mover_kind
 from engine.cca.units import UNITS as ENGINE_UNITS
-from engine.core.api import PositionError
 from engine.hexgrid import STANDARD_BOARD, HexNotationError
+from pbem.scenarios.lines import TomlLines
+from pbem.scenarios.model import Leader, Problem, ReserveUnit, Scenario, Side, Unit
 
-__all__ = [
-    "IMPASSABLE",
-    "RULES",
-    "TERRAIN",
-    "UNIT_TYPES",
-    "Leader",
-    "Problem",
-    "ReserveUnit",
-    "Scenario",
-    "ScenarioError",
-    "Side",
-    "Unit",
-    "find_scenario",
-    "list_scenarios",
-    "load_file",
-    "load_text",
-    "scenarios_dir",
-    "validate_file",
-    "validate_text",
-]
-
-log = logging.getLogger(__name__)
+__all__ = ["FORMAT", "IMPASSABLE", "RULES", "SYSTEMS", "TERRAIN", "UNIT_TYPES", "check_text"]
 
 FORMAT = "pbem-position/1"
 SYSTEMS = ("cca",)
@@ -104,190 +68,11 @@ _META_KEYS = ("id", "name", "year", "source")
 _SIDE_KEYS = ("army", "blocks", "command", "banners", "first", "units", "leaders", "reserve")
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a file: ``line`` (1-based, 0 = whole file), stable ``code``, message."""
-
-    line: int
-    code: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" if self.line else self.message
-
-
-class ScenarioError(ValueError):
-    """A scenario file that does not validate; ``problems`` lists every error found."""
-
-    def __init__(self, problems: Sequence[Problem], path: Path | None = None) -> None:
-        self.problems = tuple(problems)
-        self.path = path
-        where = f"{path}: " if path else ""
-        super().__init__("\n".join(f"{where}{p}" for p in self.problems))
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A unit on the board: ``hex`` in canonical notation, type code, blocks (None = full)."""
-
-    hex: str
-    type: str
-    blocks: int | None = None
-    tags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ReserveUnit:
-    """A unit off the board, brought in by a special rule."""
-
-    type: str
-    blocks: int | None = None
-    tags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Leader:
-    """A leader; attached if a friendly unit shares its hex."""
-
-    hex: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Side:
-    """One army's set-up: War Council values and its units."""
-
-    side: str
-    army: str
-    blocks: str | None
-    command: int
-    banners: int
-    first: bool
-    units: tuple[Unit, ...]
-    leaders: tuple[Leader, ...] = ()
-    reserve: tuple[ReserveUnit, ...] = ()
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A validated scenario; ``terrain`` maps hex -> terrain name (clear hexes absent)."""
-
-    id: str
-    name: str
-    year: str
-    system: str
-    source: str
-    north: Side
-    south: Side
-    terrain: Mapping[str, str] = field(default_factory=dict)
-    special: tuple[Mapping[str, Any], ...] = ()
-    path: Path | None = None
-
-    @property
-    def first(self) -> str:
-        """The side that moves first."""
-        return "north" if self.north.first else "south"
-
-    def side(self, name: str) -> Side:
-        """Return ``north`` or ``south``."""
-        return self.north if name == "north" else self.south
-
-
-# --------------------------------------------------------------------------- lines
-
-
-_TOKEN = re.compile(r"\"\"\"|'''|\"(?:[^\"\\]|\\.)*\"|'[^']*'|#|[\[\]{}]")
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_KEYLINE = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
-
-
-def _split_key(key: str) -> tuple[str, ...]:
-    return tuple(part.strip().strip("\"'") for part in key.split("."))
-
-
-class _Lines:
-    """Where each table, key and string item of a TOML text sits (1-based lines)."""
-
-    def __init__(self, text: str) -> None:
-        self.keys: dict[tuple[str, ...], int] = {}
-        self.items: dict[tuple[tuple[str, ...], str], list[int]] = {}
-        table: tuple[str, ...] = ()
-        arrays: dict[tuple[str, ...], int] = {}
-        key: tuple[str, ...] = ()
-        depth = 0
-        closing = ""  # the delimiter of an open multi-line string
-        for n, line in enumerate(text.splitlines(), 1):
-            rest = line
-            if closing:
-                end = rest.find(closing)
-                if end < 0:
-                    continue
-                rest, closing = rest[end + 3 :], ""
-            elif depth == 0:
-                head = _HEADER.match(line)
-                if head and "=" not in line.split("]")[0]:
-                    table = _split_key(head.group(2))
-                    if head.group(1) == "[[":
-                        arrays[table] = arrays.get(table, -1) + 1
-                        table = (*table, str(arrays[table]))
-                    self.keys.setdefault(table, n)
-                    continue
-                km = _KEYLINE.match(line)
-                if km:
-                    key = (*table, *_split_key(km.group(1)))
-                    self.keys.setdefault(key, n)
-                    rest = line[km.end() :]
-            for tok in _TOKEN.finditer(rest):
-                t = tok.group(0)
-                if t == "#":
-                    break
-                if t in ('"""', "'''"):
-                    tail = rest[tok.end() :]
-                    if t not in tail:
-                        closing = t
-                    break  # a multi-line string holds no items we look up
-                if t in "[{":
-                    depth += 1
-                elif t in "]}":
-                    depth = max(0, depth - 1)
-                else:
-                    self.items.setdefault((key, _unquote(t)), []).append(n)
-
-    def line(self, path: Sequence[str], item: str | None = None, nth: int = 0) -> int:
-        """Line of ``item`` in the value of ``path`` (its ``nth`` copy), else of the nearest key."""
-        p = tuple(path)
-        if item is not None:
-            hits = self.items.get((p, item))
-            if hits:
-                return hits[min(nth, len(hits) - 1)]
-        while p:
-            if p in self.keys:
-                return self.keys[p]
-            # A table written only through its sub-tables ([sides.north]): the first of them.
-            inside = [n for k, n in self.keys.items() if k[: len(p)] == p]
-            if inside:
-                return min(inside)
-            p = p[:-1]
-        return 0
-
-
-def _unquote(token: str) -> str:
-    if token.startswith('"'):
-        try:
-            return str(json.loads(token))
-        except ValueError:
-            return token[1:-1]
-    return token[1:-1]
-
-
-# --------------------------------------------------------------------------- checks
-
-
 class _Checker:
     """Collects problems while walking a parsed file."""
 
     def __init__(self, text: str) -> None:
-        self.lines = _Lines(text)
+        self.lines = TomlLines(text)
         self.problems: list[Problem] = []
         # (side, "units"/"leaders") -> the written entry and its copy number, per parsed item
         self.entries: dict[tuple[str, str], list[tuple[str, int]]] = {}
@@ -656,7 +441,7 @@ def _banners_available(side: Side, enemy: Side, rules: Sequence[Mapping[str, Any
     return most
 
 
-def _check(text: str) -> tuple[list[Problem], Scenario | None]:
+def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -718,106 +503,3 @@ def _check(text: str) -> tuple[list[Problem], Scenario | None]:
         terrain,
         tuple(rules),
     )
-
-
-def _engine_problems(text: str, system: str) -> list[Problem]:
-    """Run the engine's loader if it exists; its errors become ``engine`` problems."""
-    try:
-        # Imported late: the engine's loader is written separately and may not exist yet.
-        systems = importlib.import_module("engine.systems")
-    except ImportError:
-        return []
-    try:
-        systems.get_system(system).load_position(text)
-    except PositionError as exc:
-        return [Problem(exc.line, "engine", f"engine: {exc.message}")]
-    except Exception as exc:  # a loader crash is a finding, not a reason to stop
-        log.warning("engine loader failed", exc_info=True)
-        return [Problem(0, "engine", f"engine loader failed: {type(exc).__name__}: {exc}")]
-    return []
-
-
-def validate_text(text: str, *, engine: bool = True) -> list[Problem]:
-    """Return every problem in a scenario/position text, by line (empty = valid)."""
-    problems, scenario = _check(text)
-    if engine and scenario is not None:
-        problems += _engine_problems(text, scenario.system)
-    return problems
-
-
-def validate_file(path: Path | str, *, engine: bool = True) -> list[Problem]:
-    """Return every problem in the file at ``path``; unreadable files give one problem."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [Problem(0, "unreadable", f"cannot read file: {exc}")]
-    return validate_text(text, engine=engine)
-
-
-def load_text(text: str, *, path: Path | None = None, engine: bool = False) -> Scenario:
-    """Parse and validate a scenario; raise :class:`ScenarioError` with every problem."""
-    problems, scenario = _check(text)
-    if engine and scenario is not None:
-        problems += _engine_problems(text, scenario.system)
-    if problems or scenario is None:
-        raise ScenarioError(problems or [Problem(0, "invalid", "invalid scenario")], path)
-    if path is None:
-        return scenario
-    return Scenario(**{**scenario.__dict__, "path": path})
-
-
-def load_file(path: Path | str, *, engine: bool = False) -> Scenario:
-    """Read and validate the scenario file at ``path``."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError([Problem(0, "unreadable", f"cannot read file: {exc}")], p) from exc
-    return load_text(text, path=p, engine=engine)
-
-
-def scenarios_dir() -> Path:
-    """The bundled scenarios: ``$PBEM_SCENARIOS_DIR``, else ``scenarios/`` next to ``pbem/``."""
-    env = os.environ.get("PBEM_SCENARIOS_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent / "scenarios"
-
-
-def list_scenarios(directory: Path | None = None) -> list[Scenario]:
-    """Load every ``*.toml`` under ``directory`` (default: bundled), sorted by id.
-
-    Files that do not validate are skipped with a logged warning; run
-    :func:`validate_file` on them to see why.
-    """
-    root = directory or scenarios_dir()
-    out: list[Scenario] = []
-    for path in sorted(root.rglob("*.toml")):
-        try:
-            out.append(load_file(path))
-        except ScenarioError as exc:
-            log.warning("skipping invalid scenario %s: %s", path, exc)
-    return sorted(out, key=lambda s: s.id)
-
-
-def find_scenario(ref: str, directory: Path | None = None) -> Path:
-    """Resolve a path, a scenario id (``cca-007-cannae``) or its number or slug (``007``)."""
-    p = Path(ref)
-    if p.suffix == ".toml" or p.exists():
-        return p
-    matches = [
-        s.path
-        for s in list_scenarios(directory)
-        if s.path is not None and ref in (s.id, *_id_parts(s.id))
-    ]
-    if len(matches) != 1:
-        raise FileNotFoundError(f"no single bundled scenario matches {ref!r}")
-    return matches[0]
-
-
-def _id_parts(sid: str) -> tuple[str, ...]:
-    """``cca-007-cannae`` -> ``("007", "cannae", "007-cannae")``; other ids give nothing."""
-    parts = sid.split("-", 2)
-    if len(parts) < 3:
-        return ()
-    return (parts[1], parts[2], f"{parts[1]}-{parts[2]}")

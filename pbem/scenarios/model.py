@@ -1,0 +1,99 @@
+"""The scenario data model: problems found in a file, and a validated scenario."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Leader", "Problem", "ReserveUnit", "Scenario", "ScenarioError", "Side", "Unit"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a file: ``line`` (1-based, 0 = whole file), stable ``code``, message."""
+
+    line: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+class ScenarioError(ValueError):
+    """A scenario file that does not validate; ``problems`` lists every error found."""
+
+    def __init__(self, problems: Sequence[Problem], path: Path | None = None) -> None:
+        self.problems = tuple(problems)
+        self.path = path
+        where = f"{path}: " if path else ""
+        super().__init__("\n".join(f"{where}{p}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit on the board: ``hex`` in canonical notation, type code, blocks (None = full)."""
+
+    hex: str
+    type: str
+    blocks: int | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReserveUnit:
+    """A unit off the board, brought in by a special rule."""
+
+    type: str
+    blocks: int | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A leader; attached if a friendly unit shares its hex."""
+
+    hex: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Side:
+    """One army's set-up: War Council values and its units."""
+
+    side: str
+    army: str
+    blocks: str | None
+    command: int
+    banners: int
+    first: bool
+    units: tuple[Unit, ...]
+    leaders: tuple[Leader, ...] = ()
+    reserve: tuple[ReserveUnit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario; ``terrain`` maps hex -> terrain name (clear hexes absent)."""
+
+    id: str
+    name: str
+    year: str
+    system: str
+    source: str
+    north: Side
+    south: Side
+    terrain: Mapping[str, str] = field(default_factory=dict)
+    special: tuple[Mapping[str, Any], ...] = ()
+    path: Path | None = None
+
+    @property
+    def first(self) -> str:
+        """The side that moves first."""
+        return "north" if self.north.first else "south"
+
+    def side(self, name: str) -> Side:
+        """Return ``north`` or ``south``."""
+        return self.north if name == "north" else self.south
