@@ -171,8 +171,8 @@ class VerifiedOrders:
     ``signed_bytes`` are the exact bytes it covers (hash these for replay
     detection and the dice stream); ``form`` says whether they are the
     canonical text or the raw attachment; ``unsigned_lines`` counts the
-    lines above the inline orders that the signature did not cover and that
-    were therefore ignored.
+    non-blank lines above the inline orders that the signature did not
+    cover and that were therefore ignored.
     """
 
     text: str
@@ -221,12 +221,14 @@ def _unflow(text: str, delsp: bool) -> str:
 def _attribution_lines(lines: list[str]) -> set[int]:
     """Find "On <date>, <someone> wrote:" lines: unquoted, ending in ':', before a quote."""
     found: set[int] = set()
-    for index, line in enumerate(lines):
-        if not line.strip() or _is_quoted(line) or not line.rstrip().endswith(":"):
+    next_quoted = False  # is the next non-blank line (scanning upwards) quoted?
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if not line.strip():
             continue
-        following = next((n for n in lines[index + 1 :] if n.strip()), "")
-        if _is_quoted(following):
+        if next_quoted and not _is_quoted(line) and line.rstrip().endswith(":"):
             found.add(index)
+        next_quoted = _is_quoted(line)
     return found
 
 
@@ -396,6 +398,7 @@ def extract_orders(message: EmailMessage) -> SignedOrders:
 
 
 MAX_UNSIGNED_LINES = 100  # bounds the work a forged mail can cause: 3 checks per line
+MAX_SEARCHED_CHARS = 64 * 1024
 
 
 def _candidates(text: str, raw: bytes | None) -> list[tuple[bytes, Literal["canonical", "raw"]]]:
@@ -418,22 +421,25 @@ def _candidates(text: str, raw: bytes | None) -> list[tuple[bytes, Literal["cano
 
 
 def _texts(found: SignedOrders) -> list[tuple[str, int]]:
-    """List (orders text, unsigned lines dropped above it), longest first.
+    """List (orders text, non-blank lines dropped above it), longest first.
 
     Inline, a greeting or a wrapped "... wrote:" line above the orders is
     not covered by the signature; dropping whole lines from the top finds
-    the text that is. Attachments are taken whole.
+    the text that is. Attachments are taken whole, and so are texts too
+    long to be orders (the search would let a forged mail cost seconds).
     """
-    if found.source != "inline":
-        return [(found.text, 0)]
-    lines = found.text.splitlines(keepends=True)
+    text = canonicalize(found.text)
+    if found.source != "inline" or len(text) > MAX_SEARCHED_CHARS:
+        return [(text, 0)]
+    # A suffix of a canonical text that starts on a non-blank line is canonical.
+    lines = [line + "\n" for line in text.split("\n")[:-1]]  # LF only: canonical line ends
     out: list[tuple[str, int]] = []
-    seen: set[str] = set()
-    for start in range(min(len(lines), MAX_UNSIGNED_LINES + 1)):
-        text = canonicalize("".join(lines[start:]))
-        if text and text not in seen:
-            seen.add(text)
-            out.append((text, start))
+    offset = dropped = 0
+    for line in lines[: MAX_UNSIGNED_LINES + 1]:
+        if line != "\n":
+            out.append((text[offset:], dropped))
+            dropped += 1
+        offset += len(line)
     return out
 
 

@@ -98,13 +98,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     server.set_defaults(func=_server_key)
 
 
+def _default_comment() -> str:
+    """Return ``user@host`` as ssh-keygen does, or just the host if the user is unknown."""
+    try:
+        return f"{getpass.getuser()}@{socket.gethostname()}"
+    except (OSError, KeyError):
+        return socket.gethostname()
+
+
 def _keygen(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser()
-    comment = (
-        args.comment
-        if args.comment is not None
-        else (f"{getpass.getuser()}@{socket.gethostname()}")
-    )
+    comment = args.comment if args.comment is not None else _default_comment()
     if path.exists():
         _err(f"{path} already exists; choose another file with -f")
         return 1
