@@ -191,6 +191,8 @@ class Daemon:
             self.listener.close()
             await self.listener.wait_closed()
             self.listener = None
+        if self.worker is not None:
+            self.worker.stop()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         for task in self._tasks:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from typing import Protocol
 
@@ -56,6 +57,11 @@ class InboxWorker:
         self.on_processed = on_processed
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """Finish the row in hand and take no more (safe from any thread)."""
+        self._stopping.set()
 
     def pending_ids(self) -> list[int]:
         """Return the ids of pending rows, oldest first."""
@@ -71,6 +77,8 @@ class InboxWorker:
         """Process every pending row now (blocking); return how many were handled."""
         handled = 0
         for inbox_id in self.pending_ids():
+            if self._stopping.is_set():
+                break
             try:
                 self.processor.process(inbox_id)
             except OperationalError:
