@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP
 from engine.cca.decide import Decider
 from engine.cca.policy import POLICY_VALUES, parse_policy
-from engine.cca.state import SIDES, State
+from engine.cca.state import SIDES, State, other
 from engine.core.api import Event, GameSystem, OrdersError, Question
 from engine.core.replay import AnswerBook
 from engine.dice import EpochDice, HashChain, hash_orders
@@ -271,6 +271,19 @@ def _work(state: State, side: str, code: str, rng: Randomness) -> Any:
     return w
 
 
+def _toward_enemy(w: Any, side: str, choices: list[Hex], rng: Randomness) -> Hex:
+    """Mostly a hex nearest the enemy (random games should fight), sometimes any hex."""
+    enemies = [e.hex for e in w.live_units(other(side)) if e.hex is not None]
+    if not enemies or _chance(rng, 30, "wander?"):
+        return _pick(rng, choices, "destination")
+
+    def gap(h: Hex) -> int:
+        return min(h.distance(e) for e in enemies)
+
+    best = min(gap(h) for h in choices)
+    return _pick(rng, [h for h in choices if gap(h) == best], "destination near the enemy")
+
+
 def _plan_actions(
     state: State, side: str, code: str, refs: list[str], rng: Randomness
 ) -> list[str]:
@@ -307,13 +320,24 @@ def _plan_actions(
             except Exception:
                 return
             choices = sorted(h for h in dests if h != u.hex)
+            if u.spec.must_melee_after:
+                enemies = {e.hex for e in w.live_units(other(side))}
+                choices = [
+                    h
+                    for h in choices
+                    if len(dests[h]) < u.spec.must_melee_after
+                    or any(n in enemies for n in w.neighbours(h))
+                ]
             if not choices:
                 continue
-            to = _pick(rng, choices, "destination")
+            to = _toward_enemy(w, side, choices, rng)
             lines.append(f"move {u.hex} to {to}")
             movement.do_move(w, u, dests[to])
         for ld in _shuffled(rng, lead, "leader moves"):
-            if ld.hex is None or not _chance(rng, 50, "move the leader?"):
+            host = w.unit_at(ld.hex) if ld.hex is not None else None
+            if ld.hex is None or (host is not None and w.moved.get(host.id)):
+                continue  # it went along with its unit
+            if not _chance(rng, 50, "move the leader?"):
                 continue
             try:
                 dests = movement.leader_reach(w, ld)
@@ -327,7 +351,7 @@ def _plan_actions(
 
     if code not in ("CS", "DS"):
         move_phase(75)
-    close_ok = code != "MFM"
+    close_ok = code not in ("MFM", "DS")
     fire_ok = code not in ("CS", "DT", "CH")
     shots = 2 if code == "DS" else 1
     for u in _shuffled(rng, ordered, "battle order"):
@@ -390,13 +414,13 @@ def random_orders(system: GameSystem, state: State, side: str, rng: Randomness) 
     last: OrdersError | None = None
     for code in _shuffled(rng, playable, "which card"):
         effect = _effective_card(state, code)
-        refs = _hint_units(hints, code)
-        if refs is None or (refs and all(not _looks_like_ref(r) for r in refs)):
-            refs = _own_refs(state, side, effect, rng)
-        else:
-            refs = _shuffled(rng, refs, "units to order")[
-                : 1 + _below(rng, max(1, len(refs)), "how many")
-            ]
+        allowed = _hint_units(hints, code)
+        refs = _own_refs(state, side, effect, rng)
+        if allowed is not None:
+            keep = {_norm_ref(r) for r in allowed}
+            refs = [r for r in refs if _norm_ref(r) in keep] or allowed[:1]
+        # Leader names with spaces cannot be written in an order line (engine-bugs.md).
+        refs = [r for r in refs if not (r.lower().startswith("leader ") and " " in r[7:].strip())]
         try:
             actions = _plan_actions(state, side, effect, refs, rng)
         except Exception:
@@ -414,14 +438,8 @@ def random_orders(system: GameSystem, state: State, side: str, rng: Randomness) 
     raise AutoplayError(f"no acceptable orders for {side} with hand {hand}: {last}")
 
 
-def _looks_like_ref(r: str) -> bool:
-    if r.lower().startswith("leader "):
-        return True
-    try:
-        Hex.parse(r)
-    except ValueError:
-        return False
-    return True
+def _norm_ref(r: str) -> str:
+    return " ".join(r.lower().split())
 
 
 def _accepted(
