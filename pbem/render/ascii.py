@@ -44,10 +44,23 @@ def _start(h: Hex) -> int:
     return _LEFT + h.x * _PITCH // 2
 
 
-def _leader_tag(name: str, side: str) -> str:
-    letters = [c for c in name if c.isalpha()] or ["?"]
-    tag = letters[0].upper() + "".join(letters[1:2]).lower()
-    return LEADER_MARK + (tag.lower() if side == NORTH else tag)
+def _leader_tags(view: BoardView) -> dict[str, str]:
+    """A short, unique tag per leader name: ``*Ha``; upper case for South."""
+    sides = {u.leader: u.side for u in view.units if u.leader}
+    sides.update({ld.name: ld.side for ld in view.leaders})
+    letters = {n: [c for c in n if c.isalpha()] or ["?"] for n in sides}
+
+    def tag(n: str, k: int) -> str:
+        ls = letters[n]
+        return ls[0].upper() + (ls[k].lower() if k < len(ls) else str(k))
+
+    tags = {n: tag(n, 1) for n in sides}
+    for n in sorted(sides):
+        k = 1
+        while sum(1 for t in tags.values() if t.lower() == tags[n].lower()) > 1 and k < 30:
+            k += 1
+            tags[n] = tag(n, k)
+    return {n: LEADER_MARK + (t.lower() if sides[n] == NORTH else t) for n, t in tags.items()}
 
 
 def _put(line: list[str], col: int, text: str) -> None:
@@ -67,6 +80,7 @@ def render_ascii(view: BoardView) -> str:
     tmap = view.terrain_map()
     units = {u.hex: u for u in view.units}
     lone = {ld.hex: ld for ld in view.leaders}
+    tags = _leader_tags(view)
     width = _LEFT + (2 * view.wide - 1) * _PITCH // 2 + _CELL
     letters: list[str] = []
     for c in range(view.wide):
@@ -83,13 +97,12 @@ def render_ascii(view: BoardView) -> str:
             mark = TERRAIN_CHARS.get(tmap.get(name, ""), "")
             u = units.get(name)
             leader = u.leader if u else (lone[name].name if name in lone else None)
-            side = u.side if u else (lone[name].side if name in lone else SOUTH)
             if u:
                 _put(top, col, _token(u.code, u.blocks, u.side).ljust(_CELL))
             else:
                 _put(top, col + 1, ".")
             if leader:
-                tag = _leader_tag(leader, side)
+                tag = tags[leader]
                 _put(bottom, col, ((mark or " ") + tag)[:_CELL])
             elif mark:
                 _put(bottom, col, mark * _CELL)
@@ -136,8 +149,9 @@ def _legend(view: BoardView) -> list[str]:
     leaders = [(u.hex, u.side, u.leader, True) for u in view.units if u.leader]
     leaders += [(ld.hex, ld.side, ld.name, False) for ld in view.leaders]
     if leaders:
+        tags = _leader_tags(view)
         desc = [
-            f"{_leader_tag(n, s)} {n} ({s}, {h}{', with a unit' if with_unit else ', alone'})"
+            f"{tags[n]} {n} ({s}, {h}{', with a unit' if with_unit else ', alone'})"
             for h, s, n, with_unit in sorted(leaders)
         ]
         parts.append("Leaders: " + "; ".join(desc) + ".")

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from pbem.render.geometry import Layout
+from pbem.render.geometry import Layout, dashes
 from pbem.render.prims import Circle, Layer, Line, Poly, Text
 from pbem.render.scene import OVERLAY_COLOURS, base_layers, overlay_layers
 from pbem.render.svg import BACKGROUND
@@ -52,6 +52,9 @@ def _draw(draw: ImageDraw.ImageDraw, layers: tuple[Layer, ...]) -> None:
                         draw.polygon(p.pts, fill=p.fill, outline=p.stroke, width=_w(p.width))
                     else:
                         draw.polygon(p.pts, fill=p.fill)
+                case Line() if p.dash is not None:
+                    for a, b in dashes(p.pts[0], p.pts[-1], *p.dash):
+                        draw.line((a, b), fill=p.stroke, width=_w(p.width))
                 case Line():
                     draw.line(p.pts, fill=p.stroke, width=_w(p.width), joint="curve")
                 case Circle():

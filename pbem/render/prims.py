@@ -26,11 +26,12 @@ class Poly:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """An open polyline."""
+    """An open polyline; ``dash`` is (on, off) lengths for a dashed two-point line."""
 
     pts: tuple[Pt, ...]
     stroke: str
     width: float
+    dash: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine.hexgrid import Board
-from pbem.render.geometry import Layout, Pt, arrow_head, dashes, shorten
+from pbem.render.geometry import Layout, Pt, arrow_head, shorten
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
 from pbem.render.terrain_art import GRID, terrain_prims
 from pbem.render.units import look
@@ -79,8 +79,7 @@ def base_layers(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> tuple[L
     secs: list[Prim] = []
     for x in board.section_lines:
         px = layout.column_x(x)
-        for a, b in dashes((px, top), (px, bottom), 0.28 * r, 0.18 * r):
-            secs.append(Line((a, b), INK, 0.06 * r))
+        secs.append(Line(((px, top), (px, bottom)), INK, 0.06 * r, (0.28 * r, 0.18 * r)))
     labels: list[Prim] = []
     size = 0.34 * r
     for col in range(layout.wide):
@@ -201,7 +200,7 @@ def _move(layout: Layout, pts: list[Pt], side: str) -> list[Prim]:
 
 def _symbol(c: Pt, r: float, weight: str, border: bool) -> list[Prim]:
     cx, cy = c
-    s = 0.16 * r
+    s = 0.14 * r
     fill = SYMBOL.get(weight, SYMBOL["unknown"])
     out: list[Prim] = []
     shapes: list[tuple[float, str, float]] = [(1.0, INK, 0.0)]
@@ -234,11 +233,11 @@ def _unit(layout: Layout, c: Pt, u: UnitView, colour: str) -> list[Prim]:
     code, blocks, full, leader = u.code, u.blocks, u.max_blocks, u.leader
     lk = look(code)
     out: list[Prim] = [
-        _rect((cx - 0.56 * r, cy - 0.52 * r, cx + 0.56 * r, cy + 0.46 * r), colour, INK, 0.05 * r),
-        _rect((cx - 0.42 * r, cy - 0.42 * r, cx + 0.42 * r, cy + 0.2 * r), STICKER, INK, 0.02 * r),
+        _rect((cx - 0.58 * r, cy - 0.56 * r, cx + 0.58 * r, cy + 0.5 * r), colour, INK, 0.05 * r),
+        _rect((cx - 0.46 * r, cy - 0.47 * r, cx + 0.46 * r, cy + 0.25 * r), STICKER, INK, 0.02 * r),
     ]
-    out += _symbol((cx, cy - 0.2 * r), r, lk.weight, lk.border)
-    out.append(Text((cx, cy + 0.05 * r), code, 0.29 * r, INK, bold=True))
+    out += _symbol((cx, cy - 0.26 * r), r, lk.weight, lk.border)
+    out.append(Text((cx, cy + 0.08 * r), code, 0.27 * r, INK, bold=True))
     n = max(full, blocks)
     step = 0.17 * r
     x0 = cx - step * (n - 1) / 2
@@ -247,7 +246,7 @@ def _unit(layout: Layout, c: Pt, u: UnitView, colour: str) -> list[Prim]:
         filled = i < blocks
         out.append(
             _rect(
-                (px - 0.055 * r, cy + 0.27 * r, px + 0.055 * r, cy + 0.38 * r),
+                (px - 0.055 * r, cy + 0.31 * r, px + 0.055 * r, cy + 0.42 * r),
                 PIP if filled else None,
                 INK,
                 0.025 * r,
@@ -279,8 +278,7 @@ def _battle(layout: Layout, a: Pt, t: Pt, kind: str, result: str) -> list[Prim]:
     if kind == "ranged":
         start = shorten(t, a, 0.6 * r)
         end = shorten(a, t, 0.6 * r)
-        for p, q in dashes(start, end, 0.2 * r, 0.14 * r):
-            out.append(Line((p, q), BATTLE, 0.07 * r))
+        out.append(Line((start, end), BATTLE, 0.07 * r, (0.2 * r, 0.14 * r)))
         m = shorten(a, t, 0.62 * r)
     else:
         m = ((a[0] + t[0]) / 2, (a[1] + t[1]) / 2)

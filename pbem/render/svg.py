@@ -32,22 +32,25 @@ def _pts(pts: tuple[tuple[float, float], ...]) -> str:
     return " ".join(f"{_n(x)},{_n(y)}" for x, y in pts)
 
 
+def _paint(fill: str | None, stroke: str | None, width: float) -> dict[str, object]:
+    out: dict[str, object] = {"fill": fill or "none"}
+    if stroke and width:
+        out["stroke"] = stroke
+        out["width"] = _n(width)
+    return out
+
+
 def _element(p: Prim) -> dict[str, object]:
     match p:
         case Poly():
-            return {
-                "tag": "polygon",
-                "points": _pts(p.pts),
-                "fill": p.fill or "none",
-                "stroke": p.stroke or "none",
-                "width": _n(p.width),
-            }
+            return {"tag": "polygon", "points": _pts(p.pts), **_paint(p.fill, p.stroke, p.width)}
         case Line():
             return {
                 "tag": "polyline",
                 "points": _pts(p.pts),
                 "stroke": p.stroke,
                 "width": _n(p.width),
+                "dash": f"{_n(p.dash[0])} {_n(p.dash[1])}" if p.dash else "",
             }
         case Circle():
             return {
@@ -55,9 +58,7 @@ def _element(p: Prim) -> dict[str, object]:
                 "cx": _n(p.c[0]),
                 "cy": _n(p.c[1]),
                 "r": _n(p.rad),
-                "fill": p.fill or "none",
-                "stroke": p.stroke or "none",
-                "width": _n(p.width),
+                **_paint(p.fill, p.stroke, p.width),
             }
         case Text():
             return {
@@ -66,14 +67,42 @@ def _element(p: Prim) -> dict[str, object]:
                 "y": _n(p.at[1]),
                 "size": _n(p.size),
                 "fill": p.fill,
-                "anchor": p.anchor,
+                "anchor": "" if p.anchor == "middle" else p.anchor,
                 "bold": p.bold,
                 "text": p.text,
             }
 
 
+def _elements(prims: tuple[Prim, ...]) -> list[dict[str, object]]:
+    """SVG elements; runs of same-style polygons become one ``<path>`` (a smaller file)."""
+    out: list[dict[str, object]] = []
+    run: list[Poly] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(_element(run[0]))
+        elif run:
+            d = " ".join(f"M{_pts(p.pts)}Z" for p in run)
+            out.append({"tag": "path", "d": d, **_paint(run[0].fill, run[0].stroke, run[0].width)})
+        run.clear()
+
+    for p in prims:
+        if isinstance(p, Poly) and (
+            not run or (run[0].fill, run[0].stroke, run[0].width) == (p.fill, p.stroke, p.width)
+        ):
+            run.append(p)
+            continue
+        flush()
+        if isinstance(p, Poly):
+            run.append(p)
+        else:
+            out.append(_element(p))
+    flush()
+    return out
+
+
 def _layer(layer: Layer) -> dict[str, object]:
-    return {"name": layer.name, "elements": [_element(p) for p in layer.prims]}
+    return {"name": layer.name, "elements": _elements(layer.prims)}
 
 
 @lru_cache(maxsize=8)
