@@ -10,18 +10,17 @@ Bundled scenarios live in the repository's ``scenarios/`` directory, next to
 the ``pbem`` package (an editable install finds them there); the environment
 variable ``PBEM_SCENARIOS_DIR`` points elsewhere (e.g. for a wheel install).
 
-When the engine's loader is importable (``engine.systems.get_system(system)``),
-validation also runs it and reports its ``PositionError`` as a problem with
-code ``engine``.
+Validation also runs the engine's loader (``engine.systems.get_system(system)``)
+and reports its ``PositionError`` as a problem with code ``engine``.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from pathlib import Path
 
+import engine.systems
 from engine.core.api import PositionError
 from pbem.scenarios.check import IMPASSABLE, RULES, TERRAIN, UNIT_TYPES, check_text
 from pbem.scenarios.model import (
@@ -59,14 +58,9 @@ log = logging.getLogger(__name__)
 
 
 def _engine_problems(text: str, system: str) -> list[Problem]:
-    """Run the engine's loader if it exists; its errors become ``engine`` problems."""
+    """Run the engine's own loader; its errors become ``engine`` problems."""
     try:
-        # Imported late: the engine's loader is written separately and may not exist yet.
-        systems = importlib.import_module("engine.systems")
-    except ImportError:
-        return []
-    try:
-        systems.get_system(system).load_position(text)
+        engine.systems.get_system(system).load_position(text)
     except PositionError as exc:
         return [Problem(exc.line, "engine", f"engine: {exc.message}")]
     except Exception as exc:  # a loader crash is a finding, not a reason to stop
