@@ -1,0 +1,354 @@
+"""Load a game with everything the pipeline needs, and create new games.
+
+:func:`load_game` reads one game's row, seats, players and current keys and
+decodes its state with the game system. :func:`create_game` is what
+``pbem game create`` (and the demo) call: it draws nothing itself — the
+caller passes the two secret seeds (from :mod:`secrets`) — builds both hash
+chains, starts the game with the setup epoch's deck shuffle, and stores the
+commitments, the first snapshot and the seats. Starting play (mails and
+deadlines) is :func:`pbem.pipeline.resolve.start_game`'s job, once every
+seat has a key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from engine.core.api import GameSystem, Prompt
+from engine.dice import EpochDice, HashChain
+from pbem.clock import Clock
+from pbem.pipeline.settings import GameOptions, GameSettings
+from pbem.pipeline.systems import resolve_system
+from pbem.sshsig import SshPublicKey
+from pbem.store import (
+    Event,
+    Game,
+    GameSecret,
+    GameStatus,
+    Player,
+    PlayerKey,
+    Seat,
+    Snapshot,
+)
+
+__all__ = [
+    "DICE_LOG",
+    "GAME_ID",
+    "SETUP_HASH",
+    "GameContext",
+    "GameError",
+    "NewSeat",
+    "SeatInfo",
+    "append_events",
+    "chains",
+    "create_game",
+    "current_key",
+    "find_or_add_player",
+    "load_game",
+    "shuffles_done",
+]
+
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+"""Game ids: lower-case letters, digits and ``-`` (they appear in addresses and subjects)."""
+
+DICE_LOG = "pbem.dice"
+"""Event kind holding an epoch's dice log (rolls; shuffles without their secret order)."""
+
+SETUP_HASH = hashlib.sha256(b"pbem setup").digest()
+"""The "orders hash" of epoch 0 (setup rolls no dice, so it only fills the field)."""
+
+DEFAULT_CHAIN_LENGTH = 10_000
+
+
+class GameError(ValueError):
+    """A game cannot be created or changed as asked (the message says why)."""
+
+
+@dataclass
+class SeatInfo:
+    """One side of a game: who plays it and with which key."""
+
+    side: str
+    player: Player
+    key: SshPublicKey | None
+
+
+@dataclass
+class GameContext:
+    """A game loaded for one transaction (mutate ``game`` and add it to the session)."""
+
+    game: Game
+    system: GameSystem
+    state: Any
+    options: GameOptions
+    seats: dict[str, SeatInfo] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """The game id."""
+        return self.game.id
+
+    def prompt(self) -> Prompt:
+        """Who must act now (the engine's answer for the stored state)."""
+        return self.system.prompt(self.state)
+
+    def sides_of(self, email: str) -> list[str]:
+        """Return the sides ``email`` plays in this game (usually one)."""
+        wanted = email.strip().lower()
+        return [s for s, seat in self.seats.items() if seat.player.email == wanted]
+
+    def emails(self) -> set[str]:
+        """Return every player address of this game."""
+        return {seat.player.email for seat in self.seats.values()}
+
+
+def current_key(session: Session, player_id: int) -> SshPublicKey | None:
+    """Return the player's current (unrevoked) key, or None."""
+    row = session.exec(
+        select(PlayerKey)
+        .where(col(PlayerKey.player_id) == player_id)
+        .where(col(PlayerKey.revoked_at).is_(None))
+        .order_by(col(PlayerKey.id).desc())
+    ).first()
+    return None if row is None else SshPublicKey.parse(row.public_key)
+
+
+def load_game(session: Session, game_id: str) -> GameContext | None:
+    """Load game ``game_id`` with its seats and keys; None if there is no such game."""
+    game = session.get(Game, game_id)
+    if game is None:
+        return None
+    system = resolve_system(game.system)
+    ctx = GameContext(
+        game, system, system.from_json(game.state_json), GameOptions.loads(game.options_json)
+    )
+    seats = session.exec(select(Seat).where(col(Seat.game_id) == game_id)).all()
+    for seat in seats:
+        player = session.get(Player, seat.player_id)
+        if player is None:  # pragma: no cover - foreign keys forbid it
+            continue
+        assert player.id is not None
+        ctx.seats[seat.side] = SeatInfo(seat.side, player, current_key(session, player.id))
+    return ctx
+
+
+def chains(session: Session, game_id: str) -> tuple[HashChain, HashChain]:
+    """Build the game's dice and deck chains from its secret seeds."""
+    secret = session.get(GameSecret, game_id)
+    if secret is None:
+        raise GameError(f"game {game_id} has no secrets")
+    return (
+        HashChain(secret.dice_seed, secret.chain_length),
+        HashChain(secret.deck_seed, secret.chain_length),
+    )
+
+
+def shuffles_done(session: Session, game_id: str) -> int:
+    """Count the shuffles the game's stored dice logs record."""
+    total = 0
+    for payload in session.exec(
+        select(Event.payload_json)
+        .where(col(Event.game_id) == game_id)
+        .where(col(Event.kind) == DICE_LOG)
+    ).all():
+        total += len(json.loads(payload).get("shuffles", []))
+    return total
+
+
+def _next_seq(session: Session, game_id: str) -> int:
+    last = session.exec(
+        select(Event.seq).where(col(Event.game_id) == game_id).order_by(col(Event.seq).desc())
+    ).first()
+    return (last or 0) + 1
+
+
+def append_events(
+    session: Session,
+    game_id: str,
+    epoch: int,
+    items: Sequence[tuple[str, dict[str, Any]]],
+    clock: Clock,
+) -> None:
+    """Append ``(kind, payload)`` events to the game's log, numbered after the last."""
+    seq = _next_seq(session, game_id)
+    now = clock.now()
+    for kind, payload in items:
+        session.add(
+            Event(
+                game_id=game_id,
+                epoch=epoch,
+                seq=seq,
+                kind=kind[:64],
+                payload_json=json.dumps(payload, sort_keys=True, ensure_ascii=False),
+                created_at=now,
+            )
+        )
+        seq += 1
+
+
+def dice_log_payload(dice: EpochDice, prompt_kind: str) -> dict[str, Any]:
+    """Return what is stored of an epoch's dice: rolls, and shuffles without their order."""
+    return {
+        "epoch": dice.epoch,
+        "orders_hash": dice.orders_hash.hex(),
+        "rolls": [
+            {"counter": r.counter, "purpose": r.purpose, "die": r.die, "face": r.face}
+            for r in dice.rolls
+        ],
+        "shuffles": [
+            {"shuffle": s.shuffle, "epoch": s.epoch, "purpose": s.purpose, "n": s.n}
+            for s in dice.shuffles
+        ],
+        "prompt": prompt_kind,
+    }
+
+
+def find_or_add_player(
+    session: Session, email: str, name: str, clock: Clock, time_zone: str = "UTC"
+) -> Player:
+    """Return the player with ``email`` (lower-cased), creating them if new."""
+    email = email.strip().lower()
+    player = session.exec(select(Player).where(col(Player.email) == email)).first()
+    if player is None:
+        player = Player(
+            email=email, name=name or email, time_zone=time_zone, created_at=clock.now()
+        )
+        session.add(player)
+        session.flush()
+    elif name and not player.name:
+        player.name = name
+        session.add(player)
+    return player
+
+
+def add_key(
+    session: Session, player: Player, key: SshPublicKey, clock: Clock, note: str = ""
+) -> None:
+    """Make ``key`` the player's current key, revoking the previous one (rotation)."""
+    assert player.id is not None
+    now = clock.now()
+    old = session.exec(
+        select(PlayerKey)
+        .where(col(PlayerKey.player_id) == player.id)
+        .where(col(PlayerKey.revoked_at).is_(None))
+    ).all()
+    if any(SshPublicKey.parse(o.public_key) == key for o in old):
+        return
+    row = PlayerKey(
+        player_id=player.id,
+        public_key=key.openssh(),
+        fingerprint=key.fingerprint(),
+        added_at=now,
+        note=note[:200],
+    )
+    session.add(row)
+    session.flush()
+    for o in old:
+        o.revoked_at = now
+        o.replaced_by_id = row.id
+        session.add(o)
+
+
+@dataclass(frozen=True)
+class NewSeat:
+    """A side to fill at creation: the player, and their key if already known."""
+
+    side: str
+    name: str
+    email: str
+    key: SshPublicKey | None = None
+    time_zone: str = "UTC"
+
+
+def create_game(
+    session: Session,
+    *,
+    game_id: str,
+    system_name: str,
+    scenario_id: str,
+    scenario_text: str,
+    seats: Sequence[NewSeat],
+    dice_seed: bytes,
+    deck_seed: bytes,
+    clock: Clock,
+    settings: GameSettings | None = None,
+    engine_options: dict[str, Any] | None = None,
+    chain_length: int = DEFAULT_CHAIN_LENGTH,
+) -> GameContext:
+    """Create a game in status ``setup`` (see the module docstring); return it loaded.
+
+    Raises :class:`GameError` for a bad or taken id, an unknown side, one
+    address on both sides without keys, or options the engine refuses.
+    """
+    if not GAME_ID.match(game_id):
+        raise GameError(f"game id {game_id!r}: use lower-case letters, digits and '-' (at most 63)")
+    if session.get(Game, game_id) is not None:
+        raise GameError(f"a game called {game_id} already exists")
+    system = resolve_system(system_name)
+    dice_chain = HashChain(dice_seed, chain_length)
+    deck_chain = HashChain(deck_seed, chain_length)
+    setup = EpochDice(game_id, 0, None, SETUP_HASH, deck=deck_chain)
+    try:
+        position = system.load_position(scenario_text)
+        state = system.new_game(position, engine_options or {}, setup)
+    except ValueError as exc:
+        raise GameError(f"the engine refused the game: {exc}") from exc
+    state = _with_game_id(system, state, game_id)
+    sides = {s.side for s in seats}
+    now = clock.now()
+    options = GameOptions(engine=dict(engine_options or {}), settings=settings or GameSettings())
+    game = Game(
+        id=game_id,
+        system=system.name,
+        scenario_id=scenario_id[:64],
+        status=GameStatus.SETUP,
+        options_json=options.dumps(),
+        state_json=system.to_json(state),
+        state_version=0,
+        epoch=0,
+        dice_commitment=dice_chain.commitment_hex,
+        deck_commitment=deck_chain.commitment_hex,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(game)
+    session.flush()
+    session.add(
+        GameSecret(
+            game_id=game_id, dice_seed=dice_seed, deck_seed=deck_seed, chain_length=chain_length
+        )
+    )
+    session.add(Snapshot(game_id=game_id, version=0, state_json=game.state_json, created_at=now))
+    append_events(session, game_id, 0, [(DICE_LOG, dice_log_payload(setup, "setup"))], clock)
+    if len(sides) != len(seats):
+        raise GameError("each side can be given only once")
+    for seat in seats:
+        player = find_or_add_player(session, seat.email, seat.name, clock, seat.time_zone)
+        if seat.key is not None:
+            add_key(session, player, seat.key, clock, note=f"game {game_id}")
+        assert player.id is not None
+        session.add(Seat(game_id=game_id, side=seat.side, player_id=player.id))
+    session.flush()
+    ctx = load_game(session, game_id)
+    assert ctx is not None
+    return ctx
+
+
+def _with_game_id(system: GameSystem, state: Any, game_id: str) -> Any:
+    """Give the engine state the referee's game id (templates print it in ``game`` lines).
+
+    Scenario files carry the scenario's id; orders must name the game, so the
+    state's ``game_id`` member (when the system has one) is replaced.
+    """
+    data = json.loads(system.to_json(state))
+    if isinstance(data, dict) and "game_id" in data:
+        data["game_id"] = game_id
+        return system.from_json(json.dumps(data))
+    return state

@@ -1,0 +1,427 @@
+"""The mails of a game, one function per kind, each to the right players only.
+
+Every function fills the :mod:`pbem.mailviews` model (for the composed mail)
+and a plain-text fallback with the same facts (see :mod:`pbem.pipeline.mails`).
+Message-IDs are deterministic: ``(game, kind, version, recipient)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from engine.core.api import Question
+from pbem.mailviews import model as mv
+from pbem.mailviews.compose import MailInput
+from pbem.pipeline.games import GameContext
+from pbem.pipeline.mails import Mailer, format_deadline
+
+__all__ = [
+    "deadline_text",
+    "send_game_end",
+    "send_game_start",
+    "send_missed",
+    "send_notice",
+    "send_question",
+    "send_rejection",
+    "send_reminder",
+    "send_turn",
+]
+
+
+def deadline_text(when: datetime | None, tz: str) -> str:
+    return f"Deadline: {format_deadline(when, tz)}" if when is not None else "Deadline: none"
+
+
+def _whats_next(ctx: GameContext) -> str:
+    p = ctx.prompt()
+    if p.kind == "over":
+        return "game over"
+    if p.kind == "question":
+        return f"{p.side} answers a question"
+    return f"{p.side} to move"
+
+
+def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> None:
+    """Announce the game to each player: seats, keys, commitments, first board, own hand."""
+    p = ctx.prompt()
+    players = tuple(
+        mv.Player(s.player.name, s.side, s.side, s.key.fingerprint() if s.key else "")
+        for s in ctx.seats.values()
+    )
+    principal = f"pbem@{m.domain}"
+    allowed = m.server_key.allowed_signers_line(principal) if m.server_key else ""
+    fingerprint = m.server_key.fingerprint() if m.server_key else ""
+
+    for side, seat in ctx.seats.items():
+        env = m.envelope(ctx, side, "start", 0, turn=p.turn)
+        tz = seat.player.time_zone
+        hand = m.hand(ctx, side)
+        template = m.template(ctx, side) if p.side == side else ""
+
+        def view(
+            env: mv.Envelope = env, hand: tuple[mv.Card, ...] = hand, template: str = template
+        ) -> MailInput:
+            return mv.GameStart(
+                env,
+                players,
+                p.side or "",
+                ctx.game.dice_commitment,
+                ctx.game.deck_commitment,
+                fingerprint,
+                allowed,
+                m.board(ctx),
+                hand,
+                deadline or m.clock.now(),
+                template,
+            )
+
+        body = [
+            f"Game {ctx.id} ({ctx.game.scenario_id}) begins.",
+            "",
+            "Players:",
+            *[
+                f"  {s.side}: {s.player.name} <{s.player.email}> key "
+                f"{s.key.fingerprint() if s.key else '(none yet)'}"
+                for s in ctx.seats.values()
+            ],
+            "",
+            f"You play {side}. {p.text}",
+            "",
+            f"Dice commitment (s_0): {ctx.game.dice_commitment}",
+            f"Deck commitment (d_0): {ctx.game.deck_commitment}",
+            f"Referee key: {fingerprint}",
+            f"allowed_signers line: {allowed}",
+            "",
+            m.ascii_board(ctx),
+            "Your hand:",
+            *m._hand_text(hand),
+            "",
+            deadline_text(deadline, tz),
+        ]
+        if template:
+            body += [
+                "",
+                "Your orders (fill in, sign with namespace pbem-orders, reply):",
+                "",
+                template,
+            ]
+        subject = f"[{ctx.id}] Turn {p.turn}: game start, {_whats_next(ctx)}"
+        m.queue_view(
+            ctx,
+            env,
+            view,
+            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
+                env.sender, subject, "\n".join(body), thread_root=None
+            ),
+            "start",
+        )
+
+
+def send_turn(
+    m: Mailer,
+    ctx: GameContext,
+    events: Sequence[mv.NarrativeEvent],
+    *,
+    epoch: int,
+    key_hex: str,
+    deadline: datetime | None,
+) -> None:
+    """Report a resolved turn to every player, with their own hand and the revealed key."""
+    p = ctx.prompt()
+    version = ctx.game.state_version
+    reveal = mv.DiceReveal(epoch, key_hex, ctx.game.dice_commitment, ctx.game.deck_commitment)
+    for side, seat in ctx.seats.items():
+        env = m.envelope(ctx, side, "turn", version, turn=p.turn)
+        hand = m.hand(ctx, side)
+        template = m.template(ctx, side) if p.side == side else ""
+
+        def view(
+            env: mv.Envelope = env, hand: tuple[mv.Card, ...] = hand, template: str = template
+        ) -> MailInput:
+            return mv.TurnMail(
+                env,
+                p.side or "",
+                tuple(events),
+                m.board(ctx),
+                hand,
+                reveal,
+                deadline or m.clock.now(),
+                template,
+            )
+
+        body = [
+            f"Game {ctx.id}, epoch {epoch} resolved. {p.text}",
+            "",
+            "What happened:",
+            *_lines(events),
+            "",
+            m.ascii_board(ctx),
+            "Your hand:",
+            *m._hand_text(hand),
+            "",
+            f"Dice key of epoch {epoch} (s_{epoch}): {key_hex}",
+            f"Dice commitment (s_0): {ctx.game.dice_commitment}",
+            deadline_text(deadline, seat.player.time_zone),
+        ]
+        if template:
+            body += [
+                "",
+                "Your orders (fill in, sign with namespace pbem-orders, reply):",
+                "",
+                template,
+            ]
+        else:
+            body += ["", f"Nothing to do now: {p.side} acts next."]
+        subject = f"[{ctx.id}] Turn {p.turn}: {_whats_next(ctx)}"
+        m.queue_view(
+            ctx,
+            env,
+            view,
+            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
+                env.sender, subject, "\n".join(body), thread_root=env.thread_root
+            ),
+            "turn",
+        )
+
+
+def send_question(
+    m: Mailer,
+    ctx: GameContext,
+    question: Question,
+    events: Sequence[mv.NarrativeEvent],
+    deadline: datetime | None,
+) -> None:
+    """Ask the deciding player only; the other player hears when the turn continues."""
+    side = question.side
+    seat = ctx.seats[side]
+    p = ctx.prompt()
+    env = m.envelope(ctx, side, "question", ctx.game.state_version, turn=p.turn)
+    hand = m.hand(ctx, side)
+    q = mv.Question(
+        question.text, tuple(question.answers), question.default, deadline or m.clock.now()
+    )
+
+    def view() -> MailInput:
+        return mv.QuestionMail(env, q, tuple(events), m.board(ctx), hand)
+
+    body = [
+        f"Game {ctx.id}: the turn waits for your decision.",
+        "",
+        "So far:",
+        *_lines(events),
+        "",
+        f"Question: {question.text}",
+        f"Answers: {', '.join(question.answers)}",
+        f"If you do not answer by the deadline, the referee applies: {question.default}",
+        deadline_text(deadline, seat.player.time_zone),
+        "",
+        "Your answer (sign with namespace pbem-orders, reply):",
+        "",
+        m.template(ctx, side),
+    ]
+    subject = f"[{ctx.id}] Turn {p.turn}: question for {side}"
+    m.queue_view(
+        ctx,
+        env,
+        view,
+        lambda: m.text_mail(env.sender, subject, "\n".join(body), thread_root=env.thread_root),
+        "question",
+    )
+
+
+def send_game_end(
+    m: Mailer,
+    ctx: GameContext,
+    events: Sequence[mv.NarrativeEvent],
+    *,
+    result: str,
+    dice_seed: str,
+    deck_seed: str,
+    summary: Sequence[str],
+) -> None:
+    """Close the game for every player: result, the seeds revealed, how to audit."""
+    winner = None if result in ("draw", "") else result
+    for side in ctx.seats:
+        env = m.envelope(ctx, side, "end", ctx.game.state_version, turn=ctx.prompt().turn)
+
+        def view(env: mv.Envelope = env) -> MailInput:
+            return mv.GameEnd(
+                env,
+                result,
+                winner,
+                tuple(events),
+                m.board(ctx),
+                dice_seed,
+                deck_seed,
+                ctx.game.dice_commitment,
+                ctx.game.deck_commitment,
+                tuple(summary),
+            )
+
+        outcome = "a draw" if winner is None else f"won by {winner}"
+        body = [
+            f"Game {ctx.id} is over: {outcome}.",
+            "",
+            "Last events:",
+            *_lines(events),
+            "",
+            m.ascii_board(ctx),
+            f"Dice seed (s_L): {dice_seed}",
+            f"Deck seed (d_L): {deck_seed}",
+            f"Dice commitment: {ctx.game.dice_commitment}",
+            f"Deck commitment: {ctx.game.deck_commitment}",
+            *summary,
+            "",
+            "Check every die and shuffle: ask the operator for the audit record",
+            f"(pbem audit {ctx.id} --out {ctx.id}.json) and run verify_dice.py on it.",
+        ]
+        subject = f"[{ctx.id}] Game over: {outcome}"
+        m.queue_view(
+            ctx,
+            env,
+            view,
+            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
+                env.sender, subject, "\n".join(body), thread_root=env.thread_root
+            ),
+            "end",
+        )
+
+
+def send_rejection(
+    m: Mailer,
+    ctx: GameContext,
+    side: str,
+    errors: Sequence[mv.OrderError],
+    *,
+    inbox_id: int,
+    in_reply_to: str | None,
+    deadline: datetime | None,
+) -> None:
+    """Tell ``side``'s player what is wrong (line by line) and that nothing changed."""
+    seat = ctx.seats[side]
+    env = m.envelope(
+        ctx, side, "refused", inbox_id, turn=ctx.prompt().turn, in_reply_to=in_reply_to
+    )
+
+    def view() -> MailInput:
+        return mv.OrdersRejected(env, tuple(errors), "your mail", deadline)
+
+    body = ["Your mail was refused; the game did not move.", ""]
+    for e in errors:
+        if e.line_no:
+            body.append(f"line {e.line_no}: {e.line or ''}")
+            body.append(f"  -> {e.message}")
+        else:
+            body.append(f"- {e.message}")
+        if e.legal:
+            body.append(f"     legal: {', '.join(e.legal)}")
+    body += ["", deadline_text(deadline, seat.player.time_zone)]
+    subject = f"[{ctx.id}] Refused: {errors[0].code if errors else 'error'}"
+    m.queue_view(
+        ctx,
+        env,
+        view,
+        lambda: m.text_mail(
+            env.sender,
+            subject,
+            "\n".join(body),
+            thread_root=env.thread_root,
+            in_reply_to=in_reply_to,
+        ),
+        "refused",
+    )
+
+
+def send_notice(
+    m: Mailer,
+    ctx: GameContext,
+    side: str,
+    *,
+    kind: str,
+    version: int | str,
+    subject: str,
+    body: str,
+    in_reply_to: str | None = None,
+) -> None:
+    """Send a plain-text note to ``side``'s player (command replies, status, help)."""
+    env = m.envelope(ctx, side, kind, version, in_reply_to=in_reply_to)
+    msg = m.text_mail(
+        env.sender,
+        f"[{ctx.id}] {subject}",
+        body,
+        thread_root=env.thread_root,
+        in_reply_to=in_reply_to,
+    )
+    m.queue(ctx, msg, recipient=env.recipient.address, message_id=env.message_id, kind=kind)
+
+
+def send_reminder(
+    m: Mailer, ctx: GameContext, side: str, deadline: datetime, deadline_id: int
+) -> None:
+    """Remind ``side``'s player that orders (or an answer) are due."""
+    seat = ctx.seats[side]
+    env = m.envelope(ctx, side, "reminder", deadline_id, turn=ctx.prompt().turn)
+    template = m.template(ctx, side)
+    hand = m.hand(ctx, side)
+
+    def view() -> MailInput:
+        return mv.Reminder(env, deadline, template, hand)
+
+    body = [
+        f"Reminder: game {ctx.id} waits for you ({ctx.prompt().text})",
+        deadline_text(deadline, seat.player.time_zone),
+        "",
+        template,
+    ]
+    subject = f"[{ctx.id}] Reminder: turn {ctx.prompt().turn} is due"
+    m.queue_view(
+        ctx,
+        env,
+        view,
+        lambda: m.text_mail(env.sender, subject, "\n".join(body), thread_root=env.thread_root),
+        "reminder",
+    )
+
+
+def send_missed(
+    m: Mailer,
+    ctx: GameContext,
+    missed_side: str,
+    *,
+    action: str,
+    next_deadline: datetime | None,
+    deadline_id: int,
+) -> None:
+    """Tell every player that ``missed_side`` missed a deadline and what the referee did."""
+    for side, seat in ctx.seats.items():
+        env = m.envelope(ctx, side, "missed", deadline_id, turn=ctx.prompt().turn)
+
+        def view(env: mv.Envelope = env) -> MailInput:
+            return mv.MissedTurn(env, missed_side, action, next_deadline)
+
+        body = [
+            f"Game {ctx.id}: {missed_side} missed the deadline.",
+            action,
+            "",
+            "Next " + deadline_text(next_deadline, seat.player.time_zone).lower(),
+        ]
+        subject = f"[{ctx.id}] Deadline missed by {missed_side}"
+        m.queue_view(
+            ctx,
+            env,
+            view,
+            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
+                env.sender, subject, "\n".join(body), thread_root=env.thread_root
+            ),
+            "missed",
+        )
+
+
+def _lines(events: Sequence[mv.NarrativeEvent]) -> list[str]:
+    out = []
+    for e in events:
+        out.append(f"- {e.text}")
+        for d in e.dice:
+            out.append(f"    die {d.face}  ({d.event})")
+    return out or ["- (nothing)"]

@@ -1,0 +1,331 @@
+"""Build and queue every mail the referee sends, only ever to a game's players or the operator.
+
+This is the pipeline's adapter to :mod:`pbem.mailviews`: it fills the
+mailviews input model from the store and the engine's views and calls
+:func:`pbem.mailviews.compose.compose`. While a compose function is not
+written yet (it raises ``NotImplementedError``) a plain-text mail with the
+same content is built here instead, so the referee works either way.
+
+Safety rules every mail follows:
+
+- the recipient is a player of the game or the operator (:meth:`Mailer.queue`
+  refuses anything else); the unknown-sender reply is the one exception and
+  goes through :func:`pbem.pipeline.replies.reply_unknown`, rate-limited;
+- no header of an incoming mail is copied into an outgoing header, except a
+  Message-ID that matches a strict pattern (``In-Reply-To``); subjects are
+  built from the game id and our own words;
+- a player's mail carries only that player's hand (``player_view`` of its side).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import formataddr
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import Session
+
+from engine.core.api import Event
+from pbem.clock import Clock
+from pbem.config import Config
+from pbem.mailviews import model as mv
+from pbem.mailviews.compose import MailInput, compose
+from pbem.outbox import make_message_id, queue_message
+from pbem.pipeline.games import GameContext
+from pbem.server_key import ServerKey
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Mailer", "NotAllowed", "format_deadline", "safe_message_id"]
+
+_COMPOSE_MISSING: set[str] = set()
+"""Mail kinds whose compose function raised NotImplementedError (skip building their view)."""
+
+_MSGID = re.compile(r"^<[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,200}@[A-Za-z0-9.-]{1,200}>$")
+
+
+class NotAllowed(RuntimeError):
+    """A mail would have gone to an address that is neither a player nor the operator."""
+
+
+def safe_message_id(value: str | None) -> str | None:
+    """Return ``value`` if it is a plain ``<local@domain>`` Message-ID, else None."""
+    if not value:
+        return None
+    value = value.strip()
+    return value if _MSGID.match(value) else None
+
+
+def format_deadline(when: datetime, tz: str) -> str:
+    """Say ``when`` in the zone ``tz`` and in UTC: ``Mon 5 Jan 2026 14:00 CET (13:00 UTC)``."""
+    try:
+        zone = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    local = when.astimezone(zone)
+    text = f"{local:%a} {local.day} {local:%b %Y %H:%M} {local.tzname() or tz}"
+    if zone.key != "UTC":
+        text += f" ({when.astimezone(ZoneInfo('UTC')):%H:%M} UTC)"
+    return text
+
+
+def narrative(events: Sequence[Event | Mapping[str, Any]]) -> tuple[mv.NarrativeEvent, ...]:
+    """Turn engine events (objects or their dicts) into the mailviews narrative."""
+    out = []
+    for e in events:
+        d = e.to_dict() if isinstance(e, Event) else dict(e)
+        faces = d.get("dice") or ()
+        dice = tuple(
+            mv.DieRoll(str(f["face"]), str(f.get("event", "")))
+            if isinstance(f, Mapping)
+            else mv.DieRoll(str(f), f"{d.get('text', '')}, die {i} of {len(faces)}")
+            for i, f in enumerate(faces, 1)
+        )
+        out.append(mv.NarrativeEvent(str(d.get("kind", "event")), str(d.get("text", "")), dice))
+    return tuple(out)
+
+
+@dataclass
+class Mailer:
+    """Queues the mails of one transaction (board rendered once per game version)."""
+
+    session: Session
+    config: Config
+    clock: Clock
+    server_key: ServerKey | None = None
+    inbox_id: int | None = None
+    _boards: dict[tuple[str, int], Any] = field(default_factory=dict)
+
+    # --- addresses and envelopes -------------------------------------------------
+
+    @property
+    def domain(self) -> str:
+        """The game domain (Message-IDs)."""
+        return self.config.mail_domain
+
+    def game_address(self, game_id: str | None) -> str:
+        """Return ``local+game@domain``: replies to it route to the game."""
+        local, _, domain = self.config.mail.address.partition("@")
+        return f"{local}+{game_id}@{domain}" if game_id else self.config.mail.address
+
+    def _sender(self, game_id: str | None) -> str:
+        return formataddr((self.config.mail.from_name, self.game_address(game_id)))
+
+    def thread_root(self, game_id: str, recipient: str) -> str:
+        """The Message-ID of the game's first mail to ``recipient``."""
+        return make_message_id(game_id, "start", 0, recipient, self.domain)
+
+    def envelope(
+        self,
+        ctx: GameContext,
+        side: str,
+        kind: str,
+        version: int | str,
+        *,
+        turn: int = 0,
+        in_reply_to: str | None = None,
+        recipient: str | None = None,
+    ) -> mv.Envelope:
+        """Build the mailviews envelope of one mail to ``side``'s player."""
+        seat = ctx.seats[side]
+        address = recipient or seat.player.email
+        rcpt = mv.Recipient(seat.player.name, address, seat.player.time_zone, side)
+        signer = None
+        if self.server_key is not None:
+            key = self.server_key
+
+            def signer(text: str) -> str:
+                return key.sign_text(text).signature
+
+        return mv.Envelope(
+            game_id=ctx.id,
+            scenario=ctx.game.scenario_id,
+            turn=turn,
+            recipient=rcpt,
+            sender=self._sender(ctx.id),
+            message_id=make_message_id(ctx.id, kind, version, address, self.domain),
+            thread_root=self.thread_root(ctx.id, address),
+            in_reply_to=safe_message_id(in_reply_to),
+            signer=signer,
+        )
+
+    # --- queueing ---------------------------------------------------------------
+
+    def queue(
+        self,
+        ctx: GameContext | None,
+        message: EmailMessage,
+        *,
+        recipient: str,
+        message_id: str,
+        kind: str,
+    ) -> None:
+        """Queue ``message`` for ``recipient`` (a player of ``ctx`` or the operator only)."""
+        allowed = {self.config.mail.operator.strip().lower()}
+        if ctx is not None:
+            allowed |= ctx.emails()
+        if recipient.strip().lower() not in allowed:
+            raise NotAllowed(f"refusing to mail {recipient!r}: not a player of the game")
+        del message["To"]
+        message["To"] = recipient
+        queue_message(
+            self.session,
+            message,
+            recipient=recipient,
+            message_id=message_id,
+            clock=self.clock,
+            game_id=ctx.id if ctx is not None else None,
+            kind=kind,
+            inbox_id=self.inbox_id,
+        )
+
+    def queue_view(
+        self,
+        ctx: GameContext,
+        env: mv.Envelope,
+        view: Callable[[], MailInput],
+        fallback: Callable[[], EmailMessage],
+        kind: str,
+    ) -> None:
+        """Queue the mailviews mail built from ``view()``, or ``fallback()`` until it exists."""
+        message: EmailMessage | None = None
+        built = None
+        if kind not in _COMPOSE_MISSING:
+            try:
+                built = view()
+            except Exception:  # a drawing bug must not stop a turn: send the text mail
+                log.exception("game %s: cannot build the %s mail view", ctx.id, kind)
+        if built is not None:
+            try:
+                message = compose(built)
+            except NotImplementedError:
+                _COMPOSE_MISSING.add(kind)
+                message = None
+        if message is None:
+            message = fallback()
+        del message["Message-ID"]
+        self.queue(
+            ctx, message, recipient=env.recipient.address, message_id=env.message_id, kind=kind
+        )
+
+    def text_mail(
+        self,
+        env_from: str,
+        subject: str,
+        body: str,
+        *,
+        message_id: str | None = None,
+        thread_root: str | None = None,
+        in_reply_to: str | None = None,
+    ) -> EmailMessage:
+        """Build a signed plain-text mail (the fallback of every kind)."""
+        msg = EmailMessage()
+        msg["From"] = env_from
+        msg["Subject"] = subject
+        msg["Auto-Submitted"] = "auto-replied" if in_reply_to else "auto-generated"
+        refs = [r for r in (thread_root, safe_message_id(in_reply_to)) if r]
+        if refs:
+            msg["In-Reply-To"] = refs[-1]
+            msg["References"] = " ".join(dict.fromkeys(refs))
+        text = body if body.endswith("\n") else body + "\n"
+        if self.server_key is not None:
+            signed = self.server_key.sign_text(text)
+            msg.set_content(signed.text)
+            msg.add_attachment(
+                signed.signature.encode("ascii"),
+                maintype="text",
+                subtype="plain",
+                filename="pbem.txt.sig",
+            )
+        else:
+            msg.set_content(text)
+        return msg
+
+    # --- what players see -------------------------------------------------------
+
+    def board(self, ctx: GameContext) -> Any:
+        """Render the public board of ``ctx``'s current state once per version."""
+        key = (ctx.id, ctx.game.state_version)
+        if key not in self._boards:
+            from pbem.render import render_board  # noqa: PLC0415 - pillow is slow to import
+
+            self._boards[key] = render_board(board_view(ctx.system.public_view(ctx.state)))
+        return self._boards[key]
+
+    def ascii_board(self, ctx: GameContext) -> str:
+        """Return the ASCII board (empty if the view cannot be drawn)."""
+        try:
+            from pbem.render.ascii import render_ascii  # noqa: PLC0415
+
+            return render_ascii(board_view(ctx.system.public_view(ctx.state)))
+        except Exception:  # a drawing bug must not stop a turn
+            log.exception("game %s: cannot draw the ASCII board", ctx.id)
+            return ""
+
+    def hand(self, ctx: GameContext, side: str) -> tuple[mv.Card, ...]:
+        """Return ``side``'s own hand (never the other side's)."""
+        view = ctx.system.player_view(ctx.state, side)
+        out = []
+        for c in view.get("hand", []) or []:
+            if isinstance(c, Mapping):
+                out.append(
+                    mv.Card(str(c.get("code", "")), str(c.get("name", "")), str(c.get("text", "")))
+                )
+            else:
+                out.append(mv.Card(str(c), str(c), ""))
+        return tuple(out)
+
+    def _hand_text(self, hand: Sequence[mv.Card]) -> list[str]:
+        return [f"  {c.code:<4} {c.name}" for c in hand] or ["  (no cards)"]
+
+    def template(self, ctx: GameContext, side: str) -> str:
+        """Return the orders template for ``side`` (header lines at least)."""
+        try:
+            return ctx.system.orders_template(ctx.state, side)
+        except NotImplementedError:
+            p = ctx.prompt()
+            return f"game {ctx.id}\nturn {p.turn}\nside {side}\n"
+
+
+def board_view(view: Mapping[str, Any]) -> Any:
+    """Build a :class:`pbem.render.BoardView` from an engine ``public_view`` dict."""
+    from pbem.render.view import LeaderView, SideView, UnitView, make_view  # noqa: PLC0415
+
+    board = view.get("board", {}) or {}
+    sides = view.get("sides", {}) or {}
+    return make_view(
+        wide=int(board.get("wide", 13)),
+        deep=int(board.get("deep", 9)),
+        terrain=[(str(h), str(t)) for h, t in (view.get("terrain", {}) or {}).items()],
+        units=[
+            UnitView(
+                str(u["hex"]),
+                str(u["side"]),
+                str(u.get("type", "?")),
+                int(u.get("blocks", 1)),
+                int(u.get("full", u.get("blocks", 1))),
+            )
+            for u in view.get("units", []) or []
+        ],
+        leaders=[
+            LeaderView(str(ld["hex"]), str(ld["side"]), str(ld["name"]))
+            for ld in view.get("leaders", []) or []
+        ],
+        sides=[
+            SideView(
+                str(s),
+                str(v.get("army", s)),
+                str(v.get("colour", "")),
+                int(v.get("banners", 0)),
+                int(v.get("banners_needed", 0)),
+            )
+            for s, v in sides.items()
+        ],
+        title=str(view.get("name", "")),
+    )

@@ -1,0 +1,143 @@
+"""Signed orders (or a signed answer) from a player: check, resolve, or refuse saying why.
+
+Checks, in order, each refusal mailed to the player with what is expected:
+the game is active; the signature is the player's current key (a
+non-player's key with a player's From: is refused); the ``game`` line names
+this game; the same signed text was not accepted before (duplicate); the
+game waits for this side; the ``turn`` line is the turn the game is at
+(replayed and stale orders are refused, naming the turn expected); the
+engine accepts the whole submission (each bad line quoted with its number,
+why, and what is legal). Then the submission is resolved as the next epoch.
+
+Orders resolve on receipt: there is never anything pending to replace. A
+second mail for the same turn is refused as stale (the turn has moved on)
+or as a duplicate (same text). An answer, once applied, cannot be changed.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import col, select
+
+from engine.core.api import OrdersError
+from engine.dice import hash_orders
+from pbem.mailviews import model as mv
+from pbem.pipeline.inbound import header_lines
+from pbem.pipeline.steps import Outcome, Step, check_signature
+from pbem.pipeline.turns import apply_submission
+from pbem.store import DiceEpoch, GameStatus
+
+__all__ = ["handle_orders", "status_refusal"]
+
+
+def status_refusal(step: Step) -> Outcome | None:
+    """Refuse when the game is not active (setup, paused, over)."""
+    status = step.ctx.game.status
+    if status == GameStatus.ACTIVE:
+        return None
+    why = {
+        GameStatus.SETUP: "the game has not started yet (every player must join with a key)",
+        GameStatus.PAUSED: "the operator paused the game; orders are refused until it resumes",
+        GameStatus.FINISHED: "the game is over",
+        GameStatus.ABANDONED: "the game was abandoned",
+    }.get(status, f"the game is {status}")
+    return step.refuse(f"game-{status}", why)
+
+
+def handle_orders(step: Step) -> Outcome:
+    """Handle a mail holding signed orders or an answer (see the module docstring)."""
+    ctx = step.ctx
+    refusal = status_refusal(step)
+    if refusal is not None:
+        return refusal
+    signed = check_signature(step, ctx.seats[step.side].key)
+    if isinstance(signed, Outcome):
+        return signed
+    text = signed.decode("utf-8")
+    head = header_lines(text)
+    prompt = ctx.prompt()
+    expect = f"game {ctx.id}\nturn {prompt.turn}\nside {step.side}"
+    if head.get("game", "").lower() != ctx.id:
+        if "game" not in head:
+            return step.refuse("no-game", f"the orders must name the game; start with:\n{expect}")
+        return step.refuse(
+            "wrong-game",
+            f"the orders name game {head['game']!r}, but this mail is about "
+            f"game {ctx.id}; orders are refused unless they name the game they are sent to",
+            line=_line_of(text, "game"),
+            quote=f"game {head['game']}",
+            legal=(f"game {ctx.id}",),
+        )
+    orders_hash = hash_orders(signed)
+    earlier = step.env.session.exec(
+        select(DiceEpoch.epoch)
+        .where(col(DiceEpoch.game_id) == ctx.id)
+        .where(col(DiceEpoch.orders_hash) == orders_hash.hex())
+    ).first()
+    if earlier is not None:
+        return step.refuse(
+            "duplicate",
+            f"these exact orders were already accepted (epoch "
+            f"{earlier}); nothing changed. {prompt.text}",
+        )
+    if head.get("side") and head["side"].lower() != step.side:
+        return step.refuse(
+            "wrong-side",
+            f"you play {step.side}, not {head['side']}",
+            line=_line_of(text, "side"),
+            quote=f"side {head['side']}",
+            legal=(f"side {step.side}",),
+        )
+    if prompt.kind == "over":
+        return step.refuse("game-over", "the game is over")
+    if prompt.side != step.side:
+        waiting = "an answer" if prompt.kind == "question" else "orders"
+        return step.refuse(
+            "not-your-turn",
+            f"the game waits for {waiting} from {prompt.side} "
+            f"(turn {prompt.turn}); nothing is pending from you",
+        )
+    turn = head.get("turn", "")
+    if not turn.isdigit():
+        return step.refuse(
+            "no-turn",
+            f"the orders must name the turn they answer; the game "
+            f"expects turn {prompt.turn}:\n{expect}",
+        )
+    if int(turn) != prompt.turn:
+        code = "stale" if int(turn) < prompt.turn else "wrong-turn"
+        return step.refuse(
+            code,
+            f"these orders are for turn {turn}, but the game is at turn "
+            f"{prompt.turn} and expects {prompt.kind} for turn {prompt.turn}",
+            line=_line_of(text, "turn"),
+            quote=f"turn {turn}",
+            legal=(f"turn {prompt.turn}",),
+        )
+    try:
+        submission = ctx.system.parse_orders(ctx.state, step.side, text)
+    except OrdersError as exc:
+        errors = tuple(
+            mv.OrderError(p.code, p.message, p.line or None, p.quote or None, tuple(p.legal))
+            for p in exc.problems
+        )
+        return step.refuse(exc.code, str(exc), errors=errors)
+    epoch = apply_submission(
+        step.env,
+        ctx,
+        step.side,
+        submission=submission,
+        orders_text=text,
+        orders_hash=orders_hash,
+        source="mail",
+    )
+    what = "answer" if prompt.kind == "question" else "orders"
+    return Outcome.done(
+        f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id
+    )
+
+
+def _line_of(text: str, word: str) -> int | None:
+    for n, raw in enumerate(text.splitlines(), 1):
+        if raw.strip().lower().startswith(word + " "):
+            return n
+    return None

@@ -1,0 +1,244 @@
+"""The inbox processor: one pending row in, its whole effect out, in ONE transaction.
+
+:class:`Processor` implements :class:`pbem.mailin.InboxProcessor`. For a row
+it: reads the MIME (oversized or malformed mail is refused with a reply when
+the sender is a player); finds the sender among the players (a stranger
+gets at most one rate-limited note, :mod:`pbem.pipeline.replies`, unless the
+mail is a valid ``join`` with the game's invite token); routes the mail to a
+game (plus-address, subject tag, our thread headers, else the ``game`` line
+of the orders, else the sender's only active game); reads the orders or
+command text (HTML-only mail gets a reply saying how to send plain text);
+and hands it to :mod:`pbem.pipeline.commands` or
+:mod:`pbem.pipeline.orders`. The row is marked ``processed`` or ``refused``
+with an ``outcome`` line in the same transaction as everything else.
+
+A mail that names a game the sender does not play is answered like a
+stranger's (one rate-limited note): no reply ever goes to an address that is
+not a player of the game concerned or the operator.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from pbem.clock import Clock
+from pbem.config import Config
+from pbem.orders_text import (
+    HtmlOnlyError,
+    NoSignatureError,
+    OrdersMailError,
+    SignedOrders,
+    body_text,
+    extract_orders,
+)
+from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command, handle_join
+from pbem.pipeline.games import GameContext, load_game
+from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_lines, read_mail
+from pbem.pipeline.mails import Mailer
+from pbem.pipeline.orders import handle_orders
+from pbem.pipeline.replies import reply_unknown
+from pbem.pipeline.steps import Outcome, Step
+from pbem.pipeline.turns import Env
+from pbem.server_key import ServerKey
+from pbem.sshsig import SshSigError
+from pbem.store import Game, GameStatus, InboxMessage, InboxStatus, Player, Seat, Store
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Processor"]
+
+
+@dataclass
+class _Text:
+    text: str
+    found: SignedOrders | None
+    error: Exception | None = None
+
+
+class Processor:
+    """Process inbox rows (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        clock: Clock,
+        *,
+        server_key: ServerKey | None = None,
+        fault: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.clock = clock
+        self.server_key = server_key
+        self.fault = fault
+
+    def process(self, inbox_id: int) -> None:
+        """Process row ``inbox_id`` in one transaction (a row no longer pending is left alone)."""
+        with self.store.transaction() as session:
+            row = session.get(InboxMessage, inbox_id)
+            if row is None or row.status != InboxStatus.PENDING:
+                return
+            mailer = Mailer(session, self.config, self.clock, self.server_key, inbox_id)
+            env = Env(session, self.config, self.clock, mailer, self.fault)
+            outcome = self._handle(env, row)
+            row.status = outcome.status
+            row.outcome = outcome.text[:2000]
+            row.game_id = outcome.game_id
+            row.processed_at = self.clock.now()
+            session.add(row)
+            log.info("inbox #%d: %s: %s", inbox_id, outcome.status, outcome.text)
+
+    # --- steps ------------------------------------------------------------------
+
+    def _stranger(self, env: Env, row: InboxMessage, sender: str, auto: bool, why: str) -> Outcome:
+        sent = reply_unknown(
+            env.session, self.config, self.clock, sender, auto=auto, inbox_id=row.id
+        )
+        return Outcome.refused(f"{why}; {'one note sent' if sent else 'no reply (rate limit)'}")
+
+    def _handle(self, env: Env, row: InboxMessage) -> Outcome:
+        session = env.session
+        try:
+            mail = read_mail(row.raw, row.envelope_to, self.config.limits.max_message_size)
+        except Unreadable as exc:
+            return self._unreadable(env, row, exc)
+        if mail.sender in (self.config.mail.address.lower(), self.config.mail_domain):
+            return Outcome.refused("mail from the referee's own address: ignored")
+        player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()
+        content = self._text(mail)
+        ctx, how = self._route(session, mail, content.text, player)
+        if ctx is not None and (player is None or not ctx.sides_of(mail.sender)):
+            name = command_of(content.text, mail.subject)
+            if name is not None and name[0] == "join" and not mail.auto:
+                joined = handle_join(env, row, mail, ctx, content.found)
+                if joined is not None:
+                    return joined
+        if player is None:
+            return self._stranger(env, row, mail.sender, mail.auto, f"unknown sender {mail.sender}")
+        if mail.auto:
+            return Outcome.refused("automatic mail from a player (auto-reply): ignored")
+        if ctx is None:
+            return self._no_game(env, row, mail, player, how)
+        sides = ctx.sides_of(mail.sender)
+        if not sides:
+            return self._stranger(
+                env, row, mail.sender, mail.auto, f"{mail.sender} does not play {ctx.id}"
+            )
+        side = sides[0]
+        if len(sides) > 1:
+            wanted = header_lines(content.text).get("side", "").lower()
+            side = wanted if wanted in sides else (ctx.prompt().side or sides[0])
+        step = Step(env, row, mail, ctx, side, content.text, content.found)
+        if content.error is not None:
+            return self._text_error(step, content.error)
+        command = command_of(content.text, mail.subject)
+        if command is not None:
+            return handle_command(step, *command)
+        if content.found is None:
+            if not content.text.strip():
+                return step.refuse("empty", "the mail holds no orders and no command")
+            return step.refuse(
+                "unsigned",
+                "orders must be signed (namespace pbem-orders) and the signature "
+                "block pasted below them; see docs/signing.md. For help send 'command help'.",
+            )
+        return handle_orders(step)
+
+    def _text(self, mail: Inbound) -> _Text:
+        try:
+            found = extract_orders(mail.message)
+            return _Text(found.text, found)
+        except NoSignatureError:
+            try:
+                return _Text(body_text(mail.message), None)
+            except (OrdersMailError, SshSigError) as exc:
+                return _Text("", None, exc)
+        except HtmlOnlyError as exc:
+            return _Text("", None, exc)
+        except (OrdersMailError, SshSigError) as exc:
+            try:
+                text = body_text(mail.message)
+            except (OrdersMailError, SshSigError):
+                text = ""
+            return _Text(text, None, exc)
+
+    def _text_error(self, step: Step, exc: Exception) -> Outcome:
+        command = command_of(step.text, step.mail.subject)
+        if command is not None and command[0] in UNSIGNED_OK:
+            return handle_command(step, *command)
+        if isinstance(exc, HtmlOnlyError):
+            return step.refuse(
+                "html-only",
+                "your mail has only an HTML part, and the referee reads plain "
+                "text. Set your mail program to send plain text (or attach orders.txt and "
+                "orders.txt.sig), then send the orders again.",
+            )
+        return step.refuse(str(getattr(exc, "code", "bad-mail")), str(exc))
+
+    def _route(
+        self, session: Session, mail: Inbound, text: str, player: Player | None
+    ) -> tuple[GameContext | None, str]:
+        for gid, how in game_candidates(mail, self.config.mail.address, self.config.mail_domain):
+            if session.get(Game, gid) is not None:
+                return load_game(session, gid), how
+        named = header_lines(text).get("game", "").lower()
+        if named and session.get(Game, named) is not None:
+            return load_game(session, named), "game line"
+        if player is not None and player.id is not None:
+            active = session.exec(
+                select(Seat.game_id)
+                .join(Game, col(Game.id) == col(Seat.game_id))
+                .where(col(Seat.player_id) == player.id)
+                .where(
+                    col(Game.status).in_([GameStatus.ACTIVE, GameStatus.SETUP, GameStatus.PAUSED])
+                )
+            ).all()
+            games = sorted(set(active))
+            if len(games) == 1:
+                return load_game(session, games[0]), "only game"
+            return None, "several games" if games else "no game"
+        return None, "no game"
+
+    def _no_game(
+        self, env: Env, row: InboxMessage, mail: Inbound, player: Player, how: str
+    ) -> Outcome:
+        games = env.session.exec(select(Seat.game_id).where(col(Seat.player_id) == player.id)).all()
+        if not games:
+            return self._stranger(env, row, mail.sender, mail.auto, "a player without games")
+        # Reply in the thread of one of the player's games (the recipient is its player).
+        ctx = load_game(env.session, sorted(set(games))[-1])
+        assert ctx is not None
+        step = Step(env, row, mail, ctx, ctx.sides_of(mail.sender)[0], "")
+        listing = ", ".join(sorted(set(games)))
+        return Outcome(
+            InboxStatus.REFUSED,
+            step.refuse(
+                "no-game",
+                f"the referee cannot tell which game this mail is about "
+                f"({how}). Reply to a game mail, put [game-id] in the subject, or "
+                f"start the orders with a 'game <id>' line. Your games: {listing}",
+            ).text,
+            None,
+        )
+
+    def _unreadable(self, env: Env, row: InboxMessage, exc: Unreadable) -> Outcome:
+        sender = exc.reply_to
+        if sender is None:
+            return Outcome.refused(f"{exc.code}: {exc}; no reply (no usable sender)")
+        seats = env.session.exec(
+            select(Seat.game_id)
+            .join(Player, col(Player.id) == col(Seat.player_id))
+            .where(col(Player.email) == sender)
+        ).all()
+        if not seats:
+            return self._stranger(env, row, sender, False, f"{exc.code} from a stranger")
+        ctx = load_game(env.session, sorted(set(seats))[-1])
+        assert ctx is not None
+        fake = Inbound(message=None, sender=sender, subject="", message_id=None)  # type: ignore[arg-type]
+        step = Step(env, row, fake, ctx, ctx.sides_of(sender)[0], "")
+        return step.refuse(exc.code, str(exc))

@@ -1,0 +1,127 @@
+"""What happens when a deadline is due (called by :func:`pbem.deadlines.sweep`).
+
+Runs inside the sweep's transaction for one deadline row, for an active game
+whose state has not moved since the row was written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import replace
+from datetime import datetime
+
+from sqlmodel import Session
+
+from pbem.clock import Clock, FakeClock
+from pbem.config import Config
+from pbem.deadlines import current_deadline, set_prompt_deadlines
+from pbem.pipeline import mailkinds
+from pbem.pipeline.games import load_game
+from pbem.pipeline.mails import Mailer
+from pbem.pipeline.turns import Env, apply_submission, finish_game
+from pbem.server_key import ServerKey
+from pbem.store import Deadline, DeadlineKind
+
+log = logging.getLogger(__name__)
+
+__all__ = ["configure", "fire_deadline"]
+
+
+class _Setup:
+    config: Config = Config()
+    server_key: ServerKey | None = None
+
+
+_SETUP = _Setup()
+
+
+def configure(config: Config, server_key: ServerKey | None) -> None:
+    """Tell :func:`fire_deadline` the daemon's config and signing key."""
+    _SETUP.config = config
+    _SETUP.server_key = server_key
+
+
+def default_text(game_id: str, turn: int, side: str, answer: str) -> str:
+    """The text the referee resolves when it applies a question's default answer."""
+    return (
+        f"game {game_id}\nturn {turn}\nside {side}\nanswer {answer}\n"
+        "# applied by the referee: no answer before the deadline\n"
+    )
+
+
+def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
+    """Act on one due deadline; return "reminder", "missed", "default" or "stale"."""
+    clock: Clock = FakeClock(now)  # everything this firing writes carries the sweep's "now"
+    config = _SETUP.config
+    ctx = load_game(session, row.game_id)
+    if ctx is None:
+        return "stale"
+    mailer = Mailer(session, config, clock, _SETUP.server_key)
+    env = Env(session, config, clock, mailer)
+    prompt = ctx.prompt()
+    side = row.side or ""
+    if prompt.side != side or prompt.kind == "over":
+        return "stale"
+    settings = ctx.options.settings
+    if row.kind == DeadlineKind.REMINDER:
+        shown = current_deadline(session, ctx.id, settings.grace) or row.due_at
+        mailkinds.send_reminder(mailer, ctx, side, shown, row.id or 0)
+        return "reminder"
+    if row.kind == DeadlineKind.QUESTION and prompt.question is not None:
+        q = prompt.question
+        text = default_text(ctx.id, prompt.turn, side, q.default)
+        submission = ctx.system.parse_orders(ctx.state, side, text)
+        apply_submission(
+            env,
+            ctx,
+            side,
+            submission=submission,
+            orders_text=text,
+            orders_hash=hashlib.sha256(text.encode("utf-8")).digest(),
+            source="deadline default",
+        )
+        return "default"
+    # A missed turn.
+    runtime = ctx.options.runtime.with_miss(side)
+    ctx.options = replace(ctx.options, runtime=runtime)
+    misses = runtime.misses.get(side, 0)
+    other = next((s for s in ctx.seats if s != side), "")
+    if settings.missed_turn == "forfeit" and misses >= settings.forfeit_after:
+        action = (
+            f"{side} missed {misses} deadlines in a row and forfeits: {other} wins "
+            "(missed-turn policy: forfeit)."
+        )
+        mailkinds.send_missed(
+            mailer, ctx, side, action=action, next_deadline=None, deadline_id=row.id or 0
+        )
+        finish_game(env, ctx, other or "draw", (), reason=f"{side} forfeited on time")
+        return "missed"
+    seat = ctx.seats.get(side)
+    deadline = set_prompt_deadlines(
+        session,
+        ctx.game,
+        kind=DeadlineKind.TURN,
+        side=side,
+        player_id=seat.player.id if seat else None,
+        period=settings.turn_time,
+        grace=settings.grace,
+        reminders=settings.reminders,
+        now=now,
+    )
+    session.add(ctx.game)
+    ctx.game.options_json = ctx.options.dumps()
+    if settings.missed_turn == "forfeit":
+        left = settings.forfeit_after - misses
+        action = (
+            f"The referee waits one more period. {side} has missed {misses} deadline(s) "
+            f"in a row; after {left} more the game is forfeited."
+        )
+    else:
+        action = (
+            f"The referee waits one more period ({side} has missed {misses} deadline(s) in a row)."
+        )
+    mailkinds.send_missed(
+        mailer, ctx, side, action=action, next_deadline=deadline, deadline_id=row.id or 0
+    )
+    return "missed"

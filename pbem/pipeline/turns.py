@@ -1,0 +1,345 @@
+"""Move a game: resolve one epoch, start a game, end one; store it all and queue the mails.
+
+Everything here runs inside the caller's transaction (design invariant 1):
+the state snapshot, the engine events, the dice epoch (orders hash and
+revealed key), the dice log, the new deadlines and every outgoing mail are
+written together or not at all.
+
+The orders hash of an epoch is SHA-256 of the canonical signed orders text
+(UTF-8 bytes, exactly what ``pbem sign``/``ssh-keygen -Y sign`` signed in
+the canonical form); for a default the referee applies at a deadline it is
+SHA-256 of the referee's own text, printed in the mail (docs/audit.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from engine.dice import EpochDice
+from pbem.clock import Clock
+from pbem.config import Config
+from pbem.deadlines import cancel_deadlines, current_deadline, set_prompt_deadlines
+from pbem.mailviews import model as mv
+from pbem.pipeline import mailkinds
+from pbem.pipeline.games import (
+    DICE_LOG,
+    GameContext,
+    append_events,
+    chains,
+    dice_log_payload,
+    shuffles_done,
+)
+from pbem.pipeline.mails import Mailer, narrative
+from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Env", "apply_submission", "finish_game", "save_state", "start_game", "turn_events"]
+
+RESULT = "pbem.result"
+"""Event kind recording how a game ended outside the engine (resign, forfeit, draw)."""
+
+
+@dataclass
+class Env:
+    """What a step needs: the transaction, config, clock, the mailer and a fault hook.
+
+    ``fault(point)`` is called at named points ("after-engine") so tests can
+    simulate a crash there; it is None in production.
+    """
+
+    session: Session
+    config: Config
+    clock: Clock
+    mailer: Mailer
+    fault: Callable[[str], None] | None = None
+
+    def at(self, point: str) -> None:
+        """Run the fault hook for ``point`` (tests only)."""
+        if self.fault is not None:
+            self.fault(point)
+
+
+def save_state(env: Env, ctx: GameContext, state: Any, *, bump: bool = True) -> None:
+    """Store ``state`` as the game's current state (and a snapshot when ``bump``)."""
+    ctx.state = state
+    game = ctx.game
+    game.state_json = ctx.system.to_json(state)
+    game.updated_at = env.clock.now()
+    if bump:
+        game.state_version += 1
+        env.session.add(
+            Snapshot(
+                game_id=game.id,
+                version=game.state_version,
+                state_json=game.state_json,
+                created_at=game.updated_at,
+            )
+        )
+    game.options_json = ctx.options.dumps()
+    env.session.add(game)
+
+
+def apply_submission(
+    env: Env,
+    ctx: GameContext,
+    side: str,
+    *,
+    submission: Any,
+    orders_text: str,
+    orders_hash: bytes,
+    source: str,
+) -> int:
+    """Resolve an accepted submission as the next epoch; return the epoch number.
+
+    ``submission`` is what ``system.parse_orders`` returned; ``orders_text``
+    is kept in the event log; ``source`` says where it came from ("mail",
+    "deadline default").
+    """
+    session = env.session
+    epoch = ctx.game.epoch + 1
+    dice_chain, deck_chain = chains(session, ctx.id)
+    key = dice_chain.key(epoch)
+    dice = EpochDice(
+        ctx.id,
+        epoch,
+        key,
+        orders_hash,
+        deck=deck_chain,
+        shuffles_before=shuffles_done(session, ctx.id),
+    )
+    result = ctx.system.resolve(ctx.state, submission, dice)
+    env.at("after-engine")
+    ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
+    ctx.game.epoch = epoch
+    save_state(env, ctx, result.state)
+    prompt = ctx.prompt()
+    session.add(
+        DiceEpoch(
+            game_id=ctx.id,
+            epoch=epoch,
+            orders_hash=orders_hash.hex(),
+            revealed_key=key.hex(),
+            created_at=env.clock.now(),
+        )
+    )
+    items: list[tuple[str, dict[str, Any]]] = [
+        (
+            "pbem.accepted",
+            {
+                "side": side,
+                "source": source,
+                "orders": orders_text,
+                "orders_hash": orders_hash.hex(),
+            },
+        ),
+    ]
+    items += [(e.kind, e.to_dict()) for e in result.events]
+    items.append((DICE_LOG, dice_log_payload(dice, prompt.kind)))
+    append_events(session, ctx.id, epoch, items, env.clock)
+    session.flush()
+    after_change(env, ctx, epoch=epoch, key_hex=key.hex())
+    return epoch
+
+
+def turn_events(session: Session, game_id: str, epoch: int) -> list[dict[str, Any]]:
+    """Return the engine events of the turn that ``epoch`` ends or pauses.
+
+    A turn paused by questions spans several epochs; mails report all of
+    them together (epochs going back while the earlier one ended in a question).
+    """
+    logs = {
+        e.epoch: json.loads(e.payload_json).get("prompt", "")
+        for e in session.exec(
+            select(Event).where(col(Event.game_id) == game_id).where(col(Event.kind) == DICE_LOG)
+        ).all()
+    }
+    first = epoch
+    while first - 1 >= 1 and logs.get(first - 1) == "question":
+        first -= 1
+    rows = session.exec(
+        select(Event)
+        .where(col(Event.game_id) == game_id)
+        .where(col(Event.epoch) >= first)
+        .where(col(Event.epoch) <= epoch)
+        .order_by(col(Event.seq))
+    ).all()
+    return [json.loads(r.payload_json) for r in rows if not r.kind.startswith("pbem.")]
+
+
+def after_change(env: Env, ctx: GameContext, *, epoch: int, key_hex: str) -> None:
+    """Set the next deadlines and mail everyone what the new prompt needs."""
+    prompt = ctx.prompt()
+    events = narrative(turn_events(env.session, ctx.id, epoch))
+    if prompt.kind == "over":
+        finish_game(env, ctx, prompt.result or "draw", events, reason="the battle is won")
+        return
+    side = prompt.side or ""
+    settings = ctx.options.settings
+    player = ctx.seats[side].player if side in ctx.seats else None
+    if prompt.kind == "question" and prompt.question is not None:
+        deadline = set_prompt_deadlines(
+            env.session,
+            ctx.game,
+            kind=DeadlineKind.QUESTION,
+            side=side,
+            player_id=player.id if player else None,
+            period=settings.question_time,
+            grace=timedelta(0),
+            reminders=(),
+            now=env.clock.now(),
+        )
+        mailkinds.send_question(env.mailer, ctx, prompt.question, events, deadline)
+        return
+    deadline = set_prompt_deadlines(
+        env.session,
+        ctx.game,
+        kind=DeadlineKind.TURN,
+        side=side,
+        player_id=player.id if player else None,
+        period=settings.turn_time,
+        grace=settings.grace,
+        reminders=settings.reminders,
+        now=env.clock.now(),
+    )
+    mailkinds.send_turn(env.mailer, ctx, events, epoch=epoch, key_hex=key_hex, deadline=deadline)
+
+
+def start_game(env: Env, ctx: GameContext) -> None:
+    """Make a game active (every seat has a key): first deadline, game-start mails."""
+    ctx.game.status = GameStatus.ACTIVE
+    ctx.game.updated_at = env.clock.now()
+    env.session.add(ctx.game)
+    prompt = ctx.prompt()
+    side = prompt.side or ""
+    settings = ctx.options.settings
+    player = ctx.seats[side].player if side in ctx.seats else None
+    deadline = set_prompt_deadlines(
+        env.session,
+        ctx.game,
+        kind=DeadlineKind.TURN,
+        side=side,
+        player_id=player.id if player else None,
+        period=settings.turn_time,
+        grace=settings.grace,
+        reminders=settings.reminders,
+        now=env.clock.now(),
+    )
+    append_events(env.session, ctx.id, ctx.game.epoch, [("pbem.started", {})], env.clock)
+    mailkinds.send_game_start(env.mailer, ctx, deadline)
+
+
+def resume_game(env: Env, ctx: GameContext) -> None:
+    """Resume a paused game: a fresh period for whoever must act, and a note to everyone."""
+    ctx.game.status = GameStatus.ACTIVE
+    env.session.add(ctx.game)
+    prompt = ctx.prompt()
+    side = prompt.side or ""
+    settings = ctx.options.settings
+    player = ctx.seats[side].player if side in ctx.seats else None
+    question = prompt.kind == "question"
+    deadline = set_prompt_deadlines(
+        env.session,
+        ctx.game,
+        kind=DeadlineKind.QUESTION if question else DeadlineKind.TURN,
+        side=side,
+        player_id=player.id if player else None,
+        period=settings.question_time if question else settings.turn_time,
+        grace=timedelta(0) if question else settings.grace,
+        reminders=() if question else settings.reminders,
+        now=env.clock.now(),
+    )
+    number = _count(env, ctx)
+    append_events(env.session, ctx.id, ctx.game.epoch, [("pbem.resumed", {})], env.clock)
+    for s in ctx.seats:
+        mailkinds.send_notice(
+            env.mailer,
+            ctx,
+            s,
+            kind="resumed",
+            version=f"{ctx.game.state_version}-{number}",
+            subject="Game resumed",
+            body=f"The operator resumed game {ctx.id}. {prompt.text}\n"
+            f"{mailkinds.deadline_text(deadline, ctx.seats[s].player.time_zone)}\n",
+        )
+
+
+def pause_game(env: Env, ctx: GameContext) -> None:
+    """Pause a game: no deadline runs until it is resumed; everyone is told."""
+    ctx.game.status = GameStatus.PAUSED
+    env.session.add(ctx.game)
+    cancel_deadlines(env.session, ctx.id, env.clock.now())
+    number = _count(env, ctx)
+    append_events(env.session, ctx.id, ctx.game.epoch, [("pbem.paused", {})], env.clock)
+    for s in ctx.seats:
+        mailkinds.send_notice(
+            env.mailer,
+            ctx,
+            s,
+            kind="paused",
+            version=f"{ctx.game.state_version}-{number}",
+            subject="Game paused",
+            body=f"The operator paused game {ctx.id}. No deadline runs until it "
+            "is resumed; orders sent meanwhile are refused.\n",
+        )
+
+
+def _count(env: Env, ctx: GameContext) -> int:
+    """A number that grows with each pause/resume (keeps their Message-IDs distinct)."""
+    rows = env.session.exec(
+        select(Event.id)
+        .where(col(Event.game_id) == ctx.id)
+        .where(col(Event.kind).in_(["pbem.paused", "pbem.resumed"]))
+    ).all()
+    return len(rows)
+
+
+def finish_game(
+    env: Env, ctx: GameContext, result: str, events: Sequence[mv.NarrativeEvent], *, reason: str
+) -> None:
+    """End the game with ``result`` (a side or "draw"): reveal the seeds, mail everyone."""
+    session = env.session
+    now = env.clock.now()
+    ctx.game.status = GameStatus.FINISHED
+    ctx.game.updated_at = now
+    ctx.game.options_json = ctx.options.dumps()
+    session.add(ctx.game)
+    cancel_deadlines(session, ctx.id, now)
+    append_events(
+        session, ctx.id, ctx.game.epoch, [(RESULT, {"result": result, "reason": reason})], env.clock
+    )
+    secret = session.get(GameSecret, ctx.id)
+    assert secret is not None
+    epochs = ctx.game.epoch
+    rolls = 0
+    for payload in session.exec(
+        select(Event.payload_json)
+        .where(col(Event.game_id) == ctx.id)
+        .where(col(Event.kind) == DICE_LOG)
+    ).all():
+        rolls += len(json.loads(payload).get("rolls", []))
+    summary = (
+        f"Result: {result} ({reason}).",
+        f"{epochs} epochs, {rolls} dice rolled, {shuffles_done(session, ctx.id)} shuffles.",
+    )
+    mailkinds.send_game_end(
+        env.mailer,
+        ctx,
+        events,
+        result=result,
+        dice_seed=secret.dice_seed.hex(),
+        deck_seed=secret.deck_seed.hex(),
+        summary=summary,
+    )
+
+
+def shown_deadline(env: Env, ctx: GameContext) -> Any:
+    """The deadline players see for the game's pending prompt (None if none)."""
+    return current_deadline(env.session, ctx.id, ctx.options.settings.grace)
