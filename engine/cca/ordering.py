@@ -39,8 +39,10 @@ def effective_card(state: State, side: str, code: str) -> tuple[CardSpec | None,
         return None, None, "Counter-Attack copies the card your opponent just played: none yet"
     base = CARDS[str(last["code"])]
     if base.kind == SECTION:
-        per = tuple((Section.mirror(s), n) for s, n in base.per_section)
-        base = CardSpec(base.code, base.name, base.kind, 0, per_section=per, helmet=True)
+        # Mirrored flank: the opponent's left is the copier's right (same part of the board).
+        swap = {"L": "R", "R": "L"}
+        code2 = base.code[:-1] + swap.get(base.code[-1], base.code[-1])
+        base = CARDS.get(code2, base)
     elif base.kind == LEADERSHIP and base.leader_section:
         mirrored = {"left": "IR", "right": "IL", "centre": "IC"}[base.leader_section]
         base = CARDS[mirrored]

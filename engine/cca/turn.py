@@ -175,19 +175,24 @@ def _draw(w: Work, side: str, n: int) -> None:
 
 
 def _end_of_turn(w: Work, side: str) -> None:
+    """Objective banners, then the draws: First Strike's replacement first (§5.3)."""
     end_of_turn_specials(w)
     turns_done = w.state.sides[side].turns + 1
+    old = w.state.sides[side].command
     if w.state.option("circled_cards_raise_hand") and w.card in CIRCLED_HAND_BONUS:
         w.command[side] += CIRCLED_HAND_BONUS[w.card][0]
     if w.specials("hand-schedule", side) or w.specials("hand-on-banners", side):
         w.command[side] = command_now(w, side, turns_done)
     fs = w.first_strike_used
     if fs is not None:
-        _draw(w, fs, max(0, w.command[fs] - len(w.hands[fs])))
-    _draw(w, side, max(0, w.command[side] - len(w.hands[side])))
+        _draw(w, fs, 1)
+    _draw(w, side, max(0, 1 + w.command[side] - old))
     opp = other(side)
     if w.specials("hand-on-banners", opp):
-        w.command[opp] = command_now(w, opp, w.state.sides[opp].turns)
+        new = command_now(w, opp, w.state.sides[opp].turns)
+        if new > w.command[opp]:
+            _draw(w, opp, new - w.command[opp])
+        w.command[opp] = new
 
 
 def _advance(s: State, w: Work, side: str) -> State:

@@ -129,6 +129,7 @@ class OrdersError(ValueError):
         self.line = first.line
         self.quote = first.quote
         self.code = first.code
+        self.message = first.message
         self.legal = first.legal
         super().__init__("\n".join(str(p) for p in self.problems))
 
