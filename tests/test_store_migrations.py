@@ -144,3 +144,37 @@ def test_postgres_migrated_schema_matches_models(pg_url: str) -> None:
 
 def test_postgres_store_roundtrip_and_constraints(pg_url: str) -> None:
     _assert_roundtrip(pg_url)
+
+
+def _assert_inbox_and_outbox(url: str) -> None:
+    from email.message import EmailMessage
+
+    from pbem.clock import FakeClock
+    from pbem.mailin.accept import store_message
+    from pbem.outbox import make_message_id, queue_message
+
+    migrate(url)
+    store = Store(url)
+    clock = FakeClock()
+    raw = b"From: a@b.test\r\nMessage-ID: <pg@b.test>\r\n\r\nhi \xff bytes\r\n"
+    try:
+        first = store_message(store, raw, source="smtp", clock=clock)
+        again = store_message(store, raw, source="imap", clock=clock)
+        assert not first.duplicate and again.duplicate and first.inbox_id == again.inbox_id
+        with store.transaction() as session:
+            row = session.get(InboxMessage, first.inbox_id)
+            assert row is not None and row.raw == raw and row.received_at == clock.now()
+            msg = EmailMessage()
+            msg.set_content("x")
+            mid = make_message_id("g", "t", 1, "a@b.test", "game.test")
+            queue_message(session, msg, recipient="a@b.test", message_id=mid, clock=clock)
+    finally:
+        store.dispose()
+
+
+def test_sqlite_inbox_and_outbox(tmp_path: Path) -> None:
+    _assert_inbox_and_outbox(_sqlite_url(tmp_path))
+
+
+def test_postgres_inbox_and_outbox(pg_url: str) -> None:
+    _assert_inbox_and_outbox(pg_url)
