@@ -108,6 +108,7 @@ class Daemon:
         self._load_extensions()
         self._started = True
         self._stopping = asyncio.Event()
+        self.outbox.bind_loop(asyncio.get_running_loop())
         cfg = self.config
         if self.outbox.maildir_mode:
             log.warning(
@@ -136,7 +137,7 @@ class Daemon:
                 handler, cfg.listener.host, cfg.listener.port, hostname=cfg.mail_domain
             )
         self.scheduler.add_job(
-            self.outbox.flush,
+            self.outbox.flush_logged,
             "interval",
             seconds=cfg.outbox.flush_interval.total_seconds(),
             id="outbox-flush",
@@ -163,7 +164,9 @@ class Daemon:
             self._tasks.append(asyncio.create_task(self.poll_imap(), name="imap-first-poll"))
         self.scheduler.start()
         # Mail queued before a restart goes out now, not one interval later.
-        self._tasks.append(asyncio.create_task(self.outbox.flush(), name="outbox-first-flush"))
+        self._tasks.append(
+            asyncio.create_task(self.outbox.flush_logged(), name="outbox-first-flush")
+        )
         log.info("pbem daemon started")
 
     async def poll_imap(self) -> None:

@@ -154,7 +154,7 @@ class OutboxSender:
         self.store = store
         self.clock = clock
         self._lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[FlushReport]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -200,14 +200,25 @@ class OutboxSender:
                 log.info("outbox: %s", report)
             return report
 
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Tell the sender which loop :meth:`request_flush` schedules on (the daemon's)."""
+        self._loop = loop
+
+    async def flush_logged(self) -> None:
+        """Flush, logging instead of raising (for the scheduler and wake-ups)."""
+        try:
+            await self.flush()
+        except Exception:
+            log.exception("outbox: flush failed; will retry at the next flush")
+
     def request_flush(self) -> None:
-        """Start a flush soon (safe from any thread; a no-op before the first flush)."""
+        """Start a flush soon (safe from any thread; a no-op before a loop is known)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
 
         def start() -> None:
-            task = loop.create_task(self.flush())
+            task = loop.create_task(self.flush_logged())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 

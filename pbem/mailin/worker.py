@@ -136,5 +136,6 @@ class InboxWorker:
             self._wake.clear()
             try:
                 await asyncio.to_thread(self.process_pending)
-            except OperationalError:
-                log.exception("inbox: database unavailable; will retry at the next wake")
+            except Exception:
+                # Never let the worker die: the rows stay pending for the next wake.
+                log.exception("inbox: processing round failed; will retry at the next wake")

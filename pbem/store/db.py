@@ -7,7 +7,9 @@ failing on a lock upgrade) or PostgreSQL through the same code.
 ``with store.transaction() as session:`` is the unit of work: it commits when
 the block ends and rolls back if it raises. Processing one inbox message is
 exactly one such block (design invariant 1). Objects stay readable after the
-block (``expire_on_commit=False``).
+block (``expire_on_commit=False``). Do not open a transaction inside another:
+on SQLite the inner one waits for the outer one's write lock and fails after
+``busy_timeout``; pass the session down instead.
 
 The schema is owned by Alembic (``pbem/migrations``): call :func:`migrate`
 before use; :func:`schema_revision` and :func:`head_revision` tell whether a
