@@ -282,6 +282,11 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             lds = []
     if problems:
         return problems
+    if spec.kind == LEADERSHIP:  # the leader's own unit comes with it (§18.4)
+        for ld in lds:
+            host = w.host(ld)
+            if host is not None and host not in units:
+                units.append(host)
     w.ordered = {u.id for u in units}
     w.ordered_leaders = {ld.name for ld in lds}
     if spec.code == "SP" or w.card == "SP":

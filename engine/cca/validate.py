@@ -156,6 +156,11 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
         if it.name not in w.ordered_leaders:
             return f"leader {it.name} is not ordered (order it: 'order leader {it.name}')"
         host = w.host(it)
+        card = CARDS.get(w.card or "")
+        detach = card is not None and (card.helmet or (
+            card.code == "CH" and bool(w.state.option("mounted_charge_detach"))))
+        if host is not None and not detach:
+            return f"leader {it.name} is attached and this card cannot detach leaders"
         if host is not None and w.moved.get(host.id, 0):
             return f"leader {it.name}'s unit has moved; the leader can no longer detach"
         paths = leader_reach(w, it)
@@ -219,6 +224,7 @@ def _targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
 def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
     problems: list[OrdersProblem] = []
     phase = 1
+    second_moves = False
     battles: dict[str, int] = {}
     targeted: set[Hex] = set()
     must_attack: dict[str, Action] = {}
@@ -231,6 +237,7 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 bad("move-after-battle", "all moves come before the first battle")
                 continue
             mp = 3 if phase == 2 else 1
+            second_moves = second_moves or phase == 2
             before = w.moved.copy()
             why = move_step(w, side, a, mp)
             if why:
@@ -264,6 +271,9 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             bad("cannot-battle", why)
             continue
         if a.verb == "fire":
+            if second_moves:
+                bad("fire-after-move", "Move-Fire-Move: no firing after the second moves")
+                continue
             if w.card in ("CS", "DT", "CH"):
                 bad("no-fire", f"units ordered by {CARDS[w.card].name} may not use ranged combat")
                 continue
