@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 
+from pbem import sshsig
 from pbem.cli import main
 from pbem.commands.doctor import run_checks
 from pbem.config import load_config
-
-FAKE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n-----END OPENSSH PRIVATE KEY-----\n"
 
 
 class _Sink:
@@ -26,8 +25,7 @@ class _Sink:
 def _write_config(tmp_path: Path, db_url: str, port: int, **extra: str) -> Path:
     key = tmp_path / "server_ed25519"
     if not key.exists():
-        key.write_text(FAKE_KEY)
-        key.chmod(0o600)
+        sshsig.write_private_key(key, sshsig.generate_private_key(), "pbem-test")
     lines = [
         f'data_dir = "{tmp_path / "data"}"',
         f'[database]\nurl = "{db_url}"',
@@ -98,6 +96,11 @@ def test_world_readable_key_fails(
     code, out = _doctor(config, capsys)
     assert code == 1
     assert "chmod 600" in out
+    (tmp_path / "server_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nx\n")
+    (tmp_path / "server_ed25519").chmod(0o600)
+    code, out = _doctor(config, capsys)
+    assert code == 1
+    assert "FAIL server key" in out and "not an OpenSSH private key" in out
 
 
 def test_reachable_smarthost_passes(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import aiosmtplib
 from sqlalchemy.engine import make_url
 
+from pbem import sshsig
 from pbem.config import Config, ConfigError, load_config
 from pbem.store import Store, head_revision, migrate, schema_revision
 
@@ -202,9 +203,12 @@ def check_imap(config: Config) -> Check:
 
 
 def check_server_key(config: Config) -> Check:
-    """Check the server signing key exists, is readable and is private."""
+    """Check the server signing key exists, is a usable Ed25519 key and is private."""
     path = config.server_key_path
-    fix = f"create it: ssh-keygen -t ed25519 -N '' -C pbem-server -f {path}"
+    fix = (
+        f"start pbem serve once (it creates the key), or: "
+        f"ssh-keygen -t ed25519 -N '' -C pbem-server -f {path}"
+    )
     try:
         info = path.stat()
         data = path.read_bytes()
@@ -214,8 +218,10 @@ def check_server_key(config: Config) -> Check:
         return Check(
             "server key", False, f"{path}: {exc.strerror}", "make it readable by the pbem user"
         )
-    if b"PRIVATE KEY" not in data:
-        return Check("server key", False, f"{path} is not an OpenSSH private key", fix)
+    try:
+        key = sshsig.load_private_key(data)
+    except ValueError as exc:
+        return Check("server key", False, f"{path}: {exc}", fix)
     if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
         return Check(
             "server key",
@@ -223,7 +229,8 @@ def check_server_key(config: Config) -> Check:
             f"{path} is readable by other users (mode {stat.filemode(info.st_mode)})",
             f"chmod 600 {path}",
         )
-    return Check("server key", True, f"{path} present")
+    fingerprint = sshsig.public_key_of(key).fingerprint()
+    return Check("server key", True, f"{path} ({fingerprint})")
 
 
 CHECKS: tuple[Callable[[Config], Check], ...] = (
