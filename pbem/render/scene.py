@@ -16,7 +16,14 @@ from pbem.render.terrain_art import GRID, terrain_prims
 from pbem.render.units import look
 from pbem.render.view import NORTH, SOUTH, BoardView, SideView, UnitView
 
-__all__ = ["OVERLAY_COLOURS", "base_layers", "block_colours", "overlay_layers"]
+__all__ = [
+    "OVERLAY_COLOURS",
+    "base_layers",
+    "block_colours",
+    "lone_leader_prims",
+    "overlay_layers",
+    "unit_prims",
+]
 
 INK = "#2b2b2b"
 STICKER = "#efe6cf"
@@ -109,8 +116,13 @@ def block_colours(view: BoardView) -> dict[str, str]:
     return {NORTH: n, SOUTH: s}
 
 
-def overlay_layers(layout: Layout, view: BoardView) -> tuple[Layer, ...]:
-    """Banners, last turn's moves, units, leaders and battles."""
+def overlay_layers(layout: Layout, view: BoardView, *, tokens: bool = True) -> tuple[Layer, ...]:
+    """Banners, last turn's moves, units, leaders and battles.
+
+    With ``tokens=False`` the units and leaders layers are left empty (the PNG
+    renderer pastes cached sprites drawn by :func:`unit_prims` and
+    :func:`lone_leader_prims` instead).
+    """
     board = view.board
     colours = block_colours(view)
 
@@ -125,14 +137,18 @@ def overlay_layers(layout: Layout, view: BoardView) -> tuple[Layer, ...]:
         ),
         Layer(
             "units",
-            tuple(p for u in view.units for p in _unit(layout, at(u.hex), u, colours[u.side])),
+            tuple(
+                p
+                for u in (view.units if tokens else ())
+                for p in unit_prims(layout, at(u.hex), u, colours[u.side])
+            ),
         ),
         Layer(
             "leaders",
             tuple(
                 p
-                for ld in view.leaders
-                for p in _lone_leader(layout, at(ld.hex), ld.name, colours[ld.side])
+                for ld in (view.leaders if tokens else ())
+                for p in lone_leader_prims(layout, at(ld.hex), ld.name, colours[ld.side])
             ),
         ),
         Layer(
@@ -227,7 +243,8 @@ def _short(name: str, n: int = 10) -> str:
     return name if len(name) <= n else name[: n - 1] + "."
 
 
-def _unit(layout: Layout, c: Pt, u: UnitView, colour: str) -> list[Prim]:
+def unit_prims(layout: Layout, c: Pt, u: UnitView, colour: str) -> list[Prim]:
+    """A unit's block centred on ``c``: symbol, type code, pips, attached leader."""
     r = layout.r
     cx, cy = c
     code, blocks, full, leader = u.code, u.blocks, u.max_blocks, u.leader
@@ -265,7 +282,8 @@ def _leader_mark(layout: Layout, c: Pt, rad: float, colour: str) -> list[Prim]:
     ]
 
 
-def _lone_leader(layout: Layout, c: Pt, name: str, colour: str) -> list[Prim]:
+def lone_leader_prims(layout: Layout, c: Pt, name: str, colour: str) -> list[Prim]:
+    """A leader alone in a hex, centred on ``c``, with its name."""
     r = layout.r
     out = _leader_mark(layout, (c[0], c[1] - 0.12 * r), 0.3 * r, colour)
     out.append(Text((c[0], c[1] + 0.45 * r), _short(name), 0.27 * r, INK, bold=True))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from engine.hexgrid import Board, HexNotationError
@@ -130,7 +131,7 @@ class BoardView:
 
     @property
     def board(self) -> Board:
-        return Board(wide=self.wide, deep=self.deep, section_lines=_section_lines(self.wide))
+        return board_of(self.wide, self.deep)
 
     def terrain_map(self) -> dict[str, str]:
         return dict(self.terrain)
@@ -141,6 +142,12 @@ class BoardView:
             if s.side == side:
                 return s
         return SideView(side, side.capitalize())
+
+
+@lru_cache(maxsize=8)
+def board_of(wide: int, deep: int) -> Board:
+    """The (shared, cached) board geometry of a size; building one is not cheap."""
+    return Board(wide=wide, deep=deep, section_lines=_section_lines(wide))
 
 
 def _section_lines(wide: int) -> tuple[int, int]:
@@ -192,7 +199,7 @@ def make_view(
     Leaders standing with a unit of their side are attached to it; the rest
     stay lone leaders.
     """
-    board = Board(wide=wide, deep=deep, section_lines=_section_lines(wide))
+    board = board_of(wide, deep)
     ter = sorted({norm_hex(board, h): norm_terrain(t) for h, t in terrain}.items())
     us: dict[str, UnitView] = {}
     for u in units:

@@ -1,0 +1,82 @@
+"""Board rendering speed: PNG per board (median, p95), SVG and ASCII render times.
+
+Run: ``python bench/render_bench.py [--boards N]``. Measures the per-turn cost
+(the cached base image reused, as in a running game), the one-off cost of
+building the base for a new terrain map, and the encoded sizes. Uses the
+demonstration board (41 units, 6 leaders, moves and battles).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+import PIL
+
+from pbem.render.ascii import render_ascii
+from pbem.render.png import _base, _palette, render_png_uncached
+from pbem.render.sample import sample_view
+from pbem.render.svg import render_svg
+from pbem.render.view import BoardView, UnitView
+
+
+def _views(n: int) -> list[BoardView]:
+    """``n`` distinct views (one unit's blocks vary) so no per-view cache can help."""
+    base = sample_view()
+    out = []
+    for i in range(n):
+        u = base.units[0]
+        units = (
+            UnitView(u.hex, u.side, u.code, 1 + i % u.max_blocks, u.max_blocks),
+            *base.units[1:],
+        )
+        out.append(replace(base, units=units, title=f"board {i}"))
+    return out
+
+
+def _times(f: Callable[[BoardView], object], views: list[BoardView]) -> list[float]:
+    out = []
+    for v in views:
+        t = time.perf_counter()
+        f(v)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def _summary(name: str, ms: list[float]) -> str:
+    q = statistics.quantiles(ms, n=20)
+    med = statistics.median(ms)
+    return f"{name:<28} median {med:7.2f} ms   p95 {q[18]:7.2f} ms   ({1000 / med:6.0f}/s)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--boards", type=int, default=300)
+    args = ap.parse_args()
+    views = _views(args.boards)
+    render_png_uncached(views[0])  # warm the base image, palette and fonts
+    t = time.perf_counter()
+    _base.cache_clear()
+    _palette.cache_clear()
+    render_png_uncached(views[0])
+    base_ms = (time.perf_counter() - t) * 1000
+    png_ms = _times(render_png_uncached, views)
+    svg_ms = _times(render_svg.__wrapped__, views)
+    ascii_ms = _times(render_ascii, views)
+    print(f"python {platform.python_version()}, Pillow {PIL.__version__}, {platform.machine()}")
+    print(
+        f"boards: {len(views)}; PNG {len(render_png_uncached(views[0]))} bytes, "
+        f"SVG {len(render_svg(views[0]))} bytes"
+    )
+    print(_summary("PNG per board (cached base)", png_ms))
+    print(_summary("SVG per board", svg_ms))
+    print(_summary("ASCII per board", ascii_ms))
+    print(f"{'new terrain map (base+PNG)':<28} {base_ms:7.2f} ms once per board layout")
+
+
+if __name__ == "__main__":
+    main()
