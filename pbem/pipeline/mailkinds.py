@@ -297,6 +297,7 @@ def send_rejection(
     inbox_id: int,
     in_reply_to: str | None,
     deadline: datetime | None,
+    subject: str = "",
 ) -> None:
     """Tell ``side``'s player what is wrong (line by line) and that nothing changed."""
     seat = ctx.seats[side]
@@ -305,7 +306,7 @@ def send_rejection(
     )
 
     def view() -> MailInput:
-        return mv.OrdersRejected(env, tuple(errors), "your mail", deadline)
+        return mv.OrdersRejected(env, tuple(errors), subject or "your mail", deadline)
 
     body = ["Your mail was refused; the game did not move.", ""]
     for e in errors:
@@ -317,14 +318,14 @@ def send_rejection(
         if e.legal:
             body.append(f"     legal: {', '.join(e.legal)}")
     body += ["", deadline_text(deadline, seat.player.time_zone)]
-    subject = f"[{ctx.id}] Refused: {errors[0].code if errors else 'error'}"
+    title = f"[{ctx.id}] Refused: {errors[0].code if errors else 'error'}"
     m.queue_view(
         ctx,
         env,
         view,
         lambda: m.text_mail(
             env.sender,
-            subject,
+            title,
             "\n".join(body),
             thread_root=env.thread_root,
             in_reply_to=in_reply_to,

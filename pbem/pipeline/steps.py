@@ -82,6 +82,7 @@ class Step:
             inbox_id=self.inbox_id,
             in_reply_to=self.mail.message_id,
             deadline=shown_deadline(self.env, self.ctx),
+            subject=self.mail.subject[:80],
         )
         return Outcome.refused(f"{code}: {errs[0].message}", self.ctx.id)
 

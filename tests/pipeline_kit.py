@@ -1,0 +1,179 @@
+"""Helpers for pipeline tests: a toy game with two keyed players, signed mails, the outbox."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from dataclasses import dataclass
+from datetime import timedelta
+from email.message import EmailMessage
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlmodel import col, select
+from toy_system import SYSTEM
+
+from pbem import sshsig
+from pbem.clock import FakeClock
+from pbem.config import Config
+from pbem.mailin.accept import store_message
+from pbem.orders_text import canonicalize
+from pbem.pipeline.admin import create_and_start
+from pbem.pipeline.games import NewSeat
+from pbem.pipeline.processor import Processor
+from pbem.pipeline.settings import GameSettings
+from pbem.pipeline.systems import register_system
+from pbem.sshsig import SshPublicKey
+from pbem.store import Game, InboxMessage, InboxSource, OutboxMessage, Store
+
+GAME = "race-1"
+NORTH = "ann@north.test"
+SOUTH = "bob@south.test"
+
+
+@dataclass
+class Kit:
+    """A started toy game and everything needed to mail it."""
+
+    store: Store
+    config: Config
+    clock: FakeClock
+    keys: dict[str, Ed25519PrivateKey]
+    processor: Processor
+
+    def pub(self, side: str) -> SshPublicKey:
+        return sshsig.public_key_of(self.keys[side])
+
+    def game(self) -> Game:
+        with self.store.transaction() as s:
+            g = s.get(Game, GAME)
+            assert g is not None
+            return g
+
+    def state(self) -> dict:
+        return SYSTEM.from_json(self.game().state_json)
+
+    def template(self, side: str) -> str:
+        return SYSTEM.orders_template(self.state(), side)
+
+    def deliver(self, raw: bytes, source: str = InboxSource.SMTP) -> int:
+        acc = store_message(
+            self.store, raw, source=source, clock=self.clock, envelope_to=[f"pbem+{GAME}@game.test"]
+        )
+        return acc.inbox_id
+
+    def process_all(self) -> None:
+        with self.store.transaction() as s:
+            ids = s.exec(
+                select(InboxMessage.id)
+                .where(col(InboxMessage.status) == "pending")
+                .order_by(col(InboxMessage.id))
+            ).all()
+        for i in ids:
+            assert i is not None
+            self.processor.process(i)
+
+    def inbox(self, inbox_id: int) -> InboxMessage:
+        with self.store.transaction() as s:
+            row = s.get(InboxMessage, inbox_id)
+            assert row is not None
+            return row
+
+    def outbox(self) -> list[OutboxMessage]:
+        with self.store.transaction() as s:
+            return list(s.exec(select(OutboxMessage).order_by(col(OutboxMessage.id))).all())
+
+    def new_mail(self, since: int) -> list[OutboxMessage]:
+        return [m for m in self.outbox() if (m.id or 0) > since]
+
+    def last_id(self) -> int:
+        rows = self.outbox()
+        return rows[-1].id or 0 if rows else 0
+
+
+def sign_text(text: str, key: Ed25519PrivateKey) -> tuple[str, str]:
+    canon = canonicalize(text)
+    return canon, sshsig.sign(canon.encode("utf-8"), key)
+
+
+_COUNTER = [0]
+
+
+def mail(
+    sender: str,
+    text: str,
+    *,
+    key: Ed25519PrivateKey | None = None,
+    subject: str = f"[{GAME}] orders",
+    to: str = f"pbem+{GAME}@game.test",
+    msgid: str | None = None,
+    html_only: bool = False,
+) -> bytes:
+    """Build a raw mail; with ``key`` the text is signed inline."""
+    _COUNTER[0] += 1
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = subject
+    msg["Message-ID"] = msgid or f"<m{_COUNTER[0]}.{id(text)}@client.test>"
+    msg["Date"] = "Thu, 01 Jan 2026 12:00:00 +0000"
+    body = text
+    if key is not None:
+        canon, sig = sign_text(text, key)
+        body = canon + sig
+    if html_only:
+        msg.set_content(f"<html><body><pre>{body}</pre></body></html>", subtype="html")
+    else:
+        msg.set_content(body)
+    return msg.as_bytes(policy=email.policy.SMTP)
+
+
+def make_kit(
+    store: Store,
+    config: Config,
+    clock: FakeClock,
+    settings: GameSettings | None = None,
+    *,
+    keyed: bool = True,
+) -> Kit:
+    register_system(SYSTEM)
+    keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
+    seats = [
+        NewSeat(
+            "north",
+            "Ann",
+            NORTH,
+            sshsig.public_key_of(keys["north"]) if keyed else None,
+            "Europe/Paris",
+        ),
+        NewSeat("south", "Bob", SOUTH, sshsig.public_key_of(keys["south"]) if keyed else None),
+    ]
+    create_and_start(
+        store,
+        config,
+        clock,
+        game_id=GAME,
+        system_name="toy",
+        scenario_id="toy-race",
+        scenario_text='first = "north"\n',
+        seats=seats,
+        settings=settings
+        or GameSettings(turn_time=timedelta(hours=48), reminders=(timedelta(hours=12),)),
+    )
+    return Kit(store, config, clock, keys, Processor(config, store, clock))
+
+
+def orders(
+    kit: Kit, side: str, card: str | None = None, *, turn: int | None = None, game: str = GAME
+) -> str:
+    st = kit.state()
+    card = card or st["hands"][side][0]
+    return (
+        f"game {game}\nturn {turn if turn is not None else st['turn']}\nside {side}\ncard {card}\n"
+    )
+
+
+def body_of(row: OutboxMessage) -> str:
+    msg = email.message_from_bytes(row.raw, policy=email.policy.default)
+    part = msg.get_body(preferencelist=("plain",))
+    assert part is not None
+    return str(part.get_content())

@@ -1,0 +1,253 @@
+"""A tiny two-player dice race implementing engine.core.api.GameSystem, for pipeline tests.
+
+Each turn the side to move plays a card (1-9) and rolls a d6; it advances by
+card + die. A card of 7 or more lets the opponent answer a question
+("block" or "allow"): a block rolls a d6 and, on 4+, halves the advance.
+The first side at 25 wins. Cards are dealt from a shuffled deck (the deck
+chain), so hidden hands exist: player_view shows one's own hand only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core.api import Event, OrdersError, OrdersProblem, Prompt, Question, Resolution
+from engine.randomness import D6, Randomness
+
+SIDES = ("north", "south")
+TARGET = 25
+
+
+def _other(side: str) -> str:
+    return "south" if side == "north" else "north"
+
+
+class ToySystem:
+    """The toy race (stateless)."""
+
+    name = "toy"
+
+    def load_position(self, text: str) -> dict[str, Any]:
+        first = "north"
+        for line in text.splitlines():
+            if line.startswith("first"):
+                first = line.split("=", 1)[1].strip().strip('"')
+        return {"game_id": "toy", "first": first}
+
+    def new_game(
+        self, position: Any, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
+    ) -> dict[str, Any]:
+        deck = [str(i) for i in range(1, 10)] * 2
+        if rng is not None:
+            order = rng.permutation(len(deck), "shuffle the deck")
+            deck = [deck[i] for i in order]
+        hands = {"north": deck[:3], "south": deck[3:6]}
+        return {
+            "game_id": position["game_id"],
+            "turn": 1,
+            "to_move": position["first"],
+            "pos": {"north": 0, "south": 0},
+            "hands": hands,
+            "deck": deck[6:],
+            "pending": None,
+            "result": None,
+            "standing": {"north": "block: ask\n", "south": "block: ask\n"},
+        }
+
+    def prompt(self, state: Any) -> Prompt:
+        if state["result"]:
+            return Prompt(
+                "over", None, f"{state['result']} wins", result=state["result"], turn=state["turn"]
+            )
+        if state["pending"]:
+            p = state["pending"]
+            q = Question(p["id"], p["side"], p["text"], ("block", "allow"), "allow")
+            return Prompt("question", p["side"], p["text"], question=q, turn=state["turn"])
+        return Prompt(
+            "orders",
+            state["to_move"],
+            f"Turn {state['turn']}: {state['to_move']} plays a card.",
+            turn=state["turn"],
+        )
+
+    def parse_orders(self, state: Any, side: str, text: str) -> dict[str, Any]:
+        problems: list[OrdersProblem] = []
+        card = answer = None
+        for n, raw in enumerate(text.splitlines(), 1):
+            body = raw.split("#", 1)[0].strip()
+            if not body:
+                continue
+            word, _, rest = body.partition(" ")
+            word = word.lower()
+            if word in ("game", "turn", "side", "standing"):
+                continue
+            if word == "card":
+                if rest.strip() not in state["hands"][side]:
+                    problems.append(
+                        OrdersProblem(
+                            n,
+                            raw,
+                            "not-in-hand",
+                            f"card {rest.strip()} is not in your hand",
+                            tuple(f"card {c}" for c in state["hands"][side]),
+                        )
+                    )
+                card = rest.strip()
+            elif word == "answer":
+                answer = rest.strip().lower()
+                if answer not in ("block", "allow"):
+                    problems.append(
+                        OrdersProblem(
+                            n,
+                            raw,
+                            "bad-answer",
+                            "answer block or allow",
+                            ("answer block", "answer allow"),
+                        )
+                    )
+            else:
+                problems.append(
+                    OrdersProblem(
+                        n, raw, "unknown-order", f"{word!r} is not an order", ("card", "answer")
+                    )
+                )
+        pending = state["pending"]
+        if not problems:
+            if pending is not None and answer is None:
+                problems.append(
+                    OrdersProblem(
+                        0,
+                        "",
+                        "answer-needed",
+                        "answer the question",
+                        ("answer block", "answer allow"),
+                    )
+                )
+            if pending is None and card is None:
+                problems.append(
+                    OrdersProblem(
+                        0,
+                        "",
+                        "no-card",
+                        "play a card",
+                        tuple(f"card {c}" for c in state["hands"][side]),
+                    )
+                )
+        if problems:
+            raise OrdersError(problems)
+        return {"side": side, "card": card, "answer": answer}
+
+    def resolve(self, state: Any, submission: Any, rng: Randomness) -> Resolution:
+        s = json.loads(json.dumps(state))
+        events: list[Event] = []
+        if s["pending"] is not None:
+            p = s["pending"]
+            mover, advance = p["mover"], p["advance"]
+            if submission["answer"] == "block":
+                (face,) = rng.roll(D6, 1, f"{p['side']} blocks")
+                if int(face) >= 4:
+                    advance //= 2
+                events.append(Event("block", f"{p['side']} blocks", {}, (face,)))
+            s["pending"] = None
+            self._advance(s, mover, advance, events)
+            return Resolution(s, tuple(events))
+        side = submission["side"]
+        card = submission["card"]
+        s["hands"][side].remove(card)
+        s["deck"].append(card)
+        s["hands"][side].append(s["deck"].pop(0))
+        (face,) = rng.roll(D6, 1, f"{side} plays {card}")
+        advance = int(card) + int(face)
+        events.append(Event("play", f"{side} plays {card} and rolls {face}", {}, (face,)))
+        if int(card) >= 7:
+            s["pending"] = {
+                "id": f"block-{s['turn']}",
+                "side": _other(side),
+                "text": f"{side} advances {advance}: block?",
+                "mover": side,
+                "advance": advance,
+            }
+            return Resolution(s, tuple(events))
+        self._advance(s, side, advance, events)
+        return Resolution(s, tuple(events))
+
+    def _advance(self, s: dict[str, Any], side: str, advance: int, events: list[Event]) -> None:
+        s["pos"][side] += advance
+        events.append(Event("move", f"{side} advances {advance} to {s['pos'][side]}"))
+        if s["pos"][side] >= TARGET:
+            s["result"] = side
+            return
+        s["to_move"] = _other(side)
+        s["turn"] += 1
+
+    def player_view(self, state: Any, side: str) -> dict[str, Any]:
+        v = self.public_view(state)
+        v["hand"] = [{"code": c, "name": f"card {c}"} for c in state["hands"][side]]
+        return v
+
+    def public_view(self, state: Any) -> dict[str, Any]:
+        return {
+            "game_id": state["game_id"],
+            "turn": state["turn"],
+            "pos": dict(state["pos"]),
+            "sides": {s: {"army": s.title(), "hand_count": len(state["hands"][s])} for s in SIDES},
+            "units": [],
+            "terrain": {},
+            "leaders": [],
+        }
+
+    def to_json(self, state: Any) -> str:
+        return json.dumps(state, sort_keys=True, separators=(",", ":"))
+
+    def from_json(self, text: str) -> Any:
+        return json.loads(text)
+
+    def legal_hints(self, state: Any, side: str) -> dict[str, Any]:
+        return {"cards": [{"code": c, "name": f"card {c}"} for c in state["hands"][side]]}
+
+    def orders_template(self, state: Any, side: str) -> str:
+        head = f"game {state['game_id']}\nturn {state['turn']}\nside {side}\n"
+        if state["pending"] is not None and state["pending"]["side"] == side:
+            return head + "# answers: block, allow (default allow)\nanswer allow\n"
+        return head + "# cards: " + ", ".join(state["hands"][side]) + "\ncard \n"
+
+    def parse_standing_orders(self, text: str) -> Any:
+        return _Policy(text)
+
+
+class _Policy:
+    def __init__(self, text: str) -> None:
+        self.rules = {}
+        problems = []
+        for n, raw in enumerate(text.splitlines(), 1):
+            body = raw.split("#", 1)[0].strip()
+            if not body:
+                continue
+            key, _, val = body.partition(":")
+            if key.strip() != "block" or val.strip() not in ("ask", "always", "never"):
+                problems.append(
+                    OrdersProblem(
+                        n,
+                        raw,
+                        "bad-standing-order",
+                        "block: ask|always|never",
+                        ("block: ask", "block: always", "block: never"),
+                    )
+                )
+            else:
+                self.rules[key.strip()] = val.strip()
+        if problems:
+            raise OrdersError(problems)
+
+    def merged(self, other: _Policy) -> _Policy:
+        out = _Policy("")
+        out.rules = {**self.rules, **other.rules}
+        return out
+
+    def text(self) -> str:
+        return "".join(f"{k}: {v}\n" for k, v in self.rules.items())
+
+
+SYSTEM = ToySystem()
