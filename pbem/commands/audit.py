@@ -1,5 +1,8 @@
 """``pbem audit``: check a game's dice and shuffles from its audit record.
 
+``pbem audit GAME [--out FILE]`` exports a game's record from the store
+(``FILE`` if given) and checks it the same way.
+
 ``pbem audit FILE.json`` runs the checks of ``verify_dice.py`` with the
 referee's own code (:mod:`pbem.audit`, :mod:`engine.dice`). The exit code is 0
 when everything verifies, 1 at the first discrepancy (a malformed record
@@ -18,6 +21,7 @@ from pbem.audit import (
     AuditUnreadable,
     check_record,
     load_record,
+    parse_record,
 )
 
 
@@ -32,7 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "the same with the standard library only."
         ),
     )
-    parser.add_argument("target", help="an audit record (JSON file); later also a game id")
+    parser.add_argument("target", help="an audit record (JSON file) or a game id in the store")
+    parser.add_argument("--out", type=Path, help="with a game id: write its record to this file")
+    parser.add_argument("--config", help="TOML config file (to find the store for a game id)")
     parser.set_defaults(func=run)
 
 
@@ -41,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     target = str(args.target)
     path = Path(target)
     if not path.is_file():
-        return _audit_game(target)
+        return _audit_game(target, getattr(args, "out", None), getattr(args, "config", None))
     try:
         summary = check_record(load_record(path))
     except AuditUnreadable as err:
@@ -54,10 +60,39 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _audit_game(game_id: str) -> int:
-    # Hook for the store: export the game's record (pbem.audit.build_record over
-    # its stored epoch logs) and check it. Until a store exists there is none.
-    sys.stderr.write(
-        f"pbem audit: {game_id} is not a file, and no store is configured to look up a game by id\n"
-    )
-    return 2
+def _audit_game(game_id: str, out: Path | None = None, config_path: str | None = None) -> int:
+    """Export the game's record from the store (to ``out`` if given) and check it."""
+    import json  # noqa: PLC0415
+
+    from pbem.config import ConfigError, load_config  # noqa: PLC0415
+    from pbem.pipeline.admin import audit_record  # noqa: PLC0415
+    from pbem.pipeline.games import GameError  # noqa: PLC0415
+    from pbem.store import Store  # noqa: PLC0415
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as err:
+        sys.stderr.write(f"pbem audit: {err}\n")
+        return 2
+    store = Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    try:
+        record = audit_record(store, game_id)
+    except GameError:
+        sys.stderr.write(f"pbem audit: {game_id} is neither a file nor a game in the store\n")
+        return 2
+    except Exception as err:  # an unmigrated or missing database
+        sys.stderr.write(f"pbem audit: cannot read the store: {type(err).__name__}: {err}\n")
+        return 2
+    finally:
+        store.dispose()
+    text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+        sys.stdout.write(f"wrote {out}\n")
+    try:
+        summary = check_record(parse_record(record))
+    except (AuditFormatError, AuditMismatch) as err:
+        sys.stdout.write(f"FAIL {err}\n")
+        return 1
+    sys.stdout.write(summary.describe() + "\n")
+    return 0
