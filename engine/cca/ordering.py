@@ -280,6 +280,16 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
         elif not validating:
             units = _rally(w, side, units)
             lds = []
+    entering = sum(1 for a in sub.actions if a.verb == "enter" and a.ref.leader is None)
+    if entering:
+        cap = {SECTION: sum(spec.sections.values()), TROOP: command,
+               LEADERSHIP: spec.chain + 1}.get(spec.kind, command)
+        if spec.kind == LEADERSHIP:
+            cap -= sum(1 for u in units if w.host(lds[0]) is not u) if lds else 0
+        else:
+            cap -= len(items)
+        if entering > cap:
+            bad(line0, "too-many", f"{spec.name} cannot also order {entering} entering units")
     if problems:
         return problems
     if spec.kind == LEADERSHIP:  # the leader's own unit comes with it (§18.4)
@@ -316,7 +326,7 @@ def _check_leadership(  # noqa: PLR0917
 ) -> None:
     leaders = [(it, n) for it, n in picked if isinstance(it, WLeader)]
     if not leaders:
-        if not any_one:
+        if not any_one and picked:
             bad(line0, "need-leader", f"{spec.name}: name the leader, or order any one unit",
                 tuple(f"leader {x.name}" for x in w.leaders.values() if x.side == side and x.hex))
         return

@@ -13,6 +13,8 @@ Lines::
     order <ref>[, <ref> ...]    # ref: a hex (C4) or "leader <Name>"
     move <ref> to <hex>         # the engine picks the shortest legal path
     move <ref> > <hex> > <hex>  # an explicit path; "off" = leave the board
+    enter <TYPE> at <hex>       # bring a reserve unit on (reinforcements)
+    enter leader <Name> at <hex>
     fire <hex> at <hex>
     attack <hex> at <hex> [advance|no-advance] [extra <hex>] [bonus <hex>]
                                 [bonus-advance|bonus-no-advance]
@@ -61,7 +63,7 @@ class Action:
     ``bonus_advance``.
     """
 
-    verb: str  # move / fire / attack
+    verb: str  # move / enter / fire / attack
     ref: Ref
     target: Hex | None = None
     path: tuple[Hex, ...] = ()
@@ -71,10 +73,14 @@ class Action:
     extra: Hex | None = None
     bonus: Hex | None = None
     bonus_advance: bool | None = None
+    unit_type: str | None = None  # enter: the reserve unit's type
     line: int = field(default=0, compare=False)
     quote: str = field(default="", compare=False)
 
     def notation(self) -> str:
+        if self.verb == "enter":
+            what = f"leader {self.ref.leader}" if self.ref.leader else str(self.unit_type)
+            return f"enter {what} at {self.target}"
         if self.verb == "move":
             if self.to is not None:
                 return f"move {self.ref.notation()} to {self.to}" + (" > off" if self.off else "")
@@ -128,8 +134,8 @@ class Submission:
         return "\n".join(out) + "\n"
 
 
-_VERBS = ("game", "turn", "side", "card", "play", "order", "move", "fire", "attack", "answer",
-          "standing")
+_VERBS = ("game", "turn", "side", "card", "play", "order", "move", "enter", "fire", "attack",
+          "answer", "standing")
 
 
 def _hex(word: str) -> Hex:
@@ -198,6 +204,8 @@ def parse_submission(text: str) -> Submission:
                     order_lines.append(n)
             elif verb == "move":
                 actions.append(_move(rest, n, raw))
+            elif verb == "enter":
+                actions.append(_enter(rest, n, raw))
             elif verb in ("fire", "attack"):
                 actions.append(_battle(verb, rest, n, raw))
             elif verb == "answer":
@@ -245,6 +253,17 @@ def _move(rest: str, n: int, raw: str) -> Action:
     if off:
         steps = steps[:-1]
     return Action("move", ref, path=tuple(_hex(w) for w in steps), off=off, line=n,
+                  quote=raw.rstrip())
+
+
+def _enter(rest: str, n: int, raw: str) -> Action:
+    words = [w for w in rest.split() if w.lower() not in ("at", "on")]
+    if len(words) == 3 and words[0].lower() == "leader":
+        return Action("enter", Ref(leader=words[1]), target=_hex(words[2]), line=n,
+                      quote=raw.rstrip())
+    if len(words) != 2:
+        raise ValueError("write 'enter MC at C1' or 'enter leader Mago at C1'")
+    return Action("enter", Ref(), target=_hex(words[1]), unit_type=words[0].upper(), line=n,
                   quote=raw.rstrip())
 
 

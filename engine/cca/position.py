@@ -112,6 +112,14 @@ def load_position(text: str) -> State:
             raise PositionError(ln.of(k), f"option {k} must be {type(DEFAULT_OPTIONS[k]).__name__}")
         options[k] = v
     specials = tuple(_special(sp, ln, leaders) for sp in doc.get("special", []))
+    reserve_leaders: list[str] = []
+    known = {ld.name.lower() for ld in leaders}
+    for sp in specials:
+        for name in sp.params.get("leaders", ()) if sp.rule == "reinforcements" else ():
+            if str(name).lower() not in known:
+                leaders.append(Leader(str(name), str(sp.params["side"]), None))
+                reserve_leaders.append(str(name))
+                known.add(str(name).lower())
     st = _table(doc, "state", ln, required=False)
     to_move = st.get("to_move", first or "south")
     if to_move not in SIDES:
@@ -129,6 +137,7 @@ def load_position(text: str) -> State:
         board=STANDARD_BOARD, deck=deck, discard=discard, deck_random=deck_random,
         to_move=to_move, turn=_int(st.get("turn", 1), ln.of("turn"), 1, 10_000),
         options=options, specials=specials,
+        marks={"reserve_leaders": reserve_leaders} if reserve_leaders else {},
     )
 
 

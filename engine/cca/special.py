@@ -14,7 +14,7 @@ from engine.cca.state import other
 from engine.cca.work import Work, WUnit
 from engine.hexgrid import Hex
 
-__all__ = ["end_of_turn_specials", "exit_board", "exit_hexes", "marsh_entry"]
+__all__ = ["end_of_turn_specials", "enter_step", "exit_board", "exit_hexes", "marsh_entry"]
 
 
 def exit_hexes(w: Work, side: str) -> dict[Hex, int]:
@@ -33,6 +33,7 @@ def exit_board(w: Work, u: WUnit) -> None:
     n = exit_hexes(w, u.side).get(where, 0)
     ld = w.attached(u)
     u.hex = None
+    u.tags = (*u.tags, "exited")
     if ld is not None:
         ld.hex = None
     w.log("exit", f"{u.side} {u.type} leaves the board from {where}", unit=u.id, hex=str(where))
@@ -91,3 +92,66 @@ def command_now(w: Work, side: str, turns_done: int) -> int:
             command = int(p["command"])
     return command
 
+
+
+def _reinforcement_rule(w: Work, side: str) -> tuple[dict[str, object] | None, str]:
+    from engine.cca.cards import CARDS  # noqa: PLC0415
+
+    for p in w.specials("reinforcements", side):
+        if w.state.sides[side].turns < int(p.get("after_turn", 0)):
+            return None, f"reinforcements may enter only after turn {p.get('after_turn')}"
+        kind = str(p.get("card", "any"))
+        card = CARDS.get(w.card or "")
+        if kind != "any" and (card is None or card.kind != kind):
+            return None, f"reinforcements enter only with a {kind} card"
+        return p, ""
+    return None, "this scenario has no reinforcements for you"
+
+
+def enter_step(w: Work, side: str, a: object) -> str | None:
+    """Bring a reserve unit (or leader) onto its entry hex; return why not (None if done)."""
+    from engine.cca.ordering import sections_of  # noqa: PLC0415
+    from engine.cca.orders import Action  # noqa: PLC0415
+
+    assert isinstance(a, Action) and a.target is not None
+    rule, why = _reinforcement_rule(w, side)
+    if rule is None:
+        return why
+    entry = {Hex.parse(str(h)) for h in rule.get("enter", ())}  # type: ignore[attr-defined]
+    if a.target not in entry:
+        return f"reinforcements enter at {', '.join(sorted(map(str, entry)))}"
+    from engine.cca.cards import CARDS  # noqa: PLC0415
+
+    card = CARDS.get(w.card or "")
+    if card is not None and card.leader_section and card.leader_section not in sections_of(
+        w, side, a.target
+    ):
+        return f"{card.name} brings units on only in your {card.leader_section}"
+    if a.ref.leader is not None:
+        names = [str(n).lower() for n in rule.get("leaders", ())]  # type: ignore[attr-defined]
+        ld = next((x for x in w.leaders.values() if x.name.lower() == a.ref.leader.lower()), None)
+        if ld is None or ld.name.lower() not in names or ld.hex is not None or (
+            ld.name not in w.marks.get("reserve_leaders", [])
+        ):
+            return f"leader {a.ref.leader} is not waiting in reserve"
+        host = w.unit_at(a.target)
+        if host is None or host.side != side or w.leader_at(a.target) is not None:
+            return "a reserve leader enters with one of your units on its hex"
+        ld.hex = a.target
+        w.marks["reserve_leaders"] = [n for n in w.marks["reserve_leaders"] if n != ld.name]
+        w.log("enter", f"leader {ld.name} enters at {a.target}", leader=ld.name)
+        return None
+    if w.unit_at(a.target) is not None or w.leader_at(a.target) is not None:
+        return f"{a.target} is occupied"
+    tags = [str(t) for t in rule.get("units", ())]  # type: ignore[attr-defined]
+    for u in w.units.values():
+        if (u.side == side and u.hex is None and u.blocks > 0 and "exited" not in u.tags
+                and u.type == a.unit_type and (not tags or set(tags) & set(u.tags))):
+            u.hex = a.target
+            w.moved[u.id] = 1
+            w.entered.setdefault(u.id, set()).add(a.target)
+            w.ordered.add(u.id)
+            w.pinned.add(u.id)  # the entry is its move this turn
+            w.log("enter", f"{side} {u.type} enters at {a.target}", unit=u.id)
+            return None
+    return f"no {a.unit_type} is waiting in reserve"

@@ -58,6 +58,11 @@ class CCASystem:
                 raise ValueError(f"unknown option {k!r}: known {sorted(DEFAULT_OPTIONS)}")
             opts[k] = v
         state = replace(position, options=opts)
+        for sp in state.specials:  # a hand schedule sets the first turn's hand size
+            if sp.rule == "hand-schedule" and sp.params.get("sizes") and state.deck_random:
+                side = str(sp.params["side"])
+                if state.sides[side].turns == 0:
+                    state = state.with_side(side, command=int(sp.params["sizes"][0]))
         if state.deck_random:
             deck = list(state.deck)
             if rng is not None:

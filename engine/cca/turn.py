@@ -18,7 +18,7 @@ from engine.cca.decide import Decider
 from engine.cca.ordering import order_units, sections_of
 from engine.cca.orders import Action, Submission, parse_submission
 from engine.cca.policy import DEFAULT_STANDING, Policy, parse_policy
-from engine.cca.special import command_now, end_of_turn_specials
+from engine.cca.special import command_now, end_of_turn_specials, enter_step
 from engine.cca.state import SIDES, Pending, State, other, state_from_dict, state_to_dict
 from engine.cca.validate import move_step
 from engine.cca.work import GameOver, Work, WUnit
@@ -111,6 +111,11 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     phase = 1
     bound: dict[int, tuple[WUnit | None, WUnit | None]] = {}
     for a in sub.actions:
+        if a.verb == "enter":
+            why = enter_step(w, side, a)
+            if why:
+                w.log("moot", f"line {a.line}: entry skipped: {why}", line=a.line)
+            continue
         if a.verb == "move":
             mp = 3 if phase == 2 else 1
             why = move_step(w, side, a, mp)

@@ -26,7 +26,7 @@ from engine.cca.movement import (
 from engine.cca.ordering import order_units
 from engine.cca.orders import Action, Submission, parse_submission
 from engine.cca.policy import parse_policy
-from engine.cca.special import exit_hexes
+from engine.cca.special import enter_step, exit_hexes
 from engine.cca.state import State
 from engine.cca.work import WLeader, Work, WUnit
 from engine.core.api import OrdersError, OrdersProblem
@@ -232,6 +232,11 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
         def bad(code: str, msg: str, legal: tuple[str, ...] = (), a: Action = a) -> None:
             problems.append(OrdersProblem(a.line, a.quote, code, msg, legal))
 
+        if a.verb == "enter":
+            why = "all moves come before the first battle" if phase == 2 else enter_step(w, side, a)
+            if why:
+                bad("illegal-entry", why)
+            continue
         if a.verb == "move":
             if phase == 2 and w.card != "MFM":
                 bad("move-after-battle", "all moves come before the first battle")

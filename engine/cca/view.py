@@ -37,7 +37,8 @@ def public_view(state: State) -> dict[str, Any]:
             for u in state.units if u.hex is not None
         ],
         "reserve": [{"id": u.id, "side": u.side, "type": u.type, "tags": list(u.tags)}
-                    for u in state.units if u.hex is None],
+                    for u in state.units
+                    if u.hex is None and u.blocks > 0 and "exited" not in u.tags],
         "leaders": [
             {"name": ld.name, "side": ld.side, "hex": str(ld.hex),
              "attached": (ld.hex in unit_hexes and unit_hexes[ld.hex].side == ld.side)}
