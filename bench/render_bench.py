@@ -9,6 +9,7 @@ demonstration board (41 units, 6 leaders, moves and battles).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -38,19 +39,27 @@ def _views(n: int) -> list[BoardView]:
     return out
 
 
-def _times(f: Callable[[BoardView], object], views: list[BoardView]) -> list[float]:
-    out = []
+def _times(
+    f: Callable[[BoardView], object], views: list[BoardView]
+) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU milliseconds per call (CPU time shows the cost on a busy machine)."""
+    wall, cpu = [], []
     for v in views:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         f(v)
-        out.append((time.perf_counter() - t) * 1000)
-    return out
+        wall.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.thread_time() - c) * 1000)
+    return wall, cpu
 
 
-def _summary(name: str, ms: list[float]) -> str:
-    q = statistics.quantiles(ms, n=20)
-    med = statistics.median(ms)
-    return f"{name:<28} median {med:7.2f} ms   p95 {q[18]:7.2f} ms   ({1000 / med:6.0f}/s)"
+def _summary(name: str, ms: tuple[list[float], list[float]]) -> str:
+    wall, cpu = ms
+    q = statistics.quantiles(wall, n=20)
+    med = statistics.median(wall)
+    return (
+        f"{name:<28} median {med:6.2f} ms  p95 {q[18]:6.2f} ms  ({1000 / med:5.0f}/s)"
+        f"  cpu median {statistics.median(cpu):6.2f} ms"
+    )
 
 
 def main() -> None:
@@ -67,7 +76,11 @@ def main() -> None:
     png_ms = _times(render_png_uncached, views)
     svg_ms = _times(render_svg.__wrapped__, views)
     ascii_ms = _times(render_ascii, views)
-    print(f"python {platform.python_version()}, Pillow {PIL.__version__}, {platform.machine()}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"python {platform.python_version()}, Pillow {PIL.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load {load:.2f}"
+    )
     print(
         f"boards: {len(views)}; PNG {len(render_png_uncached(views[0]))} bytes, "
         f"SVG {len(render_svg(views[0]))} bytes"

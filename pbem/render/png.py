@@ -48,11 +48,26 @@ def _font(size: int) -> Font:
     return ImageFont.load_default(size=size)
 
 
+@lru_cache(maxsize=4096)
+def _label(text: str, size: int, fill: str, anchor: str) -> tuple[Image.Image, int, int]:
+    """Text as a cached RGBA image and its offset from the anchor point.
+
+    Rasterising text is the slowest thing a board draws; labels repeat from
+    turn to turn (banners, results, names), so each is rendered once.
+    """
+    font = _font(size)
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=anchor))
+    img = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)), (0, 0, 0, 0))
+    ImageDraw.Draw(img).text((-left, -top), text, fill=fill, font=font, anchor=anchor)
+    return img, left, top
+
+
 def _w(width: float) -> int:
     return max(1, round(width))
 
 
-def _draw(draw: ImageDraw.ImageDraw, layers: tuple[Layer, ...]) -> None:
+def _draw(img: Image.Image, layers: tuple[Layer, ...]) -> None:
+    draw = ImageDraw.Draw(img)
     for layer in layers:
         for p in layer.prims:
             match p:
@@ -74,13 +89,11 @@ def _draw(draw: ImageDraw.ImageDraw, layers: tuple[Layer, ...]) -> None:
                     else:
                         draw.ellipse(box, fill=p.fill)
                 case Text():
-                    draw.text(
-                        p.at,
-                        p.text,
-                        fill=p.fill,
-                        font=_font(max(6, round(p.size * 1.08))),
-                        anchor=_ANCHOR.get(p.anchor, "mm"),
+                    label, dx, dy = _label(
+                        p.text, max(6, round(p.size * 1.08)), p.fill, _ANCHOR.get(p.anchor, "mm")
                     )
+                    pos = (round(p.at[0]) + dx, round(p.at[1]) + dy)
+                    img.paste(label, pos, label)
 
 
 @lru_cache(maxsize=8)
@@ -88,7 +101,7 @@ def _base(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> Image.Image:
     """The unchanging part of the board, drawn large and scaled down once."""
     big = Layout(layout.wide, layout.deep, layout.r * _SUPERSAMPLE)
     img = Image.new("RGB", (big.width, big.height), BACKGROUND)
-    _draw(ImageDraw.Draw(img), base_layers(big, terrain))
+    _draw(img, base_layers(big, terrain))
     return img.resize((layout.width, layout.height), Image.Resampling.LANCZOS)
 
 
@@ -123,7 +136,7 @@ def _sprite(r: float, colour: str, u: UnitView, lone: bool) -> Image.Image:
         prims = lone_leader_prims(big, c, u.leader or "", colour)
     else:
         prims = unit_prims(big, c, u, colour)
-    _draw(ImageDraw.Draw(img), (Layer("token", tuple(prims)),))
+    _draw(img, (Layer("token", tuple(prims)),))
     return img.resize(size, Image.Resampling.LANCZOS)
 
 
@@ -145,7 +158,6 @@ def draw_board(view: BoardView, r: float = PNG_RADIUS) -> Image.Image:
     """The board as a Pillow image (the cached base with this turn's overlay)."""
     layout = Layout(view.wide, view.deep, r)
     img = _base(layout, view.terrain).copy()
-    draw = ImageDraw.Draw(img)
     colours = block_colours(view)
     for layer in overlay_layers(layout, view, tokens=False):
         if layer.name == "units":
@@ -160,7 +172,7 @@ def draw_board(view: BoardView, r: float = PNG_RADIUS) -> Image.Image:
                 )
                 _paste(img, layout, ld.hex, view, sprite)
         else:
-            _draw(draw, (layer,))
+            _draw(img, (layer,))
     return img
 
 
