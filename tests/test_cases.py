@@ -17,6 +17,7 @@ Case file fields::
     orders = '''text'''            # header lines (game, turn) are added
     dice = "R,F,S"                 # faces used in order (G B R H F S)
     answers = ["evade"]            # answers to questions, in order
+    before = ["card 2C ..."]       # whole turns played first (same dice), e.g. for Counter-Attack
     side = "south"                 # who gives the orders (default: to_move)
     [standing]                     # standing orders per side (merged over RUNNER_STANDING)
     [expect]
@@ -208,6 +209,11 @@ def run_case(case: dict[str, Any]) -> None:
     standing = case.get("standing", {})
     for side in ("north", "south"):
         state = state.with_side(side, standing=RUNNER_STANDING + standing.get(side, ""))
+    dice = ScriptedDice([f for f in case.get("dice", "").replace(",", " ").split() if f])
+    for earlier in case.get("before", []):  # turns played first (e.g. what Counter-Attack copies)
+        text, _ = _with_header(earlier, state.game_id, state.turn)
+        res = system.resolve(state, system.parse_orders(state, state.to_move, text), dice)
+        state = res.state
     side = case.get("side", state.to_move)
     orders, added = _with_header(case.get("orders", ""), state.game_id, state.turn)
     if "error" in expect:
@@ -219,7 +225,6 @@ def run_case(case: dict[str, Any]) -> None:
         if "error_line" in expect:
             assert (want, expect["error_line"]) in codes, f"{cid}: got {codes}"
         return
-    dice = ScriptedDice([f for f in case.get("dice", "").replace(",", " ").split() if f])
     try:
         sub = system.parse_orders(state, side, orders)
     except OrdersError as e:
