@@ -53,9 +53,11 @@ def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution
         start = _with_standing(start, answer_side, submission.standing)
         return _run(start, p.side, p.orders, (*p.answers, submission.answer), p.dice, rng,
                     p.reported)
+    if submission.card is None:  # standing orders only, from either side
+        who = submission.side or state.to_move
+        new = _with_standing(state, who, submission.standing)
+        return Resolution(new, ())
     start = _with_standing(state, state.to_move, submission.standing)
-    if submission.card is None:  # standing orders only
-        return Resolution(start, ())
     return _run(start, state.to_move, submission.notation(), (), (), rng, 0)
 
 

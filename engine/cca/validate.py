@@ -11,6 +11,8 @@ into paths exactly as validation accepted them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.cca.cards import CARDS
 from engine.cca.combat import fire_range, los_clear
 from engine.cca.decide import Decider, norm_answer
@@ -98,7 +100,11 @@ def check_submission(state: State, side: str, text: str) -> Submission:
             bad(sub.card_line, "question-pending", "answer the question first; no orders now")
         if problems:
             raise OrdersError(problems)
-        return sub
+        return replace(sub, side=side)
+    if sub.standing and not (sub.card or sub.orders or sub.actions or sub.answer):
+        if problems:  # standing orders alone may be sent by either side at any time
+            raise OrdersError(problems)
+        return replace(sub, side=side)
     if sub.answer is not None:
         bad(line_of("answer"), "no-question", "there is no question to answer")
     if side != state.to_move:
@@ -122,7 +128,7 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     problems += _check_actions(w, side, sub)
     if problems:
         raise OrdersError(problems)
-    return sub
+    return replace(sub, side=side)
 
 
 def _find(w: Work, side: str, a: Action) -> WUnit | WLeader | str:
