@@ -80,6 +80,10 @@ def after_success(
     if not names:
         return
     wanted = str(act.bonus) if act is not None and act.bonus is not None else None
+    if wanted is not None and wanted not in names:
+        w.log("moot", f"bonus target {wanted} is not next to the {att.type} after the advance: "
+              "no bonus combat", line=act.line if act else 0)
+        return
     pol = w.decider.policy(att.side, "bonus")
     auto = wanted or {"never": "none", "auto": names[0]}.get(pol)
     pick = w.decider.choose(att.side, "bonus", f"{att.label} may make a bonus close combat: "

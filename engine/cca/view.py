@@ -95,10 +95,16 @@ def orders_template(state: State, side: str) -> str:
                   f"answer {q.default}"]
         return "\n".join(lines) + "\n"
     hints = legal_hints(state, side)
-    lines.append("# play one card (code or full name):")
+    lines.append("# play one card (code or full name); it may order:")
+    seen: set[str] = set()
+    types = {str(u.hex): u.type for u in state.units if u.hex is not None}
     for c in hints.get("cards", []):
-        units = ", ".join(c.get("units", []))
-        lines.append(f"#   card {c['code']:<4} {c['name']}" + (f": {units}" if units else ""))
+        if c["code"] in seen:
+            continue
+        seen.add(c["code"])
+        units = ", ".join(f"{x} {types[x]}" if x in types else x for x in c.get("units", []))
+        tail = f": {units}" if units else (f" ({c['note']})" if c.get("note") else "")
+        lines.append(f"#   card {c['code']:<4} {c['name']}{tail}")
     lines += ["card ", "order ", "# move C4 to D5 | move C4 > D5 > E5 | move leader X to F3",
               "# fire C4 at E6 | attack C4 at D5 [advance|no-advance] [extra E6] [bonus F6]"]
     return "\n".join(lines) + "\n"
