@@ -40,14 +40,13 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> Engine:
     """Create a SQLAlchemy engine for ``url`` with pbem's connection settings.
 
-    For a SQLite file the parent directory is created if missing.
+    Opening does not create directories (so a read-only command pointed at
+    the wrong place fails instead of leaving an empty database behind);
+    :func:`migrate` does.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, echo=echo, pool_pre_ping=True)
-    database = parsed.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(
         url,
         echo=echo,
@@ -112,7 +111,15 @@ def _alembic_config(url: str) -> AlembicConfig:
 
 
 def migrate(url: str, revision: str = "head") -> None:
-    """Upgrade the database at ``url`` to ``revision`` (default: the newest)."""
+    """Upgrade the database at ``url`` to ``revision`` (default: the newest).
+
+    For a SQLite file, the parent directory is created if missing.
+    """
+    parsed = make_url(url)
+    database = parsed.database or ""
+    is_file = database not in ("", ":memory:") and not database.startswith("file:")
+    if parsed.get_backend_name() == "sqlite" and is_file:
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
     cfg = _alembic_config(url)
     log.info("migrating %s to %s", make_url(url).render_as_string(hide_password=True), revision)
     command.upgrade(cfg, revision)
