@@ -210,3 +210,28 @@ def test_orders_for_the_wrong_turn_are_refused() -> None:
     with pytest.raises(OrdersError) as err:
         SYS.parse_orders(st, "south", "game t\nturn 7\ncard 3C\n")
     assert err.value.code == "stale-turn"
+
+
+def test_s20_paused_state_round_trips_and_answer_standing_applies_after_the_turn() -> None:
+    from engine.randomness import ScriptedDice
+
+    st = position(north=["E5 LI"], south=["E4 HI"])
+    r1 = play(st, "south", "card 3C\norder E4\nattack E4 at E5\n", "")
+    text = SYS.to_json(r1.state)
+    assert SYS.to_json(SYS.from_json(text)) == text
+    sub = SYS.parse_orders(r1.state, "north", "game t\nturn 1\nstand\nstanding evade: always\n")
+    r2 = SYS.resolve(SYS.from_json(text), sub, ScriptedDice(list("GSFRH")))
+    assert unit(r2.state, "E5") == ("south", "HI", 4)  # LI hit twice, retreated; HI advanced
+    assert "evade: always" in r2.state.sides["north"].standing
+    assert SYS.prompt(r2.state).kind == "orders"
+
+
+def test_answers_must_be_legal_and_come_from_the_asked_side() -> None:
+    st = position(north=["E5 LI"], south=["E4 HI"])
+    r1 = play(st, "south", "card 3C\norder E4\nattack E4 at E5\n", "")
+    with pytest.raises(OrdersError) as err:
+        SYS.parse_orders(r1.state, "north", "game t\nturn 1\nanswer maybe\n")
+    assert err.value.code == "bad-answer" and "evade" in err.value.legal
+    with pytest.raises(OrdersError) as err:
+        SYS.parse_orders(r1.state, "south", "game t\nturn 1\nanswer evade\n")
+    assert err.value.code == "not-your-question"

@@ -118,6 +118,7 @@ class Pending:
     reported: int
     question: Question
     start: str = ""  # canonical JSON of the state the turn started from
+    later: Mapping[str, str] = field(default_factory=dict)  # standing orders after the turn
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
             "reported": p.reported,
             "question": _question_to_dict(p.question),
             "start": p.start,
+            "later": dict(p.later),
         }
     return {
         "format": "pbem-state/1",
@@ -270,6 +272,7 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
             dice=tuple(dict(x) for x in p["dice"]), reported=int(p["reported"]),
             question=Question(q["id"], q["side"], q["text"], tuple(q["answers"]), q["default"]),
             start=p.get("start", ""),
+            later=dict(p.get("later", {})),
         )
     return State(
         game_id=d["game_id"],

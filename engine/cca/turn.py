@@ -49,10 +49,21 @@ def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution
         p = state.pending
         assert submission.answer is not None
         start = state_from_dict(load_json(p.start))
-        answer_side = p.question.side
-        start = _with_standing(start, answer_side, submission.standing)
-        return _run(start, p.side, p.orders, (*p.answers, submission.answer), p.dice, rng,
-                    p.reported)
+        res = _run(start, p.side, p.orders, (*p.answers, submission.answer), p.dice, rng,
+                   p.reported)
+        # Standing orders sent with an answer apply after this turn, never to its replay.
+        later = dict(p.later)
+        if submission.standing:
+            who = p.question.side
+            later[who] = _with_standing(state, who, submission.standing).sides[who].standing
+        new = res.state
+        if new.pending is not None:
+            new = replace(new, pending=replace(new.pending, later=later))
+        else:
+            for who, text in sorted(later.items()):
+                new = new.with_side(who, standing=text)
+        res = Resolution(new, res.events)
+        return res
     if submission.card is None:  # standing orders only, from either side
         who = submission.side or state.to_move
         new = _with_standing(state, who, submission.standing)
