@@ -16,6 +16,8 @@ or as a duplicate (same text). An answer, once applied, cannot be changed.
 
 from __future__ import annotations
 
+import json
+
 from sqlmodel import col, select
 
 from engine.core.api import OrdersError
@@ -24,7 +26,7 @@ from pbem.mailviews import model as mv
 from pbem.pipeline.inbound import header_lines
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import apply_submission
-from pbem.store import DiceEpoch, GameStatus
+from pbem.store import DiceEpoch, Event, GameStatus
 
 __all__ = ["handle_orders", "status_refusal"]
 
@@ -68,11 +70,7 @@ def handle_orders(step: Step) -> Outcome:
             legal=(f"game {ctx.id}",),
         )
     orders_hash = hash_orders(signed)
-    earlier = step.env.session.exec(
-        select(DiceEpoch.epoch)
-        .where(col(DiceEpoch.game_id) == ctx.id)
-        .where(col(DiceEpoch.orders_hash) == orders_hash.hex())
-    ).first()
+    earlier = _accepted_before(step, orders_hash.hex())
     if earlier is not None:
         return step.refuse(
             "duplicate",
@@ -134,6 +132,32 @@ def handle_orders(step: Step) -> Outcome:
     return Outcome.done(
         f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id
     )
+
+
+def _accepted_before(step: Step, orders_hash: str) -> int | None:
+    """Return the epoch that accepted this exact text, if it counts as a duplicate now.
+
+    The same answer text ("turn 7 / answer no") may answer two different
+    questions of one turn; it is a duplicate only for the question it answered.
+    """
+    ctx = step.ctx
+    prompt = ctx.prompt()
+    current = prompt.question.id if prompt.question is not None else None
+    for epoch in step.env.session.exec(
+        select(DiceEpoch.epoch)
+        .where(col(DiceEpoch.game_id) == ctx.id)
+        .where(col(DiceEpoch.orders_hash) == orders_hash)
+    ).all():
+        payload = step.env.session.exec(
+            select(Event.payload_json)
+            .where(col(Event.game_id) == ctx.id)
+            .where(col(Event.epoch) == epoch)
+            .where(col(Event.kind) == "pbem.accepted")
+        ).first()
+        answered = json.loads(payload).get("question") if payload else None
+        if current is None or answered is None or answered == current:
+            return epoch
+    return None
 
 
 def _line_of(text: str, word: str) -> int | None:

@@ -104,6 +104,8 @@ def apply_submission(
     "deadline default").
     """
     session = env.session
+    before = ctx.prompt()
+    question_id = before.question.id if before.question is not None else None
     epoch = ctx.game.epoch + 1
     dice_chain, deck_chain = chains(session, ctx.id)
     key = dice_chain.key(epoch)
@@ -138,6 +140,7 @@ def apply_submission(
                 "source": source,
                 "orders": orders_text,
                 "orders_hash": orders_hash.hex(),
+                "question": question_id,
             },
         ),
     ]
