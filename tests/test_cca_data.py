@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.cca.cards import CARDS, DECK, find_card
 from engine.cca.orders import parse_submission
@@ -13,7 +15,7 @@ from engine.cca.position import load_position, write_position
 from engine.cca.state import state_to_dict
 from engine.cca.units import UNITS
 from engine.core.api import OrdersError, PositionError
-from engine.hexgrid import Hex, HexNotationError
+from engine.hexgrid import STANDARD_BOARD, Hex, HexNotationError
 from engine.randomness import ScriptedDice
 from engine.systems import get_system
 
@@ -97,3 +99,32 @@ def test_orders_syntax_errors_list_every_bad_line() -> None:
     with pytest.raises(OrdersError) as err:
         parse_submission("card nonsense\nmarch C4\nfire C4\n")
     assert [p.line for p in err.value.problems] == [1, 2, 3]
+
+
+_hexes = st.sampled_from([str(h) for h in STANDARD_BOARD.hexes])
+
+
+@given(
+    st.sampled_from(sorted(CARDS)),
+    st.lists(_hexes, max_size=4),
+    st.lists(st.tuples(st.sampled_from(["fire", "attack"]), _hexes, _hexes), max_size=3),
+    st.lists(st.tuples(_hexes, st.lists(_hexes, min_size=1, max_size=3)), max_size=3),
+    st.booleans(),
+)
+def test_orders_round_trip_property(
+    code: str,
+    refs: list[str],
+    battles: list[tuple[str, str, str]],
+    moves: list[tuple[str, list[str]]],
+    advance: bool,
+) -> None:
+    lines = ["game g-1", "turn 3", f"card {code}"]
+    if refs:
+        lines.append("order " + ", ".join(refs))
+    lines += [f"move {a} > " + " > ".join(p) for a, p in moves]
+    for verb, a, b in battles:
+        extra = (" advance" if advance else " no-advance") if verb == "attack" else ""
+        lines.append(f"{verb} {a} at {b}{extra}")
+    sub = parse_submission("\n".join(lines))
+    assert parse_submission(sub.notation()) == sub
+    assert parse_submission(sub.notation()).notation() == sub.notation()

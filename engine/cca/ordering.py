@@ -392,12 +392,10 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
 def hints(state: State, side: str) -> dict[str, Any]:
     """Each card in ``side``'s hand with the units and leaders it may order."""
     from engine.cca.decide import Decider  # noqa: PLC0415
-    from engine.cca.policy import Policy  # noqa: PLC0415
     from engine.core.replay import AnswerBook  # noqa: PLC0415
     from engine.randomness import ScriptedDice  # noqa: PLC0415
 
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
-    _ = Policy
     cards = []
     for code in state.sides[side].hand:
         spec, _sec, why = effective_card(state, side, code)
@@ -409,4 +407,9 @@ def hints(state: State, side: str) -> dict[str, Any]:
         else:
             entry["units"] = [_name(x) for x in eligible(w, side, spec, spec.code)]
         cards.append(entry)
-    return {"side": side, "command": state.sides[side].command, "cards": cards}
+    sections = {
+        sec: [_name(it) for it in _items(w, side) if it.hex and sec in sections_of(w, side, it.hex)]
+        for sec in ("left", "centre", "right")
+    }
+    return {"side": side, "command": state.sides[side].command, "cards": cards,
+            "sections": sections}

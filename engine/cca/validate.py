@@ -172,13 +172,13 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
         paths = leader_reach(w, it)
         if a.to is not None:
             if a.to not in paths:
-                return f"leader {it.name} cannot reach {a.to}" + _legal(paths)
+                return f"leader {it.name} cannot reach {a.to}" + _legal(w, paths)
             path = paths[a.to]
         else:
             path = a.path[1:] if a.path and a.path[0] == it.hex else a.path
             why = check_leader_path(w, it, path)
             if why:
-                return why + _legal(paths)
+                return why + _legal(w, paths)
         do_leader_move(w, it, path)
         return None
     u = it
@@ -189,13 +189,13 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
     paths = reach(w, u)
     if a.to is not None:
         if a.to not in paths:
-            return f"the {u.type} in {u.hex} cannot reach {a.to}" + _legal(paths)
+            return f"the {u.type} in {u.hex} cannot reach {a.to}" + _legal(w, paths)
         path = paths[a.to]
     else:
         path = a.path[1:] if a.path and a.path[0] == u.hex else a.path
         why = check_path(w, u, path)
         if why:
-            return why + _legal(paths)
+            return why + _legal(w, paths)
     if a.off:
         end = path[-1] if path else u.hex
         exits = exit_hexes(w, side)
@@ -205,8 +205,9 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
     return None
 
 
-def _legal(paths: dict[Hex, tuple[Hex, ...]]) -> str:
+def _legal(w: Work, paths: dict[Hex, tuple[Hex, ...]]) -> str:
     ends = sorted((h for h, p in paths.items() if p), key=lambda h: (h.y, h.x))
+    w.hint = tuple(map(str, ends))
     return "; it can reach " + (", ".join(map(str, ends)) if ends else "nowhere")
 
 
@@ -250,9 +251,10 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             mp = 3 if phase == 2 else 1
             second_moves = second_moves or phase == 2
             before = w.moved.copy()
+            w.hint = ()
             why = move_step(w, side, a, mp)
             if why:
-                bad("illegal-move", why)
+                bad("illegal-move", why, w.hint)
                 continue
             if phase == 1:
                 for u in w.live_units(side):
