@@ -139,6 +139,7 @@ class SmarthostConfig:
     username: str = ""
     password: SecretSource = field(default_factory=SecretSource)
     timeout: timedelta = timedelta(seconds=60)
+    ca_file: Path | None = None  # CA bundle to verify the smarthost; None: system store
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,7 @@ def _convert(section: str, name: str, default: object, raw: object, base: Path) 
         if not isinstance(raw, int | float) or isinstance(raw, bool):
             raise ConfigError(f"{where}: expected a number, got {raw!r}")
         return float(raw)
-    if isinstance(default, Path) or name in {"server_key", "maildir", "data_dir"}:
+    if isinstance(default, Path) or name in {"server_key", "maildir", "data_dir", "ca_file"}:
         if not isinstance(raw, str):
             raise ConfigError(f"{where}: expected a path string, got {raw!r}")
         path = Path(raw).expanduser()

@@ -264,6 +264,7 @@ class OutboxSender:
             start_tls=host.security == "starttls",
             timeout=host.timeout.total_seconds(),
             local_hostname=self.config.mail_domain,
+            cert_bundle=str(host.ca_file) if host.ca_file is not None else None,
         )
         try:
             async with client:

@@ -125,6 +125,7 @@ async def _smtp_probe(config: Config) -> str:
         start_tls=host.security == "starttls",
         timeout=min(host.timeout.total_seconds(), 15.0),
         local_hostname=config.mail_domain,
+        cert_bundle=str(host.ca_file) if host.ca_file is not None else None,
     )
     async with client:
         await client.ehlo()
