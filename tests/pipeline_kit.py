@@ -52,6 +52,16 @@ class Kit:
     def state(self) -> dict:
         return SYSTEM.from_json(self.game().state_json)
 
+    def set_hand(self, side: str, cards: list[str]) -> None:
+        """Test set-up: give ``side`` these cards (before any orders)."""
+        with self.store.transaction() as s:
+            g = s.get(Game, GAME)
+            assert g is not None
+            st = SYSTEM.from_json(g.state_json)
+            st["hands"][side] = cards
+            g.state_json = SYSTEM.to_json(st)
+            s.add(g)
+
     def template(self, side: str) -> str:
         return SYSTEM.orders_template(self.state(), side)
 
