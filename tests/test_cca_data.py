@@ -128,3 +128,12 @@ def test_orders_round_trip_property(
     sub = parse_submission("\n".join(lines))
     assert parse_submission(sub.notation()) == sub
     assert parse_submission(sub.notation()).notation() == sub.notation()
+
+
+def test_every_example_in_the_orders_doc_parses() -> None:
+    doc = (DOC.parent / "orders.md").read_text()
+    blocks = re.findall(r"```\n(.*?)```", doc, re.S)
+    assert len(blocks) >= 10
+    for block in blocks:
+        sub = parse_submission(block)
+        assert parse_submission(sub.notation()) == sub

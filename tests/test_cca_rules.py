@@ -235,3 +235,39 @@ def test_answers_must_be_legal_and_come_from_the_asked_side() -> None:
     with pytest.raises(OrdersError) as err:
         SYS.parse_orders(r1.state, "south", "game t\nturn 1\nanswer evade\n")
     assert err.value.code == "not-your-question"
+
+
+def test_s6_8_worked_example_leader_moves_from_one_unit_to_another() -> None:
+    st = position(north=["F7 MI"], south=["E3 HI", "F4 HC"], south_leaders=["E3 Marcus"],
+                  standing="evade: never")
+    res = play(st, "south", "card 3C\norder E3, leader Marcus, F4\nmove F4 > F5 > F6\n"
+               "move leader Marcus to F6\nmove E3 to E4\nattack F6 at F7\n", "HGGG" + "GGGG")
+    assert res.state.leader("Marcus").hex == unit_hex(res.state, "HC")
+    assert unit(res.state, "E4") == ("south", "HI", 4)
+    assert unit(res.state, "F7") == ("north", "MI", 3)  # the helmet scored: leader attached
+
+
+def unit_hex(state: object, typ: str) -> object:
+    return next(u.hex for u in state.units if u.type == typ)  # type: ignore[attr-defined]
+
+
+def test_s12_2_worked_example_light_cavalry_blocked_behind_is_eliminated() -> None:
+    st = position(north=["E6 LC", "D6 MI", "F6 MI", "E7 MI", "F7 MI"], south=["E4 LB"])
+    res = play(st, "south", "card 3C\norder E4\nfire E4 at E6\n", "FF")
+    assert unit(res.state, "E6") is None
+    assert res.state.sides["south"].banners == ("unit:LC",)
+
+
+def test_s12_3_worked_example_ignore_one_flag_of_two_by_choice() -> None:
+    from engine.randomness import ScriptedDice
+
+    st = position(north=["E6 MC", "D6 MI", "F6 MI"], north_leaders=["E6 Hanno"],
+                  south=["E4 LB"], standing="flags: ask")
+    r1 = play(st, "south", "card 3C\norder E4\nfire E4 at E6\n", "FF")
+    q = SYS.prompt(r1.state).question
+    assert q is not None and q.answers == ("2", "1", "0")
+    sub = SYS.parse_orders(r1.state, "north", "game t\nturn 1\nanswer 1\n")
+    r2 = SYS.resolve(r1.state, sub, ScriptedDice([]))
+    mc = next(u for u in r2.state.units if u.type == "MC")
+    assert mc.hex is not None and mc.hex.row == 9  # 3 hexes back from row 6
+    assert r2.state.leader("Hanno").hex == mc.hex
