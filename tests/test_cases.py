@@ -81,7 +81,7 @@ DEFAULTS: dict[str, Any] = {
     "state": {"turn": 3},
 }
 FILLER = ["2L", "2R", "3L", "3R"]
-DECK = ["4L", "4C", "4R", "3C", "2C", "LT", "MT", "HT", "LN", "LN"]
+DECK = ["LN", "LN", "LT", "MT", "HT", "3C", "3C", "2C", "CA", "LA"]
 
 
 def case_paths(pending: bool = False) -> list[Path]:
@@ -373,7 +373,6 @@ def test_case_ids_are_file_names_and_name_a_section() -> None:
         assert case.get("rule"), f"{path}: no rule section"
 
 
-@pytest.mark.skipif(len(_all_cases()) < 150, reason="TEMPORARY: the corpus is being written")
 def test_corpus_covers_the_rules() -> None:
     """At least 150 cases; every card kind, unit type, terrain and special rule appears."""
     cases = _all_cases()
