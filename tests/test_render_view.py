@@ -100,10 +100,13 @@ def test_public_view_places_last_turns_battles_where_the_units_stood() -> None:
         _ev("retreat", "north HI retreats D6 > D7", unit="n1"),
         _ev("fire", "south LB F3 fires at north LI E5", unit="s2", target="x9", hits=1),
         _ev("eliminated", "north LI in E5 is eliminated", unit="x9", hex="E5"),
+        _ev("move", "north leader Mago moves D8 > D7", leader="Mago"),
+        _ev("move", "a move nobody can place: X1 > Y2", unit="zz"),
+        _ev("move", "south MI moves Q1 > Q2", unit="s1"),
     ]
     v = from_public_view(_public(), events)
-    assert [m.path for m in v.moves] == [("D4", "D5"), ("D6", "D7")]
-    assert [m.side for m in v.moves] == ["south", "north"]
+    assert [m.path for m in v.moves] == [("D4", "D5"), ("D6", "D7"), ("D8", "D7")]
+    assert [m.side for m in v.moves] == ["south", "north", "north"]
     close, ranged = v.battles
     # The HI was attacked in D6, before it retreated to D7 (path read from the text).
     assert (close.attacker, close.target, close.kind, close.result) == ("D5", "D6", "close", "-2 F")

@@ -12,8 +12,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.hexgrid import Board
 from pbem.render.units import look
 from pbem.render.view import (
+    SIDES,
     BattleView,
     BoardView,
     LeaderView,
@@ -21,6 +23,7 @@ from pbem.render.view import (
     SideView,
     UnitView,
     ViewError,
+    board_of,
     make_view,
 )
 
@@ -29,6 +32,7 @@ __all__ = ["from_public_view"]
 _MOVES = {"move", "retreat", "advance", "extra-hex", "evade-move"}
 _RANGED = {"fire"}
 _CLOSE = {"battle", "battle-back"}
+_HEX = re.compile(r"[A-Za-z]\d{1,2}")
 _CHAIN = re.compile(r"\b([A-Za-z]\d{1,2})((?:\s*>\s*[A-Za-z]\d{1,2})+)")
 
 
@@ -72,10 +76,15 @@ def _last_turn(
         kind = str(ev.get("kind", ""))
         data = ev.get("data") or {}
         unit = str(data.get("unit")) if data.get("unit") is not None else None
-        if kind in _MOVES and unit is not None and (p := _path(ev)):
+        if kind in _MOVES | {"leader-evade"} and (p := _path(ev)):
+            # Side: the unit's (or leader's), else the event text's first word.
             said = str(ev.get("text", "")).split(" ", 1)[0].lower()
-            moves.append(MoveView(side_of.get(unit, said), p))
-            pos[unit] = p[-1]
+            who = unit if unit is not None else f"leader:{data.get('leader')}"
+            side = side_of.get(who, said)
+            if side in SIDES and all(_HEX.fullmatch(h) for h in p):
+                moves.append(MoveView(side, p))
+            if unit is not None:
+                pos[unit] = p[-1]
         elif kind in _RANGED | _CLOSE and unit is not None and data.get("target") is not None:
             a, t = pos.get(unit), pos.get(str(data["target"]))
             if a and t and a != "None" and t != "None":
@@ -83,6 +92,14 @@ def _last_turn(
                     BattleView(a, t, "ranged" if kind in _RANGED else "close", _marker(data))
                 )
     return moves, battles
+
+
+def _on(board: Board, name: str) -> bool:
+    try:
+        board.parse(name)
+    except ValueError:
+        return False
+    return True
 
 
 def from_public_view(d: Mapping[str, Any], events: Iterable[Mapping[str, Any]] = ()) -> BoardView:
@@ -107,6 +124,7 @@ def from_public_view(d: Mapping[str, Any], events: Iterable[Mapping[str, Any]] =
             for ld in d.get("leaders", [])
             if ld.get("hex") not in (None, "None")
         ]
+        side_of.update({f"leader:{ld['name']}": str(ld["side"]) for ld in d.get("leaders", [])})
         sides = [
             SideView(
                 str(s),
@@ -123,6 +141,10 @@ def from_public_view(d: Mapping[str, Any], events: Iterable[Mapping[str, Any]] =
             raise
         raise ViewError(f"not a public view: {exc}") from exc
     moves, battles = _last_turn(list(events), final, side_of)
+    # A marker we cannot place is dropped rather than losing the whole board.
+    board = board_of(wide, deep)
+    moves = [m for m in moves if all(_on(board, h) for h in m.path)]
+    battles = [b for b in battles if _on(board, b.attacker) and _on(board, b.target)]
     return make_view(
         wide=wide,
         deep=deep,
