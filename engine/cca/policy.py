@@ -5,7 +5,9 @@ not settle is taken from the deciding side's policy; ``ask`` (or a key not
 set) pauses the turn with a question to that side. Keys and values::
 
     evade:        ask | always | never | light | mounted | light-and-mounted
-    first-strike: ask | never | always | vs light | vs medium | vs heavy | vs mounted
+    first-strike: never | ask | always | vs light | vs medium | vs heavy | vs mounted
+                  (asked only while the side holds First Strike, so ``ask`` lets the
+                  opponent see the pause and guess the card: the default is ``never``)
     battle-back:  always | never | ask
     flags:        ignore-all | accept-all | ask
     retreat:      auto | prefer-friends | ask
@@ -39,7 +41,7 @@ POLICY_VALUES: dict[str, tuple[str, ...]] = {
 """Every standing-order key and its legal values."""
 
 DEFAULT_STANDING = """evade: ask
-first-strike: ask
+first-strike: never
 battle-back: always
 flags: ignore-all
 retreat: auto

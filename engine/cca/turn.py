@@ -96,7 +96,9 @@ def _run(  # noqa: PLR0917
     except NeedDecision as nd:
         q = nd.question
         done = len(w.events)  # the replay will not repeat the question event itself
-        w.log("question", f"waiting for {q.side}: {q.text}", side=q.side, question=q.id)
+        # The public record names who must decide, not what: a First Strike question
+        # would tell the opponent which card that side holds.
+        w.log("question", f"waiting for a decision from {q.side}", side=q.side)
         pending = Pending(side=side, orders=orders, answers=answers,
                           dice=tuple(rr.record), reported=done, question=q,
                           start=canonical_json(state_to_dict(start)))

@@ -56,7 +56,7 @@ def public_view(state: State) -> dict[str, Any]:
         "turn": state.turn,
         "result": state.result,
         "last_card": None if state.last_card is None else dict(state.last_card),
-        "question": None if q is None else {"side": q.side, "id": q.id, "text": q.text},
+        "question": None if q is None else {"side": q.side},
         "options": dict(state.options),
         "specials": [{"rule": sp.rule, **{k: v for k, v in sp.params.items()}}
                      for sp in state.specials],

@@ -53,7 +53,11 @@ class Question:
 
 @dataclass(frozen=True)
 class Prompt:
-    """Who must act now: orders from ``side``, an answer to ``question``, or nothing (over)."""
+    """Who must act now: orders from ``side``, an answer to ``question``, or nothing (over).
+
+    ``text`` may be shown to everyone; ``question`` only to ``question.side``
+    (a question can reveal a hidden card, e.g. First Strike).
+    """
 
     kind: PromptKind
     side: str | None
