@@ -124,3 +124,23 @@ def test_public_view_places_last_turns_battles_where_the_units_stood() -> None:
 def test_public_view_that_is_not_a_board_is_refused() -> None:
     with pytest.raises(ViewError):
         from_public_view({"units": [{"hex": "C4"}]})
+
+
+@pytest.mark.parametrize("path", SCENARIOS[:3], ids=lambda p: p.stem)
+def test_the_engines_public_view_of_a_new_game_can_be_drawn(path: Path) -> None:
+    import hashlib
+
+    from engine.dice import EpochDice, HashChain
+    from engine.systems import get_system
+    from pbem.render import render_board
+
+    system = get_system("cca")
+    position = system.load_position(path.read_text(encoding="utf-8"))
+    deck = HashChain(hashlib.sha256(b"deck").digest(), 16)
+    rng = EpochDice("g", 0, None, hashlib.sha256(b"").digest(), deck=deck)
+    state = system.new_game(position, None, rng)
+    view = from_public_view(system.public_view(state))
+    assert view == from_public_view(system.public_view(state))
+    assert len(view.units) == len(from_position_toml(path.read_text(encoding="utf-8")).units)
+    board = render_board(view)
+    assert board.png.startswith(b"\x89PNG") and board.svg.startswith("<svg")
