@@ -1,4 +1,4 @@
-"""Deadlines with an injected clock: reminders, grace, absences, missed turns, questions, restart."""
+"""Deadlines with a fake clock: reminders, grace, absences, missed turns, questions, restart."""
 
 from __future__ import annotations
 
