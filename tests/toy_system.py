@@ -53,7 +53,7 @@ class ToySystem:
             "deck": deck[6:],
             "pending": None,
             "result": None,
-            "standing": {"north": "block: ask\n", "south": "block: ask\n"},
+            "sides": {"north": {"standing": "block: ask\n"}, "south": {"standing": "block: ask\n"}},
         }
 
     def prompt(self, state: Any) -> Prompt:
@@ -185,6 +185,7 @@ class ToySystem:
     def player_view(self, state: Any, side: str) -> dict[str, Any]:
         v = self.public_view(state)
         v["hand"] = [{"code": c, "name": f"card {c}"} for c in state["hands"][side]]
+        v["standing"] = state["sides"][side]["standing"]
         return v
 
     def public_view(self, state: Any) -> dict[str, Any]:

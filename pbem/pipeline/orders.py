@@ -23,7 +23,7 @@ from sqlmodel import col, select
 from engine.core.api import OrdersError
 from engine.dice import hash_orders
 from pbem.mailviews import model as mv
-from pbem.pipeline.inbound import header_lines
+from pbem.pipeline.inbound import COMMAND_LINE, header_lines
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import apply_submission
 from pbem.store import DiceEpoch, Event, GameStatus
@@ -54,7 +54,9 @@ def handle_orders(step: Step) -> Outcome:
     signed = check_signature(step, ctx.seats[step.side].key)
     if isinstance(signed, Outcome):
         return signed
-    text = signed.decode("utf-8")
+    # A "command answer" line is the mail's own business, not the engine's (blanked, so
+    # line numbers stay those of the signed text).
+    text = COMMAND_LINE.sub("", signed.decode("utf-8"))
     head = header_lines(text)
     prompt = ctx.prompt()
     expect = f"game {ctx.id}\nturn {prompt.turn}\nside {step.side}"

@@ -112,7 +112,10 @@ class Processor:
         player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()
         content = self._text(mail)
         ctx, how = self._route(session, mail, content.text, player)
-        if ctx is not None and (player is None or not ctx.sides_of(mail.sender)):
+        keyless = ctx is not None and any(
+            ctx.seats[s].key is None for s in ctx.sides_of(mail.sender)
+        )
+        if ctx is not None and (player is None or not ctx.sides_of(mail.sender) or keyless):
             name = command_of(content.text, mail.subject)
             if name is not None and name[0] == "join" and not mail.auto:
                 joined = handle_join(env, row, mail, ctx, content.found)
