@@ -1,0 +1,110 @@
+"""The operator CLI: pbem game create|list|show|pause|resume, player rotate-key, audit GAME."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem import sshsig
+from pbem.cli import main
+from pbem.demo import check_system
+from pbem.store import Game, GameStatus, OutboxMessage, Store
+
+pytestmark = pytest.mark.skipif(check_system() is not None, reason="engine not ready")
+
+
+def _pub(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.pub"
+    path.write_text(sshsig.public_key_of(sshsig.generate_private_key(), name).openssh() + "\n")
+    return path
+
+
+@pytest.fixture
+def cfg(tmp_path: Path, db_url: str) -> Path:
+    path = tmp_path / "pbem.toml"
+    path.write_text(
+        f'data_dir = "{tmp_path / "data"}"\n[database]\nurl = "{db_url}"\n'
+        '[mail]\naddress = "pbem@game.test"\n'
+    )
+    return path
+
+
+def test_create_list_show_pause_resume_rotate_audit(
+    tmp_path: Path, cfg: Path, store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    north, south = _pub(tmp_path, "ann"), _pub(tmp_path, "bob")
+    assert (
+        main(
+            [
+                "game",
+                "--config",
+                str(cfg),
+                "create",
+                "001",
+                "--id",
+                "ak-1",
+                "--north",
+                f"Ann:ann@x.test:{north}",
+                "--south",
+                f"Bob:bob@y.test:{south}",
+                "--deadline",
+                "48h",
+                "--reminder",
+                "6h",
+                "--tz",
+                "north=Europe/Paris",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "created ak-1" in out and "dice commitment" in out
+    with store.transaction() as s:
+        game = s.get(Game, "ak-1")
+        assert game is not None and game.status == GameStatus.ACTIVE
+        assert len(s.exec(select(OutboxMessage)).all()) == 2
+    assert main(["game", "--config", str(cfg), "list"]) == 0
+    assert "ak-1" in capsys.readouterr().out
+    assert main(["game", "--config", str(cfg), "show", "ak-1"]) == 0
+    shown = capsys.readouterr().out
+    assert "ann@x.test" in shown and "Europe/Paris" in shown and "deadline" in shown
+    assert main(["game", "--config", str(cfg), "pause", "ak-1"]) == 0
+    assert main(["game", "--config", str(cfg), "pause", "ak-1"]) != 0  # already paused
+    assert main(["game", "--config", str(cfg), "resume", "ak-1"]) == 0
+    new = _pub(tmp_path, "ann2")
+    assert main(["player", "--config", str(cfg), "rotate-key", "ann@x.test", str(new)]) == 0
+    capsys.readouterr()
+    out_file = tmp_path / "ak-1.json"
+    assert main(["audit", "ak-1", "--out", str(out_file), "--config", str(cfg)]) == 0
+    assert "OK ak-1" in capsys.readouterr().out
+    record = json.loads(out_file.read_text())
+    assert record["deck"]["revealed"] is False and "keys" not in record["deck"]
+    assert main(["audit", str(out_file)]) == 0  # the file check still works
+
+
+def test_create_without_key_prints_an_invite_token(
+    tmp_path: Path, cfg: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    south = _pub(tmp_path, "bob")
+    assert (
+        main(
+            [
+                "game",
+                "--config",
+                str(cfg),
+                "create",
+                "001",
+                "--id",
+                "ak-2",
+                "--north",
+                "Ann:ann@x.test",
+                "--south",
+                f"Bob:bob@y.test:{south}",
+            ]
+        )
+        == 0
+    )
+    assert "invite token" in capsys.readouterr().out
