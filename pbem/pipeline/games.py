@@ -12,6 +12,7 @@ seat has a key.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -145,9 +146,17 @@ def chains(session: Session, game_id: str) -> tuple[HashChain, HashChain]:
     if secret is None:
         raise GameError(f"game {game_id} has no secrets")
     return (
-        HashChain(secret.dice_seed, secret.chain_length),
-        HashChain(secret.deck_seed, secret.chain_length),
+        _chain(secret.dice_seed, secret.chain_length),
+        _chain(secret.deck_seed, secret.chain_length),
     )
+
+
+@functools.lru_cache(maxsize=512)
+def _chain(seed: bytes, length: int) -> HashChain:
+    # Building a chain hashes ``length`` times (tens of ms for two chains of
+    # 10,000, most of a turn's cost); a game's chains never change and a
+    # HashChain is read-only, so the process keeps the recent games' chains.
+    return HashChain(seed, length)
 
 
 def shuffles_done(session: Session, game_id: str) -> int:
