@@ -1,0 +1,245 @@
+"""End to end through real sockets: signed orders over SMTP to ``pbem serve``, results out.
+
+This script is the load process. It starts an SMTP sink (the players' mail
+server and the referee's smarthost), writes a temp config, runs
+``pbem serve`` as a subprocess, creates ``--games`` C&C Ancients games
+between scripted players with their own keys, then keeps every game busy:
+as soon as a game's epoch moves, its player builds random legal orders
+(``engine.cca.autoplay``, seeded per game and epoch), signs them (SSHSIG) and
+sends them over SMTP. Many concurrent games keep the daemon saturated while
+every mail stays legal.
+
+Turnaround per accepted mail comes from the daemon's own timestamps: inbox
+``received_at`` (the message committed, just before the ``250`` after DATA)
+to ``processed_at`` (the turn, its events and its result mails committed in
+one transaction), and to the last of its result mails' ``sent_at`` (handed
+to the sink). Throughput is processed mails per second over the run.
+
+    python bench/e2e_bench.py                       # SQLite and PostgreSQL
+    python bench/e2e_bench.py --db sqlite --orders 300 --games 20
+
+PostgreSQL needs the Debian package ``postgresql`` (the script runs
+``scripts/test-postgres``, which starts a throwaway server on loopback and
+stops it at the end; with ``--install`` it apt-get installs the package).
+Results: ``bench/results/e2e.json``, ``e2e-latency.png``, ``e2e-throughput.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchkit import (  # noqa: E402
+    RESULTS,
+    Progress,
+    machine,
+    per_second,
+    percentile,
+    plot_bars,
+    plot_lines,
+    save_json,
+    today,
+)
+from fault_kit import (  # noqa: E402
+    REFEREE,
+    Serve,
+    Sink,
+    create_games,
+    game_epochs,
+    orders_mail,
+    send_until_accepted,
+    summary,
+    wait_settled,
+    write_config,
+)
+
+from pbem.config import load_config  # noqa: E402
+from pbem.store import GameStatus, Store, migrate  # noqa: E402
+
+
+def start_postgres(install: bool) -> str:
+    """Start a throwaway PostgreSQL server (scripts/test-postgres); return its URL."""
+    if not list(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
+        if not install:
+            raise SystemExit(
+                "PostgreSQL is not installed: apt-get install postgresql (or --install)"
+            )
+        subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql"], check=True)
+    out = subprocess.run(
+        [str(ROOT / "scripts" / "test-postgres"), "start"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip()
+
+
+def stop_postgres(url: str) -> None:
+    subprocess.run([str(ROOT / "scripts" / "test-postgres"), "stop", url], check=False)
+
+
+def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
+    """Run one load against one backend; return its figures."""
+    work = Path(tempfile.mkdtemp(prefix=f"pbem-e2e-{backend}-"))
+    pg_url = start_postgres(args.install) if backend == "postgresql" else ""
+    try:
+        with Sink() as sink:
+            cfg = write_config(work, sink_port=sink.port, db_url=pg_url)
+            config = load_config(str(cfg))
+            migrate(config.database_url)
+            store = Store(config.database_url)
+            sys.stderr.write(f"[{backend}] creating {args.games} games...\n")
+            games = create_games(store, cfg, args.games)
+            serve = Serve(cfg, work / "serve.log")
+            serve.start()
+            wait_settled(store, sink, timeout=300)  # the opening mails, before the clock starts
+            base = len(summary(store).inbox)
+            rss = [serve.rss_kib()]
+            sent_for: dict[str, int] = {}
+            in_flight: set[str] = set()
+            lock = threading.Lock()
+            sent = [0]
+
+            def play(game_id: str, epoch: int) -> None:
+                game = by_id[game_id]
+                try:
+                    mail = orders_mail(store, game)
+                    if mail is not None and mail.epoch == epoch:
+                        send_until_accepted(serve.listener, mail.sender, REFEREE, mail.raw)
+                        with lock:
+                            sent[0] += 1
+                finally:
+                    with lock:
+                        in_flight.discard(game_id)
+
+            by_id = {g.game_id: g for g in games}
+            bar = Progress(f"[{backend}] orders", args.orders)
+            start = time.monotonic()
+            with ThreadPoolExecutor(args.senders) as pool:
+                while sent[0] < args.orders and time.monotonic() - start < args.duration:
+                    epochs = game_epochs(store)
+                    for gid, (epoch, status) in epochs.items():
+                        if status != GameStatus.ACTIVE or sent_for.get(gid) == epoch:
+                            continue
+                        with lock:
+                            if gid in in_flight or sent[0] + len(in_flight) >= args.orders:
+                                continue
+                            in_flight.add(gid)
+                        sent_for[gid] = epoch
+                        pool.submit(play, gid, epoch)
+                    bar.update(sent[0])
+                    if int(time.monotonic() - start) % 5 == 0:
+                        rss.append(serve.rss_kib())
+                    time.sleep(0.005)
+            bar.close()
+            wait_settled(store, sink, timeout=300)
+            rss.append(serve.rss_kib())
+            serve.stop()
+            s = summary(store)
+            store.dispose()
+    finally:
+        if pg_url:
+            stop_postgres(pg_url)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    orders = [r for r in s.inbox[base:] if r.status == "processed"]
+    refused = [r for r in s.inbox[base:] if r.status != "processed"]
+    last_sent: dict[int, float] = {}
+    for row in s.outbox:
+        if row.inbox_id is not None and row.sent_at is not None:
+            t = row.sent_at.timestamp()
+            last_sent[row.inbox_id] = max(last_sent.get(row.inbox_id, 0.0), t)
+    commit = [
+        (r.processed_at.timestamp() - r.received_at.timestamp()) * 1000
+        for r in orders
+        if r.processed_at
+    ]
+    deliver = [
+        (last_sent[r.id] - r.received_at.timestamp()) * 1000 for r in orders if r.id in last_sent
+    ]
+    t0 = min(r.received_at.timestamp() for r in orders)
+    t1 = max(r.processed_at.timestamp() for r in orders if r.processed_at)
+    result = {
+        "backend": backend,
+        "games": args.games,
+        "orders": len(orders),
+        "refused": len(refused),
+        "mails_out": len(s.outbox),
+        "seconds": t1 - t0,
+        "orders_per_s": len(orders) / (t1 - t0),
+        "commit_ms": {q: percentile(commit, q) for q in (50, 95, 99)},
+        "delivered_ms": {q: percentile(deliver, q) for q in (50, 95, 99)},
+        "rss_mib": {"start": rss[0] / 1024, "max": max(rss) / 1024},
+        "throughput": per_second(
+            [r.processed_at.timestamp() for r in orders if r.processed_at], t0
+        ),
+    }
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--orders", type=int, default=600, help="orders mails per backend")
+    parser.add_argument("--duration", type=float, default=300, help="cap in seconds per backend")
+    parser.add_argument("--senders", type=int, default=8, help="concurrent SMTP clients")
+    parser.add_argument(
+        "--install", action="store_true", help="apt-get install postgresql if absent"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temp directories")
+    args = parser.parse_args()
+    backends = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
+    results = [run(b, args) for b in backends]
+    save_json(
+        "e2e.json", {"machine": machine(), "date": today(), "args": vars(args), "runs": results}
+    )
+    plot_bars(
+        RESULTS / "e2e-latency.png",
+        "pbem serve end to end: turnaround per orders mail (ms)",
+        {
+            f"{r['backend']} commit": {f"p{q}": v for q, v in r["commit_ms"].items()}  # type: ignore[union-attr]
+            for r in results
+        }
+        | {
+            f"{r['backend']} delivered": {f"p{q}": v for q, v in r["delivered_ms"].items()}  # type: ignore[union-attr]
+            for r in results
+        },
+        ylabel="ms",
+    )
+    plot_lines(
+        RESULTS / "e2e-throughput.png",
+        "pbem serve end to end: orders processed per second",
+        {str(r["backend"]): r["throughput"] for r in results},  # type: ignore[misc]
+        xlabel="seconds since the first orders mail",
+        ylabel="orders/s",
+    )
+    print(f"machine: {machine()}\ndate: {today()}\n")
+    print(
+        "| backend | games | orders | orders/s | commit p50 / p95 / p99 ms "
+        "| delivered p50 / p95 / p99 ms | daemon RSS MiB |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        c, d, m = r["commit_ms"], r["delivered_ms"], r["rss_mib"]
+        print(
+            f"| {r['backend']} | {r['games']} | {r['orders']} ({r['refused']} refused) | "
+            f"{r['orders_per_s']:.1f} | {c[50]:.0f} / {c[95]:.0f} / {c[99]:.0f} | "  # type: ignore[index]
+            f"{d[50]:.0f} / {d[95]:.0f} / {d[99]:.0f} | {m['start']:.0f} → {m['max']:.0f} |"  # type: ignore[index]
+        )
+
+
+if __name__ == "__main__":
+    main()
