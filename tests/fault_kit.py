@@ -83,6 +83,8 @@ class _SinkHandler:
         self.sink = sink
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.sink.mode == "tempfail":
+            return "451 4.3.0 sink: try again later"
         raw = envelope.original_content or envelope.content
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
@@ -129,21 +131,37 @@ class _SinkController(Controller):  # type: ignore[misc]
 
 
 class Sink:
-    """A loopback SMTP server that records deliveries; ``mode``: accept, refuse, drop."""
+    """A loopback SMTP server that records deliveries.
+
+    ``mode``: ``accept``; ``refuse`` (``421`` greeting, then close);
+    ``drop`` (reset the connection at once); ``tempfail`` (``451`` after
+    DATA). :meth:`down` closes the port (connection refused), :meth:`up`
+    opens it again.
+    """
 
     def __init__(self) -> None:
         self.port = free_port()
         self.mode = "accept"
         self.lock = threading.Lock()
         self.deliveries: list[Delivery] = []
-        self._controller = _SinkController(self, self.port)
+        self._controller: _SinkController | None = None
 
     def start(self) -> Sink:
-        self._controller.start()
+        self.up()
         return self
 
     def stop(self) -> None:
-        self._controller.stop()
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+    def down(self) -> None:
+        self.stop()
+
+    def up(self) -> None:
+        if self._controller is None:
+            self._controller = _SinkController(self, self.port)
+            self._controller.start()
 
     def message_ids(self) -> list[str]:
         with self.lock:
