@@ -53,6 +53,7 @@ from benchkit import (  # noqa: E402
 )
 from fault_kit import (  # noqa: E402
     REFEREE,
+    ReadStore,
     Serve,
     Sink,
     create_games,
@@ -101,6 +102,8 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
             store = Store(config.database_url)
             sys.stderr.write(f"[{backend}] creating {args.games} games...\n")
             games = create_games(store, cfg, args.games)
+            store.dispose()
+            store = ReadStore(config.database_url)  # the load only reads
             serve = Serve(cfg, work / "serve.log")
             serve.start()
             wait_settled(store, sink, timeout=300)  # the opening mails, before the clock starts
@@ -174,6 +177,7 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
     result = {
         "backend": backend,
         "games": args.games,
+        "sent": sent[0],
         "orders": len(orders),
         "refused": len(refused),
         "mails_out": len(s.outbox),

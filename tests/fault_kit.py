@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
@@ -40,7 +41,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP as SMTPServer
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from sqlmodel import col, select
+from sqlmodel import Session, col, create_engine, select
 
 from pbem import sshsig
 from pbem.clock import SystemClock
@@ -341,7 +342,7 @@ class OrdersMail:
     raw: bytes
 
 
-def orders_mail(store: Store, game: LoadGame) -> OrdersMail | None:
+def orders_mail(store: Store | ReadStore, game: LoadGame) -> OrdersMail | None:
     """Return the signed orders mail for the game's next epoch (None: the game is over)."""
     from engine.cca.autoplay import choice_stream, random_submission
 
@@ -387,7 +388,32 @@ def send_until_accepted(
         time.sleep(0.02)
 
 
-def game_epochs(store: Store) -> dict[str, tuple[int, str]]:
+class ReadStore:
+    """Read-only store access for the load side, in plain (deferred) transactions.
+
+    ``Store.transaction`` starts with ``BEGIN IMMEDIATE``, i.e. takes SQLite's
+    write lock even to read; a load generator polling that way would queue
+    behind, and slow down, the daemon it measures. WAL readers never block
+    the writer, so the load reads through this instead.
+    """
+
+    def __init__(self, url: str) -> None:
+        args = {"check_same_thread": False} if url.startswith("sqlite") else {}
+        self.engine = create_engine(url, connect_args=args)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Session]:
+        # Ending with a commit (nothing written) keeps the objects loaded; a
+        # rollback would expire them.
+        with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+            session.commit()
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def game_epochs(store: Store | ReadStore) -> dict[str, tuple[int, str]]:
     """Return ``{game id: (epoch, status)}`` in one query."""
     with store.transaction() as session:
         rows = session.exec(select(Game.id, Game.epoch, Game.status)).all()
@@ -401,7 +427,7 @@ class StoreSummary:
     games: dict[str, tuple[int, str]]
 
 
-def summary(store: Store) -> StoreSummary:
+def summary(store: Store | ReadStore) -> StoreSummary:
     """Read the inbox, the outbox (raw left out) and every game's epoch."""
     with store.transaction() as session:
         inbox = list(session.exec(select(InboxMessage).order_by(col(InboxMessage.id))).all())
@@ -409,7 +435,7 @@ def summary(store: Store) -> StoreSummary:
     return StoreSummary(inbox, outbox, game_epochs(store))
 
 
-def settled(store: Store, sink: Sink) -> bool:
+def settled(store: Store | ReadStore, sink: Sink) -> bool:
     """Say whether every inbox row is done and every outbox row reached the sink."""
     s = summary(store)
     if any(r.status == "pending" for r in s.inbox):
@@ -419,7 +445,7 @@ def settled(store: Store, sink: Sink) -> bool:
     return {r.message_id for r in s.outbox} <= set(sink.message_ids())
 
 
-def wait_settled(store: Store, sink: Sink, timeout: float = 60.0) -> None:
+def wait_settled(store: Store | ReadStore, sink: Sink, timeout: float = 60.0) -> None:
     """Wait (polling the store) until :func:`settled`; raise on timeout."""
     deadline = time.monotonic() + timeout
     while not settled(store, sink):

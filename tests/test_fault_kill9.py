@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from fault_kit import (
     REFEREE,
+    ReadStore,
     Serve,
     Sink,
     create_games,
@@ -47,6 +48,8 @@ def _run(tmp_path: Path, *, games: int, epochs: int, kills: int, seed: int) -> N
         migrate(config.database_url)
         store = Store(config.database_url)
         load = create_games(store, cfg, games)
+        store.dispose()
+        store = ReadStore(config.database_url)
         serve = Serve(cfg, tmp_path / "serve.log")
         serve.start()
         acked: dict[str, str] = {}
