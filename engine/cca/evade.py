@@ -92,6 +92,11 @@ def resolve_evade(w: Work, att: WUnit, u: WUnit, is_bonus: bool) -> None:
         ld.hex = u.hex
     w.log("evade-move", f"{u.side} {u.type} evades {start} > " + " > ".join(map(str, path)),
           unit=u.id, path=[str(start), *map(str, path)])
+    from engine.cca.retreat import _marsh_rolls  # noqa: PLC0415
+
+    _marsh_rolls(w, u, path)
+    if u.gone():
+        return
     if u.spec.war_machine:
         u.hex = None
         w.log("crew-fled", f"the war machine's crew flees: the {u.type} is removed (no banner)",

@@ -156,6 +156,9 @@ def retreat(w: Work, u: WUnit, n: int, by: str, checked: bool) -> None:
         joined = w.leader_at(u.hex)
         if ld is None and joined is not None:
             w.log("attach", f"leader {joined.name} joins the retreating {u.type}")
+        _marsh_rolls(w, u, path)
+        if u.gone():
+            return
     if fewest:
         w.log("retreat-blocked", f"{u.label} cannot retreat {fewest} hex(es)", unit=u.id)
         where_ld = w.attached(u)
@@ -168,6 +171,15 @@ def retreat(w: Work, u: WUnit, n: int, by: str, checked: bool) -> None:
                     check_after_losses(w, where_ld, True, by)
             elif not checked:
                 check_after_losses(w, where_ld, False, by)
+
+
+def _marsh_rolls(w: Work, u: WUnit, path: tuple[Hex, ...]) -> None:
+    """A retreating or evading unit rolls for each marsh hex it enters (§17.4)."""
+    from engine.cca.special import marsh_entry  # noqa: PLC0415
+
+    for h in path:
+        if not u.gone():
+            marsh_entry(w, u, h)
 
 
 def rampage(w: Work, ele: WUnit, by: str) -> None:
