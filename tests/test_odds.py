@@ -140,3 +140,10 @@ def test_the_forecast_reads_no_hidden_card() -> None:
     a = _one(position(north=["E5 MI"], south=["E4 HI"], north_hand=("FS", "3C")), body)
     b = _one(position(north=["E5 MI"], south=["E4 HI"], north_hand=("3L", "3C")), body)
     assert a == b
+
+
+def test_s17_firing_into_a_forest_is_capped_at_one_die() -> None:
+    st = position(north=["E6 MI"], south=["E4 LB"], terrain={"forest": ["E6"]})
+    b = _one(st, "card 3C\norder E4\nfire E4 at E6\n")
+    assert b.dice_steps == (("base", 2), ("terrain", 1))
+    assert b.odds.p_hit == Fraction(1, 6)
