@@ -18,6 +18,7 @@ problems exactly as the refusal mail's text part does (tested against it).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +38,8 @@ from pbem.pipeline.inbound import COMMAND_LINE, header_lines
 from pbem.render.templating import chop, wrap
 from pbem.render.view import BattleView, BoardView
 from pbem.sshsig import SshPublicKey, SshSigError
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CheckReport",
@@ -180,7 +183,10 @@ def check_orders(
     if system.name == "cca" and prompt.kind == "orders":
         from engine.cca.odds import forecast  # noqa: PLC0415
 
-        fc = forecast(state, me, sub)
+        try:
+            fc = forecast(state, me, sub)
+        except ValueError:  # accepted but not replayable here: an engine bug, not the player's
+            log.exception("no forecast for accepted orders of %s in %s", me, game_id)
     return CheckReport(game_id, me, prompt.turn, (), fc, note)
 
 
