@@ -147,3 +147,29 @@ def test_s17_firing_into_a_forest_is_capped_at_one_die() -> None:
     b = _one(st, "card 3C\norder E4\nfire E4 at E6\n")
     assert b.dice_steps == (("base", 2), ("terrain", 1))
     assert b.odds.p_hit == Fraction(1, 6)
+
+
+def test_the_odds_match_resolving_every_possible_roll() -> None:
+    """Cross-check: resolve the turn once per ordered roll (6^4) and count what happened."""
+    from itertools import product
+
+    from test_cca_helpers import play
+
+    st = position(north=["E5 MI", "D6 MI"], south=["E4 MI"], south_leaders=["E4 Marcus"],
+                  standing="battle-back: never")
+    body = "card 3C\norder E4\nattack E4 at E5 no-advance\n"
+    b = _one(st, body)
+    assert (b.dice, b.hit_faces) == (4, ("B", "H", "S"))
+    target = next(u.id for u in st.units if str(u.hex) == "E5")
+    total = hit = elim = retreat = Fraction(0)
+    for roll in product("GBRHFS", repeat=b.dice):
+        p = Fraction(1, 6**b.dice)
+        after = next(u for u in play(st, "south", body, "".join(roll)).state.units
+                     if u.id == target)
+        lost = 4 - after.blocks
+        total += p * lost
+        hit += p if lost else 0
+        elim += p if after.hex is None else 0
+        retreat += p if after.hex is not None and str(after.hex) != "E5" else 0
+    assert (b.odds.expected_hits, b.odds.p_hit, b.odds.p_eliminate) == (total, hit, elim)
+    assert b.odds.p_retreat == retreat

@@ -56,6 +56,7 @@ __all__ = [
     "Forecast",
     "MoveForecast",
     "Odds",
+    "distribution",
     "forecast",
     "odds_of",
     "percent",
