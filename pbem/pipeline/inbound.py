@@ -129,7 +129,10 @@ def read_mail(raw: bytes, envelope_to: str, max_size: int) -> Inbound:
                     rcpts.append(addr.strip().lower())
         except Exception:
             continue
-    msgid = str(message.get("Message-ID", "") or "").strip() or None
+    try:
+        msgid = str(message.get("Message-ID", "") or "").strip() or None
+    except Exception:  # the stdlib header parser raises on some malformed ids (IndexError)
+        msgid = None
     return Inbound(message, sender, subject, msgid, tuple(dict.fromkeys(rcpts)), auto)
 
 
