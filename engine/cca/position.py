@@ -59,6 +59,17 @@ class _Lines:
 def load_position(text: str) -> State:
     """Parse a position or scenario; raise :class:`PositionError` with a line number."""
     try:
+        return _load_position(text)
+    except PositionError:
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as e:
+        # A value of the wrong shape (a number where a list of hexes belongs, ...)
+        # that no check above caught: still a PositionError, for the whole file.
+        raise PositionError(0, f"a value has the wrong type or shape: {e}") from None
+
+
+def _load_position(text: str) -> State:
+    try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"line (\d+)", str(e))
