@@ -27,7 +27,10 @@ Item = WUnit | WLeader
 
 
 def _mirror(sec: str | None) -> str | None:
-    return None if sec is None else Section.mirror(sec)
+    """Mirror a section, or a comma-separated list of sections."""
+    if not sec:
+        return None
+    return ",".join(sorted(Section.mirror(s) for s in sec.split(",")))
 
 
 def effective_card(state: State, side: str, code: str) -> tuple[CardSpec | None, str | None, str]:
@@ -336,8 +339,8 @@ def _check_leadership(  # noqa: PLR0917
     ld, n = leaders[0]
     assert isinstance(ld, WLeader) and ld.hex is not None
     need = spec.leader_section or la_section
-    if need and need not in sections_of(w, side, ld.hex):
-        bad(n, "wrong-section", f"leader {ld.name} is not in your {need}")
+    if need and not set(need.split(",")) & sections_of(w, side, ld.hex):
+        bad(n, "wrong-section", f"leader {ld.name} is not in your {need.replace(',', ' or ')}")
     host = w.host(ld)
     others = [it for it, _ in picked if isinstance(it, WUnit) and it is not host]
     if len(others) > spec.chain:

@@ -118,7 +118,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     leaders = [ld for ld in w.leaders.values() if ld.name in w.ordered_leaders]
     if leaders and leaders[0].hex is not None:
         secs = sorted(sections_of(w, side, leaders[0].hex))
-        w.la_section = secs[0] if secs else None
+        w.la_section = ",".join(secs) if secs else None  # a line hex is in two sections
     names = [f"{u.type} {u.hex}" for u in w.units.values() if u.id in w.ordered]
     names += [f"leader {n}" for n in sorted(w.ordered_leaders)]
     w.log("ordered", "ordered: " + (", ".join(names) or "nothing"),
