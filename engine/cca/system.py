@@ -8,6 +8,16 @@ decision is needed mid-turn, the new state has a pending turn and
 ``prompt`` is a question to that side; its answer is parsed by
 ``parse_orders`` (the text ``answer <choice>`` or just the choice) and passed
 to ``resolve`` with the next epoch's randomness.
+
+Event kinds (``Event.kind``; ``data`` carries unit ids, hexes, counts):
+``card ordered move attach enter exit`` (orders and movement), ``fire attack
+battle battle-back first-strike attack-cancelled evade evade-move crew-fled``
+(combat; ``dice`` holds the faces), ``hits eliminated banner banner-lost
+flags retreat retreat-blocked rampage rampage-roll advance no-advance
+extra-hex marsh`` (results), ``leader-check leader-killed leader-evade
+leader-escape leader-trapped sudden-death`` (leaders), ``spartacus rally
+rallied shuffle draw`` (cards), ``moot`` (an order the dice made pointless,
+skipped), ``question`` (the turn waits for a side) and ``victory``.
 """
 
 from __future__ import annotations
