@@ -161,6 +161,10 @@ def plot_lines(
     return path
 
 
+def _short(v: float) -> str:
+    return f"{v:.0f}" if v >= 100 else f"{v:.2g}" if v < 1 else f"{v:.1f}"
+
+
 def plot_bars(
     path: Path,
     title: str,

@@ -21,12 +21,15 @@ to the sink). Throughput is processed mails per second over the run.
 PostgreSQL needs the Debian package ``postgresql`` (the script runs
 ``scripts/test-postgres``, which starts a throwaway server on loopback and
 stops it at the end; with ``--install`` it apt-get installs the package).
+Result mail goes to the daemon's Maildir by default (``--outbox sink``: over
+SMTP to a sink in this process, which then shares the load's CPU).
 Results: ``bench/results/e2e.json``, ``e2e-latency.png``, ``e2e-throughput.png``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -94,9 +97,11 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
     """Run one load against one backend; return its figures."""
     work = Path(tempfile.mkdtemp(prefix=f"pbem-e2e-{backend}-"))
     pg_url = start_postgres(args.install) if backend == "postgresql" else ""
+    stack = contextlib.ExitStack()
     try:
-        with Sink() as sink:
-            cfg = write_config(work, sink_port=sink.port, db_url=pg_url)
+        sink_cm = Sink() if args.outbox == "sink" else contextlib.nullcontext(None)
+        with sink_cm as sink:
+            cfg = write_config(work, sink_port=sink.port if sink else 0, db_url=pg_url)
             config = load_config(str(cfg))
             migrate(config.database_url)
             store = Store(config.database_url)
@@ -106,6 +111,7 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
             store = ReadStore(config.database_url)  # the load only reads
             serve = Serve(cfg, work / "serve.log")
             serve.start()
+            stack.callback(serve.stop)
             wait_settled(store, sink, timeout=300)  # the opening mails, before the clock starts
             base = len(summary(store).inbox)
             rss = [serve.rss_kib()]
@@ -113,14 +119,17 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
             in_flight: set[str] = set()
             lock = threading.Lock()
             sent = [0]
+            acks: list[float] = []
 
             def play(game_id: str, epoch: int) -> None:
                 game = by_id[game_id]
                 try:
                     mail = orders_mail(store, game)
                     if mail is not None and mail.epoch == epoch:
+                        t = time.perf_counter()
                         send_until_accepted(serve.listener, mail.sender, REFEREE, mail.raw)
                         with lock:
+                            acks.append((time.perf_counter() - t) * 1000)
                             sent[0] += 1
                 finally:
                     with lock:
@@ -152,6 +161,7 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
             s = summary(store)
             store.dispose()
     finally:
+        stack.close()
         if pg_url:
             stop_postgres(pg_url)
         if not args.keep:
@@ -183,6 +193,7 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
         "mails_out": len(s.outbox),
         "seconds": t1 - t0,
         "orders_per_s": len(orders) / (t1 - t0),
+        "ack_ms": {q: percentile(acks, q) for q in (50, 95, 99)},
         "commit_ms": {q: percentile(commit, q) for q in (50, 95, 99)},
         "delivered_ms": {q: percentile(deliver, q) for q in (50, 95, 99)},
         "rss_mib": {"start": rss[0] / 1024, "max": max(rss) / 1024},
@@ -199,11 +210,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--orders", type=int, default=600, help="orders mails per backend")
     parser.add_argument("--duration", type=float, default=300, help="cap in seconds per backend")
-    parser.add_argument("--senders", type=int, default=8, help="concurrent SMTP clients")
+    parser.add_argument("--senders", type=int, default=4, help="concurrent SMTP clients")
+    parser.add_argument(
+        "--outbox",
+        choices=["maildir", "sink"],
+        default="maildir",
+        help="where result mail goes: the daemon's Maildir, or SMTP to a sink in this process",
+    )
     parser.add_argument(
         "--install", action="store_true", help="apt-get install postgresql if absent"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp directories")
+    parser.add_argument("--name", default="e2e", help="results file names: NAME.json, NAME-*.png")
     args = parser.parse_args()
     backends = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     results = [run(b, args) for b in backends]
@@ -211,37 +229,39 @@ def main() -> None:
         "e2e.json", {"machine": machine(), "date": today(), "args": vars(args), "runs": results}
     )
     plot_bars(
-        RESULTS / "e2e-latency.png",
-        "pbem serve end to end: turnaround per orders mail (ms)",
+        RESULTS / f"{args.name}-latency.png",
+        f"pbem serve, {args.games} games: seconds per orders mail",
         {
-            f"{r['backend']} commit": {f"p{q}": v for q, v in r["commit_ms"].items()}  # type: ignore[union-attr]
+            f"{r['backend']} {label}": {f"p{q}": v / 1000 for q, v in r[key].items()}  # type: ignore[union-attr]
             for r in results
-        }
-        | {
-            f"{r['backend']} delivered": {f"p{q}": v for q, v in r["delivered_ms"].items()}  # type: ignore[union-attr]
-            for r in results
+            for label, key in (("250", "ack_ms"), ("commit", "commit_ms"), ("out", "delivered_ms"))
         },
-        ylabel="ms",
+        ylabel="s",
     )
     plot_lines(
-        RESULTS / "e2e-throughput.png",
-        "pbem serve end to end: orders processed per second",
+        RESULTS / f"{args.name}-throughput.png",
+        f"pbem serve, {args.games} games: orders processed per second",
         {str(r["backend"]): r["throughput"] for r in results},  # type: ignore[misc]
         xlabel="seconds since the first orders mail",
         ylabel="orders/s",
     )
     print(f"machine: {machine()}\ndate: {today()}\n")
     print(
-        "| backend | games | orders | orders/s | commit p50 / p95 / p99 ms "
-        "| delivered p50 / p95 / p99 ms | daemon RSS MiB |"
+        "| backend | games | orders | orders/s | SMTP 250 p50 / p95 / p99 ms "
+        "| commit p50 / p95 / p99 ms | delivered p50 / p95 / p99 ms | daemon RSS MiB |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        c, d, m = r["commit_ms"], r["delivered_ms"], r["rss_mib"]
+        m = r["rss_mib"]
+
+        def trio(key: str, r: dict[str, object] = r) -> str:
+            v = r[key]
+            return " / ".join(f"{v[q]:.0f}" for q in (50, 95, 99))  # type: ignore[index]
+
         print(
             f"| {r['backend']} | {r['games']} | {r['orders']} ({r['refused']} refused) | "
-            f"{r['orders_per_s']:.1f} | {c[50]:.0f} / {c[95]:.0f} / {c[99]:.0f} | "  # type: ignore[index]
-            f"{d[50]:.0f} / {d[95]:.0f} / {d[99]:.0f} | {m['start']:.0f} → {m['max']:.0f} |"  # type: ignore[index]
+            f"{r['orders_per_s']:.1f} | {trio('ack_ms')} | {trio('commit_ms')} | "
+            f"{trio('delivered_ms')} | {m['start']:.0f} → {m['max']:.0f} |"  # type: ignore[index]
         )
 
 
