@@ -271,3 +271,22 @@ def test_s12_3_worked_example_ignore_one_flag_of_two_by_choice() -> None:
     mc = next(u for u in r2.state.units if u.type == "MC")
     assert mc.hex is not None and mc.hex.row == 9  # 3 hexes back from row 6
     assert r2.state.leader("Hanno").hex == mc.hex
+
+
+def test_s13_3_blocked_elephant_retreat_can_end_in_a_draw() -> None:
+    st = position(north=["E5 HI", "F3 MI blocks=1", "A9 LI"],
+                  south=["E4 ELE", "E3 MI blocks=1", "A1 LI"], north_hand=["3C"], banners=1)
+    r1 = play(st, "south", "card 3R\n")
+    r2 = play(r1.state, "north", "card 3C\norder E5\nattack E5 at E4\n", "FGGGG" + "FF" * 3)
+    assert r2.state.result == "draw"
+    assert SYS.prompt(r2.state).result == "draw"
+
+
+def test_s18_5_counter_attack_copies_i_am_spartacus_at_own_command() -> None:
+    st = position(north=["E6 MI", "F6 MI"], south=["E3 MI"], south_hand=["SP"], command=3,
+                  north_hand=["CTA"])
+    r1 = play(st, "south", "card SP\norder E3\n", "BGG", perms=[list(range(7))])
+    r2 = play(r1.state, "north", "card CTA\norder E6, F6\n", "BBB", perms=[list(range(7))])
+    sp = next(e for e in r2.events if e.kind == "spartacus")
+    assert len(sp.dice) == 3
+    assert "E6, F6" in next(e.text for e in r2.events if e.kind == "ordered" and "dice" in e.text)
