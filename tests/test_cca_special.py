@@ -166,3 +166,10 @@ def test_s6_7_a_leader_joining_pins_the_unit() -> None:
         play(st, "south", "card 3C\norder leader Marcus, E3\nmove leader Marcus to E3\n"
              "move E3 to E4\n")
     assert "may not move" in err.value.message
+
+
+def test_leader_names_with_several_words() -> None:
+    st = position(north=["A9 LI"], south=["E3 MI"], south_leaders=["E2 Publius Scipio"])
+    res = play(st, "south", "card 3C\norder leader Publius Scipio, E3\n"
+               "move leader publius scipio to F3\n")
+    assert res.state.leader("Publius Scipio").hex == Hex.parse("F3")

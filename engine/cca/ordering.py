@@ -15,7 +15,7 @@ from typing import Any
 from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP, CardSpec
 from engine.cca.combat import fire_range
 from engine.cca.orders import Ref, Submission
-from engine.cca.state import State, other
+from engine.cca.state import State, name_key, other
 from engine.cca.units import weight_of_face
 from engine.cca.work import WLeader, Work, WUnit
 from engine.core.api import OrdersProblem
@@ -144,7 +144,7 @@ def _resolve_refs(
 def _lookup(w: Work, side: str, ref: Ref) -> Item | str:
     if ref.leader is not None:
         for ld in w.leaders.values():
-            if ld.name.lower() == ref.leader.lower():
+            if name_key(ld.name) == name_key(ref.leader):
                 if ld.side != side or ld.hex is None:
                     return f"leader {ref.leader} is not one of your leaders on the board"
                 return ld

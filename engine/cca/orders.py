@@ -142,14 +142,27 @@ def _hex(word: str) -> Hex:
     return Hex.parse(word)
 
 
+_HEXLIKE = re.compile(r"^[A-Za-z]\d{1,2}$")
+_STOP = {"leader", "to", "at", "on", ">", "->", "off"}
+
+
 def _ref(words: list[str]) -> tuple[Ref, list[str]]:
-    """Read one ref from the front of ``words``; return it and the rest."""
+    """Read one ref from the front of ``words``; return it and the rest.
+
+    A leader's name may have several words (``leader Publius Scipio``): it
+    runs until a hex, a keyword (``to``, ``at``, ``>``, ``leader``) or the end.
+    """
     if not words:
         raise ValueError("a unit (hex) or 'leader <Name>' is missing")
     if words[0].lower() == "leader":
-        if len(words) < 2:
+        name: list[str] = []
+        rest = words[1:]
+        while rest and rest[0].lower() not in _STOP and not _HEXLIKE.match(rest[0]):
+            name.append(rest[0])
+            rest = rest[1:]
+        if not name:
             raise ValueError("'leader' needs a name")
-        return Ref(leader=words[1]), words[2:]
+        return Ref(leader=" ".join(name)), rest
     return Ref(hex=_hex(words[0])), words[1:]
 
 
@@ -195,13 +208,15 @@ def parse_submission(text: str) -> Submission:
                 sub["card"] = code
                 sub["card_line"] = n
             elif verb == "order":
-                words = rest.replace(",", " ").split()
-                if not words:
+                chunks = [c.split() for c in rest.split(",") if c.strip()]
+                if not chunks:
                     raise ValueError("order what? list hexes or 'leader <Name>'")
-                while words:
-                    r, words = _ref(words)
-                    orders.append(r)
-                    order_lines.append(n)
+                for chunk in chunks:
+                    words = chunk
+                    while words:
+                        r, words = _ref(words)
+                        orders.append(r)
+                        order_lines.append(n)
             elif verb == "move":
                 actions.append(_move(rest, n, raw))
             elif verb == "enter":
@@ -257,10 +272,14 @@ def _move(rest: str, n: int, raw: str) -> Action:
 
 
 def _enter(rest: str, n: int, raw: str) -> Action:
-    words = [w for w in rest.split() if w.lower() not in ("at", "on")]
-    if len(words) == 3 and words[0].lower() == "leader":
-        return Action("enter", Ref(leader=words[1]), target=_hex(words[2]), line=n,
-                      quote=raw.rstrip())
+    words = rest.split()
+    if words and words[0].lower() == "leader":
+        ref, tail = _ref(words)
+        tail = [w for w in tail if w.lower() not in ("at", "on")]
+        if len(tail) != 1:
+            raise ValueError("write 'enter leader Mago at C1'")
+        return Action("enter", ref, target=_hex(tail[0]), line=n, quote=raw.rstrip())
+    words = [w for w in words if w.lower() not in ("at", "on")]
     if len(words) != 2:
         raise ValueError("write 'enter MC at C1' or 'enter leader Mago at C1'")
     return Action("enter", Ref(), target=_hex(words[1]), unit_type=words[0].upper(), line=n,

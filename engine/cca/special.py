@@ -10,7 +10,7 @@ are read by the combat modules, ``no-move-first-turn`` and
 
 from __future__ import annotations
 
-from engine.cca.state import other
+from engine.cca.state import name_key, other
 from engine.cca.work import Work, WUnit
 from engine.hexgrid import Hex
 
@@ -128,9 +128,10 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
     ):
         return f"{card.name} brings units on only in your {card.leader_section}"
     if a.ref.leader is not None:
-        names = [str(n).lower() for n in rule.get("leaders", ())]  # type: ignore[attr-defined]
-        ld = next((x for x in w.leaders.values() if x.name.lower() == a.ref.leader.lower()), None)
-        if ld is None or ld.name.lower() not in names or ld.hex is not None or (
+        names = [name_key(str(n)) for n in rule.get("leaders", ())]  # type: ignore[attr-defined]
+        ld = next((x for x in w.leaders.values() if name_key(x.name) == name_key(a.ref.leader)),
+                  None)
+        if ld is None or name_key(ld.name) not in names or ld.hex is not None or (
             ld.name not in w.marks.get("reserve_leaders", [])
         ):
             return f"leader {a.ref.leader} is not waiting in reserve"

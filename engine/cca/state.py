@@ -26,6 +26,7 @@ __all__ = [
     "Special",
     "State",
     "Unit",
+    "name_key",
     "other",
     "state_from_dict",
     "state_to_dict",
@@ -50,6 +51,11 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "mounted_charge_detach": False,
 }
 """Named rule options and their defaults (docs/rules-choices.md)."""
+
+
+def name_key(name: str) -> str:
+    """Compare leader names forgivingly: case, spaces, dashes and underscores ignored."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def other(side: str) -> str:
@@ -169,9 +175,9 @@ class State:
         return None
 
     def leader(self, name: str) -> Leader:
-        key = name.strip().lower()
+        key = name_key(name)
         for ld in self.leaders:
-            if ld.name.lower() == key:
+            if name_key(ld.name) == key:
                 return ld
         raise KeyError(name)
 

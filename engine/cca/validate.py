@@ -29,7 +29,7 @@ from engine.cca.ordering import order_units
 from engine.cca.orders import Action, Submission, parse_submission
 from engine.cca.policy import parse_policy
 from engine.cca.special import enter_step, exit_hexes
-from engine.cca.state import State
+from engine.cca.state import State, name_key
 from engine.cca.work import WLeader, Work, WUnit
 from engine.core.api import OrdersError, OrdersProblem
 from engine.core.replay import AnswerBook
@@ -134,7 +134,7 @@ def check_submission(state: State, side: str, text: str) -> Submission:
 def _find(w: Work, side: str, a: Action) -> WUnit | WLeader | str:
     if a.ref.leader is not None:
         for ld in w.leaders.values():
-            if ld.name.lower() == a.ref.leader.lower() and ld.side == side and ld.hex:
+            if name_key(ld.name) == name_key(a.ref.leader) and ld.side == side and ld.hex:
                 return ld
         return f"you have no leader called {a.ref.leader} on the board"
     assert a.ref.hex is not None

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cca.decide import Decider
-from engine.cca.state import SIDES, Leader, State, Unit, other
+from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import TerrainSpec, mover_kind, terrain
 from engine.cca.units import UnitSpec, spec
 from engine.core.api import Event
@@ -281,7 +281,7 @@ class Work:
         self.log("leader-killed", f"{ld.side} leader {ld.name} in {where} is killed ({why})",
                  leader=ld.name, hex=str(where))
         for p in self.specials("leader-sudden-death"):
-            if str(p["leader"]).lower() == ld.name.lower():
+            if name_key(str(p["leader"])) == name_key(ld.name):
                 self.banners[by].append(f"leader:{ld.name}")
                 winner = str(p.get("winner", other(ld.side)))
                 self.log("sudden-death", f"{ld.name} has fallen: {winner} wins the battle")
