@@ -64,6 +64,8 @@ def _audit_game(game_id: str, out: Path | None = None, config_path: str | None =
     """Export the game's record from the store (to ``out`` if given) and check it."""
     import json  # noqa: PLC0415
 
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
+
     from pbem.config import ConfigError, load_config  # noqa: PLC0415
     from pbem.pipeline.admin import audit_record  # noqa: PLC0415
     from pbem.pipeline.games import GameError  # noqa: PLC0415
@@ -73,6 +75,13 @@ def _audit_game(game_id: str, out: Path | None = None, config_path: str | None =
         config = load_config(config_path)
     except ConfigError as err:
         sys.stderr.write(f"pbem audit: {err}\n")
+        return 2
+    url = make_url(config.database_url)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
+        sys.stderr.write(
+            f"pbem audit: {game_id} is not a file, and no store is configured to look up a "
+            f"game by id (no database at {url.database}; pass --config)\n"
+        )
         return 2
     store = Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
     try:
