@@ -260,7 +260,8 @@ def resolve_text(
             ans = queue.pop(0).strip()
             if not ans.lower().startswith("answer"):
                 ans = f"answer {ans}"
-            todo.append((p.question.side, ans + "\n"))
+            head = f"game {getattr(state, 'game_id', '')}\nturn {getattr(state, 'turn', 0)}\n"
+            todo.append((p.question.side, head + ans + "\n"))
     report: dict[str, Any] = {
         "format": FORMAT,
         "system": system_name,

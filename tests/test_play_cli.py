@@ -1,0 +1,106 @@
+"""``pbem play``: a hot-seat game read from stdin (docs/engine-cli.md)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from pbem.cli import main
+
+POSITION = """\
+format = "pbem-position/1"
+system = "cca"
+[meta]
+id = "t-play"
+name = "Play test"
+year = "0"
+[sides.north]
+army = "N"
+command = 3
+banners = 1
+units = ["F5 HI blocks=1", "A9 LI"]
+[sides.south]
+army = "S"
+command = 3
+banners = 1
+first = true
+units = ["F4 MI", "A1 LI"]
+[cards]
+deck = ["3L", "3C", "3R", "LT"]
+hands = { north = ["2L", "2C", "MT"], south = ["2C", "2L", "HT"] }
+discard = []
+[state]
+to_move = "south"
+turn = 1
+"""
+
+
+def _play(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    path: Path,
+    stdin: str,
+    *extra: str,
+) -> tuple[int, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(["play", str(path), *extra])
+    return code, capsys.readouterr().out
+
+
+def test_scripted_bundled_game_two_turns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The docs' example: two turns of Akragas typed on stdin, then quit."""
+    script = "card LT\norder D3\nmove D3 to D4\nend\ncard 3C\norder E7\nmove E7 to E6\n\n\nquit\n"
+    code, out = _play(monkeypatch, capsys, Path("001"), script, "--seed", "01")
+    assert code == 0
+    assert "south LB moves D3 > D4" in out
+    assert "north LB moves E7 > E6" in out
+    assert "Turn 3: south plays a card" in out
+    assert " 1 " in out or "A    B" in out  # the board was drawn
+
+
+def test_refused_orders_are_explained_and_retyped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pos = tmp_path / "p.toml"
+    pos.write_text(POSITION)
+    script = "card 3C\norder F4\nend\ncard 2C\norder F4\nattack F4 at F5\nend\n"
+    code, out = _play(monkeypatch, capsys, pos, script, "--seed", "00", "--no-board")
+    assert code == 0
+    assert "refused:" in out and "line 1: 'card 3C'" in out
+    assert "south MI F4 attacks north HI F5" in out
+
+
+def test_a_game_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """§4.1: one banner wins; with seed 01 the first attack destroys the 1-block HI."""
+    pos = tmp_path / "p.toml"
+    pos.write_text(POSITION)
+    script = "card 2C\norder F4\nattack F4 at F5\nend\n"
+    code, out = _play(monkeypatch, capsys, pos, script, "--seed", "01", "--no-board")
+    assert code == 0
+    assert out.rstrip().endswith("The battle is over: south wins.")
+
+
+def test_question_at_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """§14: the defender is asked whether to evade and answers on the next line."""
+    pos = tmp_path / "p.toml"
+    pos.write_text(POSITION.replace('"F5 HI blocks=1"', '"F5 LI"'))
+    script = "card 2C\norder F4\nattack F4 at F5\nend\nevade\nquit\n"
+    code, out = _play(monkeypatch, capsys, pos, script, "--seed", "03", "--no-board")
+    assert code == 0
+    assert "north, a question:" in out and "answers:" in out
+    assert "evade" in out.split("north, a question:")[1]
+
+
+def test_unknown_scenario_is_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "no-such-battle"]) == 2
