@@ -204,3 +204,29 @@ def test_question_answer_and_turn_mail_carries_whole_turn(kit):
     new = kit.new_mail(before)
     assert sorted(m.recipient for m in new) == [NORTH, SOUTH]
     assert all("plays" in body_of(m) and "blocks" in body_of(m) for m in new)
+
+
+def test_each_mail_carries_only_its_recipients_hand(kit, monkeypatch):
+    """Design.md §2.3: the mail model of a player holds that player's hand and no other."""
+    import pbem.pipeline.mails as mails_module
+    from pbem.mailviews.model import GameStart, QuestionMail, TurnMail
+
+    seen = []
+    real = mails_module.compose
+
+    def spy(view):
+        seen.append(view)
+        return real(view)
+
+    monkeypatch.setattr(mails_module, "compose", spy)
+    kit.set_hand("north", ["8", "2", "3"])
+    kit.set_hand("south", ["5", "6", "9"])
+    kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    kit.process_all()
+    hands = kit.state()["hands"]
+    views = [v for v in seen if isinstance(v, GameStart | QuestionMail | TurnMail)]
+    assert len(views) == 2
+    for v in views:
+        side = v.env.recipient.side
+        assert [c.code for c in v.hand] == hands[side]
+        assert v.env.recipient.address == (NORTH if side == "north" else SOUTH)
