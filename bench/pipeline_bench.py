@@ -44,7 +44,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchkit import Progress, machine, percentile, save_json, today  # noqa: E402
+from benchkit import (  # noqa: E402
+    RESULTS,
+    Progress,
+    machine,
+    percentile,
+    plot_bars,
+    save_json,
+    today,
+)
 from fault_kit import create_games, orders_mail, write_config  # noqa: E402
 
 from engine.cca.autoplay import choice_stream, play_random_game, random_submission  # noqa: E402
@@ -267,6 +275,19 @@ def main() -> None:
         "cpu_s": cpu,
     }
     save_json("pipeline.json", result)
+    plot_bars(
+        RESULTS / "pipeline-cpu.png",
+        "CPU ms per orders mail: the irreducible steps and pbem",
+        {
+            "2 commits": {"CPU ms": 2 * parts["sqlite commit"]["cpu_ms"]},
+            "verify": {"CPU ms": parts["sshsig verify"]["cpu_ms"]},
+            "resolve": {"CPU ms": parts["engine resolution"]["cpu_ms"]},
+            "render": {"CPU ms": parts["board render"]["cpu_ms"]},
+            "sum (bound)": {"CPU ms": serial_ms},
+            "pbem": {"CPU ms": pbem_cpu_ms},
+        },
+        ylabel="ms",
+    )
     print(f"machine: {result['machine']}\ndate: {result['date']}\n")
     print("| step | CPU per call | per CPU-second | wall median | wall p95 |")
     print("|---|---|---|---|---|")
