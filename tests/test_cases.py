@@ -34,6 +34,7 @@ Case file fields::
     question = "evade"             # the turn waits: text found in the question id
     question_side = "north"
     hands = { south = 4 }          # hand sizes; deck_count = N; to_move = "north"
+    hand_has = { north = ["HT"] }  # cards that must be in a hand
     command = { south = 5 }
     dice_unused = 0
 """
@@ -332,6 +333,9 @@ def check(
     for side, n in expect.get("hands", {}).items():
         got = len(state.sides[side].hand)
         assert got == n, f"{cid}: {side} holds {got} cards {state.sides[side].hand}"
+    for side, cards in expect.get("hand_has", {}).items():
+        for c in cards:
+            assert c in state.sides[side].hand, f"{cid}: {side} holds {state.sides[side].hand}"
     for side, n in expect.get("command", {}).items():
         assert state.sides[side].command == n, f"{cid}: {side} Command {state.sides[side].command}"
     if "deck_count" in expect:
