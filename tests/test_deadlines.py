@@ -13,7 +13,7 @@ from pbem.daemon import Daemon
 from pbem.deadlines import extend_for_absences, sweep
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure
-from pbem.store import Absence, Deadline, GameStatus, Player
+from pbem.store import Absence, Deadline, GameStatus, Player, Store
 
 H = timedelta(hours=1)
 
@@ -144,7 +144,15 @@ def test_absence_arithmetic() -> None:
     assert extend_for_absences(absences, t, 10 * H) == t + 22 * H
 
 
-def test_deadline_missed_while_down_fires_at_start(kit: Kit, clock) -> None:
+def test_deadline_missed_while_down_fires_at_start(db_url, config, clock) -> None:
+    configure(config, None)
+    # A patient store: the test polls while the daemon writes.
+    kit = make_kit(
+        Store(db_url, busy_timeout_ms=10_000),
+        config,
+        clock,
+        GameSettings(turn_time=48 * H, grace=H),
+    )
     clock.advance(50 * H)  # the daemon was down across the deadline
     daemon = Daemon(kit.config, clock=clock, store=kit.store, extensions=("pbem.pipeline",))
 
@@ -169,3 +177,4 @@ def test_deadline_missed_while_down_fires_at_start(kit: Kit, clock) -> None:
     assert len(fired) == 1
     assert any(m.kind == "missed" for m in kit.new_mail(before))
     assert GAME in kit.game().id
+    kit.store.dispose()

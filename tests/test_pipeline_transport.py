@@ -8,6 +8,7 @@ pending; after the restart it is processed exactly once.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 import os
 import subprocess
 import sys
@@ -23,14 +24,18 @@ from pbem.daemon import Daemon
 from pbem.mailin.imap import poll_once
 from pbem.mailin.worker import InboxWorker
 from pbem.pipeline.processor import Processor
-from pbem.store import InboxStatus
+from pbem.store import InboxStatus, Store
 
 
 @pytest.fixture
-def kit(store, config, clock) -> Kit:
+def kit(db_url, config, clock) -> Iterator[Kit]:
+    # The daemon's worker holds the write lock while it renders a turn; the test's
+    # polling reads wait for it rather than fail (the shared fixture waits 200 ms).
+    store = Store(db_url, busy_timeout_ms=10_000)
     k = make_kit(store, config, clock)
     k.set_hand("north", ["2", "3", "4"])
-    return k
+    yield k
+    store.dispose()
 
 
 def _resolved_with_two_mails(kit: Kit, before: int, inbox_id: int) -> None:
