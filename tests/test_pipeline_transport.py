@@ -8,10 +8,10 @@ pending; after the restart it is processed exactly once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiosmtplib
