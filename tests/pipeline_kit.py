@@ -67,7 +67,12 @@ class Kit:
 
     def deliver(self, raw: bytes, source: str = InboxSource.SMTP) -> int:
         acc = store_message(
-            self.store, raw, source=source, clock=self.clock, envelope_to=[f"pbem+{GAME}@game.test"]
+            self.store,
+            raw,
+            source=source,
+            clock=self.clock,
+            envelope_from="sender@client.test",
+            envelope_to=[f"pbem+{GAME}@game.test"],
         )
         return acc.inbox_id
 

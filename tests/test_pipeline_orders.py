@@ -230,3 +230,50 @@ def test_each_mail_carries_only_its_recipients_hand(kit, monkeypatch):
         side = v.env.recipient.side
         assert [c.code for c in v.hand] == hands[side]
         assert v.env.recipient.address == (NORTH if side == "north" else SOUTH)
+
+
+def test_bounces_and_auto_replies_get_no_reply(kit):
+    from pbem.mailin.accept import store_message
+    from pbem.store import InboxSource
+
+    before = kit.last_id()
+    store_message(
+        kit.store,
+        mail("mailer-daemon@else.test", "undeliverable"),
+        source=InboxSource.SMTP,
+        clock=kit.clock,
+        envelope_from="",
+    )
+    auto = mail("eve@evil.test", "I am on holiday").replace(
+        b"Subject:", b"Auto-Submitted: auto-replied\r\nSubject:"
+    )
+    kit.deliver(auto)
+    kit.process_all()
+    assert kit.new_mail(before) == []
+
+
+def test_orders_as_orders_txt_and_sig_attachments(kit):
+    import email.policy
+    from email.message import EmailMessage
+
+    from pbem import sshsig
+
+    kit.set_hand("north", ["2", "3", "4"])
+    text = orders(kit, "north", "3").encode()
+    msg = EmailMessage()
+    msg["From"] = NORTH
+    msg["To"] = f"pbem+{GAME}@game.test"
+    msg["Subject"] = "my orders"
+    msg["Message-ID"] = "<attach-1@client.test>"
+    msg.set_content("Orders attached.\n")
+    msg.add_attachment(text, maintype="text", subtype="plain", filename="orders.txt")
+    msg.add_attachment(
+        sshsig.sign(text, kit.keys["north"]).encode(),
+        maintype="application",
+        subtype="octet-stream",
+        filename="orders.txt.sig",
+    )
+    i = kit.deliver(msg.as_bytes(policy=email.policy.SMTP))
+    kit.process_all()
+    assert kit.inbox(i).status == InboxStatus.PROCESSED, kit.inbox(i).outcome
+    assert kit.game().epoch == 1

@@ -45,7 +45,16 @@ from pbem.pipeline.steps import Outcome, Step
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshSigError
-from pbem.store import Game, GameStatus, InboxMessage, InboxStatus, Player, Seat, Store
+from pbem.store import (
+    Game,
+    GameStatus,
+    InboxMessage,
+    InboxSource,
+    InboxStatus,
+    Player,
+    Seat,
+    Store,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +105,15 @@ class Processor:
     # --- steps ------------------------------------------------------------------
 
     def _stranger(self, env: Env, row: InboxMessage, sender: str, auto: bool, why: str) -> Outcome:
+        # A null envelope sender (SMTP "MAIL FROM:<>") marks a bounce: never answer one.
+        bounce = row.source in (
+            InboxSource.SMTP,
+            InboxSource.LMTP,
+        ) and row.envelope_from.strip() in ("", "<>")
         sent = reply_unknown(
-            env.session, self.config, self.clock, sender, auto=auto, inbox_id=row.id
+            env.session, self.config, self.clock, sender, auto=auto or bounce, inbox_id=row.id
         )
-        return Outcome.refused(f"{why}; {'one note sent' if sent else 'no reply (rate limit)'}")
+        return Outcome.refused(f"{why}; {'one note sent' if sent else 'no reply'}")
 
     def _handle(self, env: Env, row: InboxMessage) -> Outcome:
         session = env.session
