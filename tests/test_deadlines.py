@@ -109,7 +109,9 @@ def test_question_deadline_applies_the_documented_default(kit: Kit, clock) -> No
     clock.advance(24 * H)
     assert sweep(kit.store, clock).defaults == 1
     assert kit.state()["pending"] is None and kit.game().epoch == 2
-    assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
+    new = kit.new_mail(before)
+    assert sorted(m.recipient for m in new if m.kind == "missed") == [NORTH, SOUTH]
+    assert sorted(m.recipient for m in new if m.kind == "turn") == [NORTH, SOUTH]
 
 
 def test_absence_extends_the_next_deadline(store, config, clock) -> None:

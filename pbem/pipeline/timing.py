@@ -72,6 +72,15 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
         q = prompt.question
         text = default_text(ctx.id, prompt.turn, side, q.default)
         submission = ctx.system.parse_orders(ctx.state, side, text)
+        mailkinds.send_missed(
+            mailer,
+            ctx,
+            side,
+            next_deadline=None,
+            deadline_id=row.id or 0,
+            action=f"No answer to '{q.text}' arrived in time: the referee applies the "
+            f"documented default, {q.default!r}, and the turn goes on.",
+        )
         apply_submission(
             env,
             ctx,
