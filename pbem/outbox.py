@@ -208,6 +208,10 @@ class OutboxSender:
         """Flush, logging instead of raising (for the scheduler and wake-ups)."""
         try:
             await self.flush()
+        except asyncio.CancelledError:
+            # Shutdown cancels a flush in flight; rows stay queued and are sent
+            # at the next start, so this is not an error worth a traceback.
+            log.debug("outbox: flush cancelled by shutdown")
         except Exception:
             log.exception("outbox: flush failed; will retry at the next flush")
 
