@@ -143,9 +143,13 @@ def close_combat(
         if pick == "evade":
             resolve_evade(w, att, tgt, is_bonus)
             return
-    first = _wants_first_strike(w, att, tgt)
+    assert tgt.hex is not None and att.hex is not None
+    wall = w.terrain(tgt.hex).defender_strikes_first and not (
+        w.terrain(att.hex).defender_strikes_first
+    )
+    first = wall or _wants_first_strike(w, att, tgt)
     if first:
-        _first_strike(w, att, tgt, def_full, att_full)
+        _first_strike(w, att, tgt, def_full, att_full, card=not wall)
         if att.hex is None or not att.hex.is_adjacent(target_hex) or tgt.hex != target_hex:
             w.log("attack-cancelled", "the First Strike stopped the attack", unit=att.id)
             return
@@ -181,13 +185,19 @@ def close_combat(
     apply_roll(w, tgt, att, score, True, att_full)
 
 
-def _first_strike(w: Work, att: WUnit, tgt: WUnit, def_full: bool, att_full: bool) -> None:
+def _first_strike(  # noqa: PLR0917
+    w: Work, att: WUnit, tgt: WUnit, def_full: bool, att_full: bool, card: bool = True
+) -> None:
     side = tgt.side
-    w.first_strike_used = side
-    w.hands[side].remove("FS")
-    w.discard.append("FS")
-    w.log("first-strike", f"{side} plays First Strike with the {tgt.type} in {tgt.hex}",
-          side=side, unit=tgt.id)
+    if card:
+        w.first_strike_used = side
+        w.hands[side].remove("FS")
+        w.discard.append("FS")
+        w.log("first-strike", f"{side} plays First Strike with the {tgt.type} in {tgt.hex}",
+              side=side, unit=tgt.id)
+    else:
+        w.log("first-strike", f"the {tgt.type} on the city wall in {tgt.hex} strikes first",
+              side=side, unit=tgt.id, card=False)
     dice = melee_dice(w, tgt, att, "first", def_full, target_full=att_full)
     if dice < 1:
         return

@@ -150,7 +150,12 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...], off: bool = False) -> None
     if ld is None and joined is not None and joined.side == u.side and path:
         w.log("attach", f"leader {joined.name} joins the {u.type} in {u.hex}", leader=joined.name)
         w.pinned.add(u.id)
-    if off:
+    from engine.cca.special import marsh_entry  # noqa: PLC0415
+
+    for h in path:
+        if not u.gone():
+            marsh_entry(w, u, h)
+    if off and not u.gone():
         from engine.cca.special import exit_board  # noqa: PLC0415
 
         exit_board(w, u)
@@ -226,6 +231,10 @@ def do_leader_move(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> None:
     if path and host is not None and host.side == ld.side:
         w.log("attach", f"leader {ld.name} joins the {host.type} in {ld.hex}", leader=ld.name)
         w.pinned.add(host.id)
+    elif path:
+        from engine.cca.special import leader_marsh  # noqa: PLC0415
+
+        leader_marsh(w, ld, path[-1])
 
 
 def moved_too_far_to_battle(w: Work, u: WUnit) -> str | None:

@@ -399,6 +399,7 @@ def hints(state: State, side: str) -> dict[str, Any]:
     from engine.randomness import ScriptedDice  # noqa: PLC0415
 
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    w.simulate = True
     cards = []
     for code in state.sides[side].hand:
         spec, _sec, why = effective_card(state, side, code)

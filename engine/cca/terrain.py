@@ -41,6 +41,7 @@ class TerrainSpec:
     marsh_roll: bool = False  # entering costs a block on the unit's own symbol
     leave_max_move: int | None = None  # a unit leaving the hex moves at most this far
     enter_only_from_adjacent_start: frozenset[str] = frozenset()
+    defender_strikes_first: bool = False  # a defender here rolls first, as First Strike
 
 
 TERRAIN: dict[str, TerrainSpec] = {
@@ -104,6 +105,7 @@ TERRAIN: dict[str, TerrainSpec] = {
             foot_ignores_flag=1,
             leave_max_move=1,
             enter_only_from_adjacent_start=frozenset({"light", "foot", "leader"}),
+            defender_strikes_first=True,
         ),
     )
 }

@@ -122,6 +122,7 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     if problems:
         raise OrdersError(problems)
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    w.simulate = True
     problems += order_units(w, side, sub, validating=True)
     if problems:
         raise OrdersError(problems)

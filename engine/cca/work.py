@@ -105,6 +105,7 @@ class Work:
     la_section: str | None = None  # section of the leader a leadership card used
     moved_lines: list[str] = field(default_factory=list)  # who has used a move line, by phase
     hint: tuple[str, ...] = ()  # legal alternatives found by the last failed check
+    simulate: bool = False  # checking orders: no dice are rolled (marsh entry rolls skipped)
 
     @classmethod
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
