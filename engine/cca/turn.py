@@ -140,6 +140,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
         if phase == 1:
             phase = 2
             bound = _bind(w, sub.actions)
+            end_of_turn_specials(w)  # objectives are taken where moves end (hold-banner)
         _battle(w, a, bound.get(a.line, (None, None)))
     if w.card == "SP" or (w.card is not None and code == "SP"):
         w.deck = w.deck + w.discard
