@@ -173,3 +173,15 @@ def test_leader_names_with_several_words() -> None:
     res = play(st, "south", "card 3C\norder leader Publius Scipio, E3\n"
                "move leader publius scipio to F3\n")
     assert res.state.leader("Publius Scipio").hex == Hex.parse("F3")
+
+
+def test_a4_circled_cards_raise_the_hand_only_as_an_option() -> None:
+    st = position(north=["E5 HI"], south=["E4 MI"], south_hand=["CS", "3C"], command=2,
+                  deck=["2C", "2C", "2C", "MT", "MT"])
+    res = play(st, "south", "card CS\nattack E4 at E5\n", "GGGGGG" + "GGGGG")
+    assert len(res.state.sides["south"].hand) == 2
+    st2 = position(north=["E5 HI"], south=["E4 MI"], south_hand=["CS", "3C"], command=2,
+                   deck=["2C", "2C", "2C", "MT", "MT"], options="circled_cards_raise_hand = true")
+    res2 = play(st2, "south", "card CS\nattack E4 at E5\n", "GGGGGG" + "GGGGG")
+    assert res2.state.sides["south"].command == 4
+    assert len(res2.state.sides["south"].hand) == 4

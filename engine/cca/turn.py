@@ -112,6 +112,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     w.log("card", f"{side} plays {CARDS[code].name}", side=side, card=code)
     w.hands[side].remove(code)
     w.discard.append(code)
+    w.played = code
     problems = order_units(w, side, sub, validating=False)
     if problems:  # validated before; a replay can only get here through a bug
         raise ValueError("; ".join(str(p) for p in problems))
@@ -200,8 +201,9 @@ def _end_of_turn(w: Work, side: str) -> None:
     end_of_turn_specials(w)
     turns_done = w.state.sides[side].turns + 1
     old = w.state.sides[side].command
-    if w.state.option("circled_cards_raise_hand") and w.card in CIRCLED_HAND_BONUS:
-        w.command[side] += CIRCLED_HAND_BONUS[w.card][0]
+    # a Counter-Attack copies the command, never a hand-size change.
+    if w.state.option("circled_cards_raise_hand") and w.played in CIRCLED_HAND_BONUS:
+        w.command[side] += CIRCLED_HAND_BONUS[w.played][0]
     if w.specials("hand-schedule", side) or w.specials("hand-on-banners", side):
         w.command[side] = command_now(w, side, turns_done)
     fs = w.first_strike_used

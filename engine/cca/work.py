@@ -94,6 +94,7 @@ class Work:
     pinned: set[str] = field(default_factory=set)  # units a leader joined: may not move
     battled: dict[str, int] = field(default_factory=dict)
     card: str | None = None  # the card in effect (a Counter-Attack's copy)
+    played: str | None = None  # the card actually played
     bonus_dice: dict[str, int] = field(default_factory=dict)  # unit id -> +dice (Spartacus)
     first_strike_used: str | None = None  # side that played First Strike this turn
     deferred_over: bool = False
