@@ -137,5 +137,8 @@ def test_kill9_loses_and_duplicates_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_kill9_many_kills(tmp_path: Path) -> None:
+def test_kill9_many_kills(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    marks = str(request.config.getoption("markexpr") or "")
+    if "slow" not in marks or "not slow" in marks:
+        pytest.skip("20 kills: run with pytest -m slow")
     _run(tmp_path, games=8, epochs=12, kills=20, seed=99)

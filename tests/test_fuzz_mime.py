@@ -171,7 +171,7 @@ def kit(store, config, clock):  # type: ignore[no-untyped-def]
     return k
 
 
-@FUZZ
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))  # each example is a store transaction
 @given(data=st.data())
 def test_pipeline_never_fails_and_refusals_change_nothing(kit, data) -> None:  # type: ignore[no-untyped-def]
     bases = _base_mails(orders(kit, "north", "3"), kit.keys["north"]) + _base_mails(
