@@ -187,6 +187,14 @@ def rampage(w: Work, ele: WUnit, by: str) -> None:
     assert ele.hex is not None
     w.log("rampage", f"the {ele.side} elephants in {ele.hex} rampage", unit=ele.id)
     targets = [h for h in w.neighbours(ele.hex) if w.unit_at(h) or w.leader_at(h)]
+    if w.decider.policy(by, "rampage") == "ask":  # the side that caused it picks the order
+        left = list(targets)
+        targets = []
+        while left:
+            names = [str(h) for h in left]
+            pick = w.decider.choose(by, "rampage", f"The elephants in {ele.hex} rampage: "
+                                    "which hex is rolled for next?", names, names[0])
+            targets.append(left.pop(names.index(pick)))
     for h in targets:
         t = w.unit_at(h)
         if t is not None:
