@@ -9,6 +9,11 @@ per-core cost; wall time is shown too (other jobs share the machine).
 
     python bench/engine_bench.py --games 40 [--scenarios 001,007]
 
+The time inside ``system.resolve`` (one resolution: a turn or an answer)
+and inside ``system.parse_orders`` (checking a submission; autoplay checks
+several drafts per turn) is measured separately, so the per-resolution cost
+is visible apart from the random players' own work.
+
 Board rendering has its own script: ``bench/render_bench.py``.
 Results: ``bench/results/engine.json``.
 """
@@ -19,6 +24,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -28,6 +34,32 @@ from benchkit import Progress, machine, percentile, save_json, today  # noqa: E4
 from engine.cca.autoplay import play_random_game  # noqa: E402
 from engine.systems import get_system  # noqa: E402
 from pbem.scenarios import find_scenario  # noqa: E402
+
+
+class Timed:
+    """The system with CPU time spent in ``resolve`` and ``parse_orders`` counted."""
+
+    def __init__(self, system: Any) -> None:
+        self._system = system
+        self.resolve_s: list[float] = []
+        self.check_s: list[float] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._system, name)
+
+    def resolve(self, *args: Any) -> Any:
+        t = time.process_time()
+        try:
+            return self._system.resolve(*args)
+        finally:
+            self.resolve_s.append(time.process_time() - t)
+
+    def parse_orders(self, *args: Any) -> Any:
+        t = time.process_time()
+        try:
+            return self._system.parse_orders(*args)
+        finally:
+            self.check_s.append(time.process_time() - t)
 
 
 def main() -> None:
@@ -41,6 +73,7 @@ def main() -> None:
     for ref in args.scenarios.split(","):
         path = find_scenario(ref)
         position = system.load_position(path.read_text(encoding="utf-8"))
+        timed = Timed(system)
         cpu: list[float] = []
         wall: list[float] = []
         epochs = finished = 0
@@ -48,7 +81,7 @@ def main() -> None:
         for seed in range(args.games):
             c0, w0 = time.process_time(), time.perf_counter()
             state, steps = play_random_game(
-                system, position, f"bench-{seed}".encode(), max_turns=args.max_turns
+                timed, position, f"bench-{seed}".encode(), max_turns=args.max_turns
             )
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
@@ -66,6 +99,9 @@ def main() -> None:
                 "epochs_per_cpu_s": epochs / sum(cpu),
                 "cpu_s_per_game_median": percentile(cpu, 50),
                 "wall_s_per_game_median": percentile(wall, 50),
+                "resolve_ms_median": 1000 * percentile(timed.resolve_s, 50),
+                "resolve_ms_p95": 1000 * percentile(timed.resolve_s, 95),
+                "check_ms_median": 1000 * percentile(timed.check_s, 50),
             }
         )
     save_json(
@@ -74,14 +110,17 @@ def main() -> None:
     print(f"machine: {machine()}\ndate: {today()}\n")
     print(
         "| scenario | games (ended) | epochs/game | games per CPU-second | epochs per CPU-second "
-        "| CPU s/game (median) | wall s/game (median) |"
+        "| CPU s/game (median) | wall s/game (median) | resolve ms (median / p95) "
+        "| check ms (median) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['scenario']} | {r['games']} ({r['finished']}) | {r['epochs_per_game']:.0f} | "
             f"{r['games_per_cpu_s']:.2f} | {r['epochs_per_cpu_s']:.0f} | "
-            f"{r['cpu_s_per_game_median']:.2f} | {r['wall_s_per_game_median']:.2f} |"
+            f"{r['cpu_s_per_game_median']:.2f} | {r['wall_s_per_game_median']:.2f} | "
+            f"{r['resolve_ms_median']:.1f} / {r['resolve_ms_p95']:.1f} | "
+            f"{r['check_ms_median']:.1f} |"
         )
 
 
