@@ -419,8 +419,6 @@ def random_orders(system: GameSystem, state: State, side: str, rng: Randomness) 
         if allowed is not None:
             keep = {_norm_ref(r) for r in allowed}
             refs = [r for r in refs if _norm_ref(r) in keep] or allowed[:1]
-        # Leader names with spaces cannot be written in an order line (engine-bugs.md).
-        refs = [r for r in refs if not (r.lower().startswith("leader ") and " " in r[7:].strip())]
         try:
             actions = _plan_actions(state, side, effect, refs, rng)
         except Exception:
