@@ -226,7 +226,8 @@ def main() -> None:
     backends = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
     results = [run(b, args) for b in backends]
     save_json(
-        "e2e.json", {"machine": machine(), "date": today(), "args": vars(args), "runs": results}
+        f"{args.name}.json",
+        {"machine": machine(), "date": today(), "args": vars(args), "runs": results},
     )
     plot_bars(
         RESULTS / f"{args.name}-latency.png",
