@@ -11,14 +11,20 @@ land mid-DATA, mid-turn and mid-flush) and restarts it. Afterwards:
 - each game moved one epoch per processed mail (no turn resolved twice);
 - every queued result mail reached the sink, and at most one extra copy per
   kill (the same Message-ID: sent at least once, shown once — invariant 2).
+
+The same test runs on PostgreSQL when ``PBEM_TEST_PG_URL`` is set (CI sets
+it, ``scripts/test-postgres``), in a schema of its own.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
+import uuid
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,15 +41,18 @@ from fault_kit import (
     wait_settled,
     write_config,
 )
+from sqlalchemy import create_engine, text
 
 from pbem.config import load_config
 from pbem.store import GameStatus, Store, migrate
 
 
-def _run(tmp_path: Path, *, games: int, epochs: int, kills: int, seed: int) -> None:
+def _run(
+    tmp_path: Path, *, games: int, epochs: int, kills: int, seed: int, db_url: str = ""
+) -> None:
     rnd = random.Random(seed)
     with Sink() as sink:
-        cfg = write_config(tmp_path, sink_port=sink.port)
+        cfg = write_config(tmp_path, sink_port=sink.port, db_url=db_url)
         config = load_config(str(cfg))
         migrate(config.database_url)
         store = Store(config.database_url)
@@ -134,6 +143,29 @@ def _run(tmp_path: Path, *, games: int, epochs: int, kills: int, seed: int) -> N
 
 def test_kill9_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     _run(tmp_path, games=3, epochs=4, kills=3, seed=9)
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL schema (skipped unless PBEM_TEST_PG_URL is set)."""
+    base = os.environ.get("PBEM_TEST_PG_URL")
+    if not base:
+        pytest.skip("set PBEM_TEST_PG_URL to run the PostgreSQL variant")
+    schema = f"k9_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def test_kill9_on_postgresql(tmp_path: Path, pg_url: str) -> None:
+    _run(tmp_path, games=2, epochs=3, kills=2, seed=19, db_url=pg_url)
 
 
 @pytest.mark.slow
