@@ -341,6 +341,7 @@ def test_no_reply_leaks_a_hand_a_future_die_or_the_deck(tmp_path: Path) -> None:
                 for side in address
             }
             deck_json = ctx.system.to_json(ctx.state)
+            deck = _deck_patterns(ctx.system, deck_json)
         assert all(hands.values()) and hands["north"] != hands["south"]
         before = _last_outbox_id(store)
         for raw in bad_mails(epoch):
@@ -359,6 +360,8 @@ def test_no_reply_leaks_a_hand_a_future_die_or_the_deck(tmp_path: Path) -> None:
             for card in hands[other] - hands[me]:
                 assert card.encode() not in body, f"{other}'s card {card!r} sent to {me}"
             assert deck_json.encode() not in body
+            for pattern in deck:
+                assert pattern not in body, f"the deck order reached {me}"
             checked += 1
         good = orders_mail(store, game)
         if good is None:
@@ -373,6 +376,22 @@ def test_no_reply_leaks_a_hand_a_future_die_or_the_deck(tmp_path: Path) -> None:
                 assert s not in body, "a turn mail carried an unrevealed key"
     assert checked >= 12
     store.dispose()
+
+
+def _deck_patterns(system: object, state_json: str) -> list[bytes]:
+    """The undrawn deck as it could leak: any 6 cards in a row, by code or name, as a list."""
+    import json
+
+    codes = [str(c) for c in json.loads(state_json).get("deck", [])]
+    assert len(codes) >= 8
+    names = [str(system.card_name(c)) for c in codes]  # type: ignore[attr-defined]
+    out = []
+    for seq in (codes, names):
+        for i in range(len(seq) - 5):
+            window = seq[i : i + 6]
+            out += [", ".join(window).encode(), "\n".join(window).encode()]
+            out.append(json.dumps(window)[1:-1].encode())
+    return out
 
 
 def _last_outbox_id(store: Store) -> int:
