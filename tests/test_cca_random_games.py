@@ -81,6 +81,9 @@ def check_state(state: Any, tr: Tracker, step: Step) -> None:
         leaders = sum(1 for b in got if b.startswith("leader:"))
         assert units == tr.eliminated[foe], f"{side} unit banners {got} after {where}"
         assert leaders == tr.leaders_killed[foe], f"{side} leader banners {got} after {where}"
+        other = [b for b in got if not b.startswith(("unit:", "leader:"))]
+        assert all(b.startswith(("hold:", "special:")) for b in other), f"{side}: {got}"
+        assert len(got) < state.sides[side].banners_needed or state.result is not None
     # The 60 cards are conserved (§1.1, §5.3).
     cards = Counter(state.deck) + Counter(state.discard)
     for s in state.sides.values():
