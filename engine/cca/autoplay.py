@@ -271,6 +271,35 @@ def _work(state: State, side: str, code: str, rng: Randomness) -> Any:
     return w
 
 
+def _special_lines(state: State, side: str, ordered: list[Any], rng: Randomness) -> list[str]:
+    """Sometimes bring on a reinforcement or leave by an exit hex, where the scenario allows."""
+    out: list[str] = []
+    for sp in state.specials:
+        if sp.params.get("side") not in (None, side):
+            continue
+        if sp.rule == "reinforcements" and _chance(rng, 40, "bring reinforcements?"):
+            waiting = [
+                u
+                for u in state.units
+                if u.side == side and u.hex is None and u.blocks > 0 and "exited" not in u.tags
+            ]
+            free = [
+                h
+                for h in (Hex.parse(str(x)) for x in sp.params.get("enter", ()))
+                if state.unit_at(h) is None and state.leader_at(h) is None
+            ]
+            if waiting and free:
+                u = _pick(rng, waiting, "which reinforcement")
+                out.append(f"enter {u.type} at {_pick(rng, sorted(free), 'entry hex')}")
+        if sp.rule == "exit-banner":
+            exits = {Hex.parse(str(x)) for x in sp.params.get("hexes", ())}
+            for u in ordered:
+                if u.hex in exits and _chance(rng, 60, "leave the board?"):
+                    out.append(f"move {u.hex} > off")
+                    u.hex = None  # planning only: it is gone for the rest of the turn
+    return out
+
+
 def _toward_enemy(w: Any, side: str, choices: list[Hex], rng: Randomness) -> Hex:
     """Mostly a hex nearest the enemy (random games should fight), sometimes any hex."""
     enemies = [e.hex for e in w.live_units(other(side)) if e.hex is not None]
@@ -309,7 +338,7 @@ def _plan_actions(
         if u is not None and u.side == side and u not in ordered:
             ordered.append(u)
     w.ordered = {u.id for u in ordered}
-    lines: list[str] = []
+    lines: list[str] = _special_lines(state, side, ordered, rng)
 
     def move_phase(pct: int) -> None:
         for u in _shuffled(rng, ordered, "move order"):
