@@ -125,7 +125,9 @@ def leader_evade(w: Work, ld: WLeader) -> None:
     for h in path:
         e = w.unit_at(h)
         if escaping and e is not None and e.side != ld.side:
-            dice = e.spec.melee + (1 if e.spec.strength_bonus and w.full_strength(e) else 0)
+            # Its close-combat dice against a lone leader: an elephant rolls 1 (§10.4).
+            dice = 1 if e.spec.elephant else (
+                e.spec.melee + (1 if e.spec.strength_bonus and w.full_strength(e) else 0))
             ld.hex = h
             faces = w.roll(dice, f"escape of leader {ld.name} through {h}")
             w.log("leader-escape", f"leader {ld.name} escapes through {e.label}: "
