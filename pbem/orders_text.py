@@ -110,6 +110,7 @@ def canonicalize(text: str) -> str:
     return "".join(line + "\n" for line in lines[start:stop])
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _ASCII_NAMES = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968"})
 
 
@@ -128,11 +129,17 @@ def decode_text(data: bytes, charset: str | None = None, *, file: bool = False) 
         if name is None:
             continue
         try:
-            return data.decode(name)
+            text = data.decode(name)
         except LookupError:
             unknown = True
+            continue
         except UnicodeDecodeError:
             continue
+        if _SURROGATE.search(text):
+            # UTF-7 (of the codecs a mail may name) decodes "+2AI-" to a lone
+            # surrogate, which no UTF-8 text can hold: not a decoding either.
+            continue
+        return text
     if unknown:
         raise BadEncodingError(f"unknown charset {declared!r}", charset=declared or "")
     raise BadEncodingError(
@@ -410,7 +417,10 @@ def _candidates(text: str, raw: bytes | None) -> list[tuple[bytes, Literal["cano
     (files a player signed with ``ssh-keygen`` before an editor or a paste
     changed only those).
     """
-    canonical = text.encode("utf-8")
+    try:
+        canonical = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # lone surrogates: not text anyone could have signed
+        raise BadEncodingError("the orders hold characters that are not valid Unicode") from exc
     out: list[tuple[bytes, Literal["canonical", "raw"]]] = [(canonical, "canonical")]
     if raw is not None:
         out.append((raw, "raw"))
