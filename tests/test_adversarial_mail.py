@@ -221,6 +221,19 @@ def test_invalid_charsets_are_refused(kit: Kit, charset: str, mangle: bool) -> N
     assert {m.recipient for m in new} <= {NORTH}
 
 
+def test_utf7_lone_surrogate_in_the_orders_is_refused(kit: Kit) -> None:
+    """UTF-7 decodes "+2AI-" to a lone surrogate; that once crashed processing."""
+    canon, sig = sign_text(orders(kit, "north"), kit.keys["north"])
+    raw = (
+        f"From: {NORTH}\r\nTo: pbem+{GAME}@game.test\r\nSubject: [{GAME}] u7\r\n"
+        "Message-ID: <utf7@client.test>\r\nMIME-Version: 1.0\r\n"
+        "Content-Type: text/plain; charset=utf-7\r\n\r\n"
+    ).encode() + (canon + "x +2AI-\n" + sig).replace("\n", "\r\n").encode()
+    row, new = _attack(kit, raw)
+    assert row is not None
+    assert [m.recipient for m in new] == [NORTH]
+
+
 def test_mislabelled_charset_reads_utf8_and_the_signature_decides(kit: Kit) -> None:
     """An unknown charset label on valid UTF-8 falls back to UTF-8 (orders_text.decode_text)."""
     canon, sig = sign_text(orders(kit, "north", _low_card(kit, "north")), kit.keys["north"])
