@@ -109,6 +109,8 @@ def main() -> None:
             entry["failures"] += result["failures"]  # type: ignore[operator]
             done += int(result["ran"]) + int(result["invalid"])  # type: ignore[call-overload]
             bar.update(done)
+            if totals and done % (CHUNK * 100) < CHUNK:  # a partial record on long runs
+                save_json("fuzz-partial.json", {"date": today(), "done": done, "targets": totals})
     bar.close()
     wall = time.monotonic() - start
     ran = sum(int(e["ran"]) for e in totals.values())  # type: ignore[call-overload]
