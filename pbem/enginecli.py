@@ -301,9 +301,13 @@ def legal_report(
     side: str | None = None,
     card: str | None = None,
     system_name: str = "cca",
+    seed: bytes | None = None,
 ) -> dict[str, Any]:
-    """Playable cards, orderable units, reachable hexes and targets for ``side``."""
-    src = DiceSource("game", faces=[])
+    """Playable cards, orderable units, reachable hexes and targets for ``side``.
+
+    A scenario's deck is dealt in catalogue order, or shuffled from ``seed``.
+    """
+    src = DiceSource("game", faces=None if seed else [], seed=seed)
     system, state = load(system_name, position_text, src)
     p = system.prompt(state)
     who = side or p.side or "south"

@@ -88,6 +88,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     leg.add_argument("--position", type=Path, required=True, metavar="P.toml")
     leg.add_argument("--side", choices=("north", "south"), default=None)
     leg.add_argument("--card", default=None, help="movement allowances under this card code")
+    leg.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
     leg.add_argument("--system", default="cca")
     leg.add_argument("--json", action="store_true")
     leg.set_defaults(func=_legal)
@@ -95,6 +96,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tpl = verbs.add_parser("template", help="an orders template for the side to act")
     tpl.add_argument("--position", type=Path, required=True, metavar="P.toml")
     tpl.add_argument("--side", choices=("north", "south"), default=None)
+    tpl.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
     tpl.add_argument("--system", default="cca")
     tpl.set_defaults(func=_template)
 
@@ -175,7 +177,10 @@ def _human(report: dict[str, Any]) -> str:
 
 def _legal(args: argparse.Namespace) -> int:
     try:
-        rep = legal_report(_read(args.position, "--position"), args.side, args.card, args.system)
+        seed = seed_bytes(args.seed) if args.seed else None
+        rep = legal_report(
+            _read(args.position, "--position"), args.side, args.card, args.system, seed
+        )
     except CliError as exc:
         _err(f"pbem engine legal: {exc.message}")
         return exc.code
@@ -205,7 +210,13 @@ def _legal(args: argparse.Namespace) -> int:
 def _template(args: argparse.Namespace) -> int:
     try:
         system, state = load(
-            args.system, _read(args.position, "--position"), DiceSource("game", faces=[])
+            args.system,
+            _read(args.position, "--position"),
+            DiceSource(
+                "game",
+                faces=None if args.seed else [],
+                seed=seed_bytes(args.seed) if args.seed else None,
+            ),
         )
     except CliError as exc:
         _err(f"pbem engine template: {exc.message}")
