@@ -11,10 +11,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from pbem.clock import FakeClock
 from pbem.config import Config, config_from_dict
 from pbem.store import Store, migrate
+
+# Hypothesis' per-example deadline measures wall time, which a shared CI machine
+# does not give reliably; speed is measured by the benchmarks in bench/.
+settings.register_profile("pbem", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("pbem")
 
 
 @pytest.fixture
