@@ -1,8 +1,9 @@
 """Check orders before mailing them: the referee's verdict and the odds, nothing stored.
 
 :func:`check_orders` runs the same checks, in the same order, as the
-pipeline does on a signed mail (:mod:`pbem.pipeline.orders`: the ``game``
-line, the side, whose turn it is, the ``turn`` line, then the engine's
+pipeline does on a signed mail (:mod:`pbem.pipeline.orders`; the header
+checks are the same functions, :mod:`pbem.pipeline.headers`: the ``game``
+line, the side, whose turn it is, the ``turn`` line; then the engine's
 ``parse_orders``) and returns every problem as the
 :class:`~pbem.mailviews.model.OrderError` the refusal mail would carry.
 Accepted orders get a forecast (:mod:`engine.cca.odds`): the moves, and for
@@ -18,13 +19,14 @@ problems exactly as the refusal mail's text part does (tested against it).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from engine.core.api import GameSystem, OrdersError, Prompt
+from engine.core.api import GameSystem, OrdersError
 from pbem.mailviews.format import error_dicts
 from pbem.mailviews.model import OrderError
 from pbem.orders_text import (
@@ -34,6 +36,7 @@ from pbem.orders_text import (
     extract_from_body,
     verify_orders,
 )
+from pbem.pipeline.headers import header_problem
 from pbem.pipeline.inbound import COMMAND_LINE, header_lines
 from pbem.render.templating import chop, wrap
 from pbem.render.view import BattleView, BoardView
@@ -50,6 +53,8 @@ __all__ = [
     "preview_view",
     "read_orders",
     "report_json",
+    "report_text",
+    "without_hidden",
 ]
 
 
@@ -110,47 +115,6 @@ def _signature_note(orders: OrdersFile, key: SshPublicKey | None) -> tuple[str, 
     return "signature good (your current key, namespace pbem-orders)", None
 
 
-def _header_problems(game_id: str, prompt: Prompt, side: str, text: str) -> list[OrderError]:
-    """The pipeline's checks before the engine's (pbem.pipeline.orders.handle_orders)."""
-    head = header_lines(text)
-    expect = f"game {game_id}\nturn {prompt.turn}\nside {side}"
-    if head.get("game", "").lower() != game_id:
-        if "game" not in head:
-            return [OrderError("no-game", f"the orders must name the game; start with:\n{expect}")]
-        return [OrderError(
-            "wrong-game",
-            f"the orders name game {head['game']!r}, but this mail is about game {game_id}; "
-            "orders are refused unless they name the game they are sent to",
-            _line_of(text, "game"), f"game {head['game']}", (f"game {game_id}",))]
-    if head.get("side") and head["side"].lower() != side:
-        return [OrderError("wrong-side", f"you play {side}, not {head['side']}",
-                           _line_of(text, "side"), f"side {head['side']}", (f"side {side}",))]
-    if prompt.kind == "over":
-        return [OrderError("game-over", "the game is over")]
-    if prompt.side != side:
-        waiting = "an answer" if prompt.kind == "question" else "orders"
-        return [OrderError("not-your-turn", f"the game waits for {waiting} from {prompt.side} "
-                           f"(turn {prompt.turn}); nothing is pending from you")]
-    turn = head.get("turn", "")
-    if not turn.isdigit():
-        return [OrderError("no-turn", "the orders must name the turn they answer; the game "
-                           f"expects turn {prompt.turn}:\n{expect}")]
-    if int(turn) != prompt.turn:
-        code = "stale" if int(turn) < prompt.turn else "wrong-turn"
-        return [OrderError(
-            code, f"these orders are for turn {turn}, but the game is at turn {prompt.turn} "
-            f"and expects {prompt.kind} for turn {prompt.turn}",
-            _line_of(text, "turn"), f"turn {turn}", (f"turn {prompt.turn}",))]
-    return []
-
-
-def _line_of(text: str, word: str) -> int | None:
-    for n, raw in enumerate(text.splitlines(), 1):
-        if raw.strip().lower().startswith(word + " "):
-            return n
-    return None
-
-
 def check_orders(
     system: GameSystem,
     state: Any,
@@ -170,7 +134,8 @@ def check_orders(
     me = side or (said if said in ("north", "south") else None) or prompt.side or "south"
     note, bad_sig = _signature_note(orders, key)
     problems: list[OrderError] = [bad_sig] if bad_sig else []
-    problems += _header_problems(game_id, prompt, me, text)
+    bad = header_problem(game_id, prompt, me, text)
+    problems += [bad] if bad is not None else []
     if problems:
         return CheckReport(game_id, me, prompt.turn, tuple(problems), None, note)
     try:
@@ -285,6 +250,53 @@ def format_report(report: CheckReport, orders_name: str) -> str:
     if report.forecast is not None:
         out.append(format_forecast(report.forecast))
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def report_text(
+    system: GameSystem, report: CheckReport, orders_name: str
+) -> tuple[str, BoardView | None]:
+    """The text of a check as a player reads it, and the preview board (None if refused).
+
+    The verdict (:func:`format_report`), then the board after the moves as
+    ASCII; ``pbem check`` prints it and the ``command check`` reply mails it.
+    """
+    from pbem.render.ascii import render_ascii  # noqa: PLC0415
+
+    view = preview_view(system, report.forecast) if report.forecast is not None else None
+    text = format_report(report, orders_name)
+    if view is not None:
+        text += "\nThe board after the moves (battles marked with their dice):\n\n"
+        text += render_ascii(view)
+    return text, view
+
+
+def without_hidden(system: GameSystem, state: Any, side: str) -> Any:
+    """Return ``state`` with what ``side`` cannot see replaced by a function of public facts.
+
+    The other sides' hands and the deck are dealt again from their pooled
+    cards in sorted order (same sizes), and the other sides' standing orders
+    are blanked, so a check run on the result cannot depend on the
+    opponent's hand, the deck order or the opponent's policies. A state
+    without ``sides``/``deck`` in its JSON is returned as it is.
+    """
+    data = json.loads(system.to_json(state))
+    sides = data.get("sides") if isinstance(data, dict) else None
+    deck = data.get("deck") if isinstance(data, dict) else None
+    if not isinstance(sides, dict) or not isinstance(deck, list):
+        return state
+    others = [v for k, v in sides.items() if k != side and isinstance(v, dict)]
+    unseen = list(deck)
+    for v in others:
+        unseen += list(v.get("hand") or [])
+    unseen.sort(key=lambda c: json.dumps(c, sort_keys=True))
+    for v in others:
+        if "standing" in v:
+            v["standing"] = ""
+        if isinstance(v.get("hand"), list):
+            n = len(v["hand"])
+            v["hand"], unseen = unseen[:n], unseen[n:]
+    data["deck"] = unseen
+    return system.from_json(json.dumps(data))
 
 
 def preview_view(system: GameSystem, fc: Any) -> BoardView:

@@ -24,10 +24,9 @@ from pbem.check import (
     CheckReport,
     OrdersFile,
     check_orders,
-    format_report,
-    preview_view,
     read_orders,
     report_json,
+    report_text,
 )
 from pbem.sshsig import SshPublicKey, SshSigError
 
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     except _Fail as exc:
         sys.stderr.write(f"pbem check: {exc}\n")
         return 2
-    view = preview_view(system, report.forecast) if report.forecast is not None else None
+    text, view = report_text(system, report, str(args.orders))
     if args.png is not None and view is not None:
         from pbem.render.png import render_png  # noqa: PLC0415
 
@@ -87,12 +86,7 @@ def run(args: argparse.Namespace) -> int:
             data["board"] = render_ascii(view)
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_report(report, str(args.orders)))
-        if view is not None:
-            from pbem.render.ascii import render_ascii  # noqa: PLC0415
-
-            sys.stdout.write("\nThe board after the moves (battles marked with their dice):\n\n")
-            sys.stdout.write(render_ascii(view))
+        sys.stdout.write(text)
         if args.png is not None and view is not None:
             sys.stdout.write(f"\nwrote {args.png}\n")
     return 0 if report.ok else 1

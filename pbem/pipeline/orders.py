@@ -23,7 +23,8 @@ from sqlmodel import col, select
 from engine.core.api import OrdersError
 from engine.dice import hash_orders
 from pbem.mailviews import model as mv
-from pbem.pipeline.inbound import COMMAND_LINE, header_lines
+from pbem.pipeline.headers import game_problem, turn_problem
+from pbem.pipeline.inbound import COMMAND_LINE
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import apply_submission
 from pbem.store import DiceEpoch, Event, GameStatus
@@ -57,20 +58,10 @@ def handle_orders(step: Step) -> Outcome:
     # A "command answer" line is the mail's own business, not the engine's (blanked, so
     # line numbers stay those of the signed text).
     text = COMMAND_LINE.sub("", signed.decode("utf-8"))
-    head = header_lines(text)
     prompt = ctx.prompt()
-    expect = f"game {ctx.id}\nturn {prompt.turn}\nside {step.side}"
-    if head.get("game", "").lower() != ctx.id:
-        if "game" not in head:
-            return step.refuse("no-game", f"the orders must name the game; start with:\n{expect}")
-        return step.refuse(
-            "wrong-game",
-            f"the orders name game {head['game']!r}, but this mail is about "
-            f"game {ctx.id}; orders are refused unless they name the game they are sent to",
-            line=_line_of(text, "game"),
-            quote=f"game {head['game']}",
-            legal=(f"game {ctx.id}",),
-        )
+    bad = game_problem(ctx.id, prompt, step.side, text)
+    if bad is not None:
+        return step.refuse(bad.code, bad.message, errors=(bad,))
     orders_hash = hash_orders(signed)
     earlier = _accepted_before(step, orders_hash.hex())
     if earlier is not None:
@@ -79,40 +70,9 @@ def handle_orders(step: Step) -> Outcome:
             f"these exact orders were already accepted (epoch "
             f"{earlier}); nothing changed. {prompt.text}",
         )
-    if head.get("side") and head["side"].lower() != step.side:
-        return step.refuse(
-            "wrong-side",
-            f"you play {step.side}, not {head['side']}",
-            line=_line_of(text, "side"),
-            quote=f"side {head['side']}",
-            legal=(f"side {step.side}",),
-        )
-    if prompt.kind == "over":
-        return step.refuse("game-over", "the game is over")
-    if prompt.side != step.side:
-        waiting = "an answer" if prompt.kind == "question" else "orders"
-        return step.refuse(
-            "not-your-turn",
-            f"the game waits for {waiting} from {prompt.side} "
-            f"(turn {prompt.turn}); nothing is pending from you",
-        )
-    turn = head.get("turn", "")
-    if not turn.isdigit():
-        return step.refuse(
-            "no-turn",
-            f"the orders must name the turn they answer; the game "
-            f"expects turn {prompt.turn}:\n{expect}",
-        )
-    if int(turn) != prompt.turn:
-        code = "stale" if int(turn) < prompt.turn else "wrong-turn"
-        return step.refuse(
-            code,
-            f"these orders are for turn {turn}, but the game is at turn "
-            f"{prompt.turn} and expects {prompt.kind} for turn {prompt.turn}",
-            line=_line_of(text, "turn"),
-            quote=f"turn {turn}",
-            legal=(f"turn {prompt.turn}",),
-        )
+    bad = turn_problem(ctx.id, prompt, step.side, text)
+    if bad is not None:
+        return step.refuse(bad.code, bad.message, errors=(bad,))
     try:
         submission = ctx.system.parse_orders(ctx.state, step.side, text)
     except OrdersError as exc:
@@ -159,11 +119,4 @@ def _accepted_before(step: Step, orders_hash: str) -> int | None:
         answered = json.loads(payload).get("question") if payload else None
         if current is None or answered is None or answered == current:
             return epoch
-    return None
-
-
-def _line_of(text: str, word: str) -> int | None:
-    for n, raw in enumerate(text.splitlines(), 1):
-        if raw.strip().lower().startswith(word + " "):
-            return n
     return None
