@@ -14,6 +14,14 @@ queuing, or refused with a 5xx for the recipient or message, is marked
 ``failed`` and a notice is queued to the operator (never for a notice to the
 operator itself, which would loop).
 
+Sending costs the store two short transactions per batch of up to
+:data:`RECORD_BATCH` rows: the due rows are read in a plain read
+transaction (:func:`read_session`: on SQLite a deferred ``BEGIN``, which
+never waits for the write lock the inbox worker holds), every row is sent,
+and then every outcome of the batch is recorded in one write transaction.
+A crash between sending and recording re-sends at most that batch, with
+the same Message-IDs.
+
 With no smarthost configured the sender writes each mail into a local
 Maildir instead (``Config.maildir_path``), for testing and for sites that
 let another program deliver from it.
@@ -27,12 +35,18 @@ import hashlib
 import logging
 import mailbox
 import re
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 
 import aiosmtplib
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
@@ -42,7 +56,50 @@ from pbem.store import OutboxMessage, OutboxStatus, Store
 log = logging.getLogger(__name__)
 
 FLUSH_BATCH = 200
+RECORD_BATCH = 20
+"""Rows sent between two recording transactions (and re-sent at most after a crash)."""
 _ID_PART = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+_READ_ENGINES: weakref.WeakKeyDictionary[Store, Engine] = weakref.WeakKeyDictionary()
+_READ_ENGINES_LOCK = threading.Lock()
+
+
+def _read_engine(store: Store) -> Engine:
+    if store.engine.dialect.name != "sqlite":
+        return store.engine
+    with _READ_ENGINES_LOCK:
+        engine = _READ_ENGINES.get(store)
+        if engine is None:
+            # Same pool (same connections, pragmas, database) but without the
+            # store engine's "begin" hook, which makes every transaction
+            # BEGIN IMMEDIATE and so queue behind any writer.
+            engine = create_engine(store.engine.url, pool=store.engine.pool)
+            _READ_ENGINES[store] = engine
+        return engine
+
+
+@contextmanager
+def read_session(store: Store) -> Iterator[Session]:
+    """Yield a session for reading only: one snapshot that never waits for writers.
+
+    On SQLite the transaction is a deferred ``BEGIN`` (WAL readers do not
+    block or wait for the writer); elsewhere it is the store's ordinary
+    transaction. Writes made through it are not committed: use
+    ``store.transaction()`` to write. Objects stay readable after the block.
+    """
+    engine = _read_engine(store)
+    with Session(engine, expire_on_commit=False) as session:
+        if engine is not store.engine:
+            session.connection().exec_driver_sql("BEGIN")
+        try:
+            yield session
+        except BaseException:
+            session.rollback()
+            raise
+        # Nothing to keep: end the read (a commit, so loaded objects stay loaded).
+        session.expunge_all()
+        session.rollback()
 
 
 def make_message_id(
@@ -164,37 +221,76 @@ class OutboxSender:
 
     def due_ids(self) -> list[int]:
         """Return queued rows whose next attempt is due, oldest first."""
+        return [r.id for r in self.due_rows(FLUSH_BATCH) if r.id is not None]
+
+    def due_rows(self, limit: int, after: int = 0, upto: int | None = None) -> list[OutboxMessage]:
+        """Return up to ``limit`` due queued rows with ``after < id <= upto``, oldest first.
+
+        A plain read: it does not wait for (or take) the store's write lock.
+        """
         now = self.clock.now()
-        with self.store.transaction() as session:
-            ids = session.exec(
-                select(OutboxMessage.id)
-                .where(col(OutboxMessage.status) == OutboxStatus.QUEUED)
-                .where(col(OutboxMessage.next_attempt_at) <= now)
-                .order_by(col(OutboxMessage.id))
-                .limit(FLUSH_BATCH)
-            ).all()
-        return [i for i in ids if i is not None]
+        query = (
+            select(OutboxMessage)
+            .where(col(OutboxMessage.status) == OutboxStatus.QUEUED)
+            .where(col(OutboxMessage.next_attempt_at) <= now)
+            .where(col(OutboxMessage.id) > after)
+        )
+        if upto is not None:
+            query = query.where(col(OutboxMessage.id) <= upto)
+        with read_session(self.store) as session:
+            rows = session.exec(query.order_by(col(OutboxMessage.id)).limit(limit)).all()
+        return list(rows)
+
+    def last_id(self) -> int:
+        """Return the newest outbox row's id (0 when empty); a plain read."""
+        with read_session(self.store) as session:
+            newest = session.exec(
+                select(OutboxMessage.id).order_by(col(OutboxMessage.id).desc()).limit(1)
+            ).first()
+        return newest or 0
 
     async def flush(self) -> FlushReport:
-        """Attempt every due row once; return the counts. One flush runs at a time."""
+        """Attempt every due row once; return the counts. One flush runs at a time.
+
+        Rows go in batches of :data:`RECORD_BATCH`: read (no write lock),
+        send each, record the batch's outcomes in one write transaction.
+        """
         self._loop = asyncio.get_running_loop()
         async with self._lock:
             sent = deferred = failed = 0
-            for row_id in await asyncio.to_thread(self.due_ids):
-                row = await asyncio.to_thread(self._load, row_id)
-                if row is None:
-                    continue
+            # Rows queued during this flush (operator notices it writes, new
+            # turns' mails) wait for the next flush, as one attempt per flush.
+            upto = await asyncio.to_thread(self.last_id)
+            last = 0
+            done = 0
+            while done < FLUSH_BATCH:
+                rows = await asyncio.to_thread(
+                    self.due_rows, min(RECORD_BATCH, FLUSH_BATCH - done), last, upto
+                )
+                if not rows:
+                    break
+                outcomes: list[tuple[int, DeliveryError | None]] = []
                 try:
-                    await self._deliver(row)
-                except DeliveryError as exc:
-                    outcome = await asyncio.to_thread(self._record_failure, row_id, exc)
-                    if outcome == OutboxStatus.FAILED:
+                    for row in rows:
+                        assert row.id is not None  # rows read from the store have ids
+                        try:
+                            await self._deliver(row)
+                        except DeliveryError as exc:
+                            outcomes.append((row.id, exc))
+                        else:
+                            outcomes.append((row.id, None))
+                finally:
+                    # Also on cancellation: what was sent is recorded, not re-sent.
+                    statuses = await asyncio.shield(asyncio.to_thread(self._record_batch, outcomes))
+                for status in statuses:
+                    if status == OutboxStatus.SENT:
+                        sent += 1
+                    elif status == OutboxStatus.FAILED:
                         failed += 1
                     else:
                         deferred += 1
-                else:
-                    await asyncio.to_thread(self._record_sent, row_id)
-                    sent += 1
+                done += len(rows)
+                last = rows[-1].id or last
             report = FlushReport(sent=sent, deferred=deferred, failed=failed)
             if sent or deferred or failed:
                 log.info("outbox: %s", report)
@@ -227,13 +323,6 @@ class OutboxSender:
             task.add_done_callback(self._tasks.discard)
 
         loop.call_soon_threadsafe(start)
-
-    def _load(self, row_id: int) -> OutboxMessage | None:
-        with self.store.transaction() as session:
-            row = session.get(OutboxMessage, row_id)
-            if row is None or row.status != OutboxStatus.QUEUED:
-                return None
-            return row
 
     async def _deliver(self, row: OutboxMessage) -> None:
         if "@" not in row.recipient:
@@ -276,44 +365,45 @@ class OutboxSender:
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             raise _classify(exc) from exc
 
-    def _record_sent(self, row_id: int) -> None:
+    def _record_batch(self, outcomes: list[tuple[int, DeliveryError | None]]) -> list[str]:
+        """Record every outcome in one write transaction; return each row's new status."""
+        if not outcomes:
+            return []
         with self.store.transaction() as session:
-            row = session.get(OutboxMessage, row_id)
-            if row is None:
-                return
+            return [self._record(session, row_id, exc) for row_id, exc in outcomes]
+
+    def _record(self, session: Session, row_id: int, exc: DeliveryError | None) -> str:
+        now = self.clock.now()
+        row = session.get(OutboxMessage, row_id)
+        if row is None:
+            return OutboxStatus.FAILED
+        row.attempts += 1
+        if exc is None:
             row.status = OutboxStatus.SENT
-            row.attempts += 1
-            row.sent_at = self.clock.now()
+            row.sent_at = now
             row.last_error = ""
             session.add(row)
-        log.info("outbox: sent %s to %s", row.message_id, row.recipient)
-
-    def _record_failure(self, row_id: int, exc: DeliveryError) -> str:
-        now = self.clock.now()
-        with self.store.transaction() as session:
-            row = session.get(OutboxMessage, row_id)
-            if row is None:
-                return OutboxStatus.FAILED
-            row.attempts += 1
-            row.last_error = str(exc)[:2000]
-            gave_up = now - row.queued_at >= self.config.outbox.give_up_after
-            if exc.permanent or gave_up:
-                row.status = OutboxStatus.FAILED
-                reason = "refused permanently" if exc.permanent else "gave up after retries"
-                log.error("outbox: %s to %s %s: %s", row.message_id, row.recipient, reason, exc)
-                self._queue_operator_notice(session, row, reason)
-            else:
-                row.next_attempt_at = now + retry_delay(self.config.outbox, row.attempts)
-                log.warning(
-                    "outbox: %s to %s failed (attempt %d), retry at %s: %s",
-                    row.message_id,
-                    row.recipient,
-                    row.attempts,
-                    row.next_attempt_at.isoformat(),
-                    exc,
-                )
-            session.add(row)
+            log.info("outbox: sent %s to %s", row.message_id, row.recipient)
             return row.status
+        row.last_error = str(exc)[:2000]
+        gave_up = now - row.queued_at >= self.config.outbox.give_up_after
+        if exc.permanent or gave_up:
+            row.status = OutboxStatus.FAILED
+            reason = "refused permanently" if exc.permanent else "gave up after retries"
+            log.error("outbox: %s to %s %s: %s", row.message_id, row.recipient, reason, exc)
+            self._queue_operator_notice(session, row, reason)
+        else:
+            row.next_attempt_at = now + retry_delay(self.config.outbox, row.attempts)
+            log.warning(
+                "outbox: %s to %s failed (attempt %d), retry at %s: %s",
+                row.message_id,
+                row.recipient,
+                row.attempts,
+                row.next_attempt_at.isoformat(),
+                exc,
+            )
+        session.add(row)
+        return row.status
 
     def _queue_operator_notice(self, session: Session, row: OutboxMessage, reason: str) -> None:
         operator = self.config.mail.operator
