@@ -149,7 +149,7 @@ def test_same_seed_same_game() -> None:
 # --- the order language: parse(print(x)) == x --------------------------------
 
 _hexes = st.sampled_from(list(STANDARD_BOARD.hexes))
-_names = st.sampled_from(["Hanno", "Mago", "Scipio", "Hasdrubal"])
+_names = st.sampled_from(["Hanno", "Mago", "Publius Scipio", "Hasdrubal Gisgo"])
 _refs = st.one_of(_hexes.map(lambda h: Ref(hex=h)), _names.map(lambda n: Ref(leader=n)))
 
 
