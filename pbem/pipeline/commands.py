@@ -1,8 +1,9 @@
 """Commands by mail: a ``command <name>`` line (or the subject's first word).
 
 Commands that change anything must be signed like orders and name the game
-(``game <id>`` line); ``help`` and ``status`` may be unsigned (they only
-resend what the registered player may see, to the registered address). A
+(``game <id>`` line); ``help``, ``status`` and ``check`` may be unsigned
+(they only send what the registered player may see, to the registered
+address; ``check`` is :mod:`pbem.pipeline.checkmail`). A
 signed command text is applied once: sending the same signed text again
 changes nothing. ``docs/mail-commands.md`` is the player's reference.
 """
@@ -23,6 +24,7 @@ from pbem.deadlines import push_back
 from pbem.mailviews import model as mv
 from pbem.orders_text import SignedOrders, verify_orders
 from pbem.pipeline import mailkinds
+from pbem.pipeline.checkmail import handle_check
 from pbem.pipeline.games import GameContext, add_key, append_events, find_or_add_player
 from pbem.pipeline.inbound import COMMAND_LINE, Inbound, header_lines
 from pbem.pipeline.mails import format_deadline
@@ -34,7 +36,18 @@ from pbem.store import Absence, GameStatus, InboxMessage, Seat
 
 __all__ = ["COMMANDS", "command_of", "handle_command", "handle_join"]
 
-COMMANDS = ("help", "status", "join", "standing", "answer", "resign", "draw", "absence", "timezone")
+COMMANDS = (
+    "help",
+    "status",
+    "check",
+    "join",
+    "standing",
+    "answer",
+    "resign",
+    "draw",
+    "absence",
+    "timezone",
+)
 UNSIGNED_OK = ("help", "status")
 
 HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
@@ -42,6 +55,8 @@ command except help and status with your key, namespace pbem-orders):
 
   command help                   this text
   command status                 resend the board, your hand and the deadline
+  command check                  with your draft orders (signed or not): the problems,
+                                 or the moves and each battle's odds; nothing changes
   command standing               change standing orders: 'key: value' lines follow
   command answer                 answer a question: an 'answer <choice>' line follows
   command resign                 resign the game (your opponent wins)
@@ -107,6 +122,8 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
         return Outcome.done("help sent", step.ctx.id)
     if name == "status":
         return _status(step)
+    if name == "check":
+        return handle_check(step)
     if name == "answer":
         step.text = COMMAND_LINE.sub("", step.text)
         return handle_orders(step)
