@@ -18,20 +18,27 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   another period; ``forfeit`` does the same until the side has missed
   ``forfeit_after`` deadlines in a row, then the side loses and everyone is told.
 - :class:`DeadlineScheduler` runs the sweep from APScheduler: once at start
-  (deadlines missed while the daemon was down fire then), at each pending
-  row's time (date jobs rebuilt at start), and every ``interval`` to pick up
-  rows written since. Tests call :func:`sweep` directly with a ``FakeClock``.
+  (deadlines missed while the daemon was down fire then), at the earliest
+  pending row's time (ONE date job, re-armed after every sweep and whenever
+  this process commits a new or moved deadline), and every ``interval`` to
+  pick up rows written by other processes. Start-up costs one indexed query,
+  whatever the number of games. Tests call :func:`sweep` directly with a
+  ``FakeClock``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
@@ -49,6 +56,40 @@ __all__ = [
     "set_prompt_deadlines",
     "sweep",
 ]
+
+
+_WATCHERS: weakref.WeakSet[DeadlineScheduler] = weakref.WeakSet()
+_WATCHERS_LOCK = threading.Lock()
+
+
+def _announce_after_commit(session: Session, due: datetime) -> None:
+    """Tell this process's schedulers about ``due`` once the session commits.
+
+    Not before: a scheduler woken early would read the store without the row.
+    """
+    existing: list[datetime] | None = session.info.get("pbem_deadlines_due")
+    if existing is not None:
+        existing.append(due)
+        return
+    pending = [due]
+    session.info["pbem_deadlines_due"] = pending
+    bind = session.get_bind()
+
+    def after_commit(_session: Session) -> None:
+        if _session.info.get("pbem_deadlines_due") is not pending:
+            return  # rolled back since; a later transaction announces its own
+        del _session.info["pbem_deadlines_due"]
+        with _WATCHERS_LOCK:
+            watchers = list(_WATCHERS)
+        for watcher in watchers:
+            watcher.deadline_written(bind, min(pending))
+
+    def after_rollback(_session: Session) -> None:
+        if _session.info.get("pbem_deadlines_due") is pending:
+            del _session.info["pbem_deadlines_due"]
+
+    event.listen(session, "after_commit", after_commit, once=True)
+    event.listen(session, "after_rollback", after_rollback, once=True)
 
 
 def extend_for_absences(
@@ -127,9 +168,11 @@ def set_prompt_deadlines(
             created_at=now,
         )
     )
+    earliest = deadline + grace
     for before in sorted(set(reminders), reverse=True):
         when = deadline - before
         if when > now:
+            earliest = min(earliest, when)
             session.add(
                 Deadline(
                     game_id=game.id,
@@ -141,6 +184,7 @@ def set_prompt_deadlines(
                 )
             )
     session.flush()
+    _announce_after_commit(session, earliest)
     return deadline
 
 
@@ -174,6 +218,7 @@ def push_back(
         row.due_at += end - max(start, now)
         session.add(row)
         moved += 1
+        _announce_after_commit(session, row.due_at)
     return moved
 
 
@@ -193,8 +238,10 @@ FireHandler = Callable[[Session, Deadline, datetime], str]
 
 
 def due_ids(store: Store, now: datetime) -> list[int]:
-    """Return the ids of unfired deadlines due by ``now``, oldest first."""
-    with store.transaction() as session:
+    """Return the ids of unfired deadlines due by ``now``, oldest first (a plain read)."""
+    from pbem.outbox import read_session  # noqa: PLC0415 - keep start-up imports light
+
+    with read_session(store) as session:
         ids = session.exec(
             select(Deadline.id)
             .where(col(Deadline.fired).is_(False))
@@ -202,6 +249,19 @@ def due_ids(store: Store, now: datetime) -> list[int]:
             .order_by(col(Deadline.due_at), col(Deadline.id))
         ).all()
     return [i for i in ids if i is not None]
+
+
+def next_due(store: Store) -> datetime | None:
+    """Return the earliest unfired deadline's due time (one indexed read), if any."""
+    from pbem.outbox import read_session  # noqa: PLC0415
+
+    with read_session(store) as session:
+        return session.exec(
+            select(Deadline.due_at)
+            .where(col(Deadline.fired).is_(False))
+            .order_by(col(Deadline.due_at))
+            .limit(1)
+        ).first()
 
 
 def sweep(store: Store, clock: Clock, fire: FireHandler | None = None) -> SweepReport:
@@ -239,6 +299,9 @@ def sweep(store: Store, clock: Clock, fire: FireHandler | None = None) -> SweepR
 class DeadlineScheduler:
     """Drive :func:`sweep` from the daemon's APScheduler (see the module docstring)."""
 
+    JOB_ID = "deadline-next"
+    RETRY_AFTER_FAILURE = timedelta(seconds=30)
+
     def __init__(
         self,
         config: Config,
@@ -258,38 +321,99 @@ class DeadlineScheduler:
         self.fire = fire
         self.on_fired = on_fired
         self._lock = asyncio.Lock()
+        self._armed: datetime | None = None
+        self._arm_lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def armed_at(self) -> datetime | None:
+        """Return when the one date job will sweep next (None: no pending deadline)."""
+        return self._armed
 
     async def run_sweep(self) -> SweepReport:
-        """Sweep once in a worker thread (one sweep at a time); log, never raise."""
+        """Sweep once in a worker thread (one sweep at a time); log, never raise.
+
+        Afterwards the date job is re-armed at the earliest pending deadline.
+        """
         async with self._lock:
+            failed = False
             try:
                 report = await asyncio.to_thread(sweep, self.store, self.clock, self.fire)
             except Exception:
                 log.exception("deadlines: sweep failed; will try again")
-                return SweepReport()
+                report, failed = SweepReport(), True
+            try:
+                due = await asyncio.to_thread(next_due, self.store)
+            except Exception:
+                log.exception("deadlines: cannot read the next deadline; the interval sweep will")
+            else:
+                if failed and due is not None:
+                    # A row that keeps failing must not spin: wait like the interval sweep.
+                    due = max(due, self.clock.now() + self.RETRY_AFTER_FAILURE)
+                self.rearm(due)
         if report != SweepReport() and self.on_fired is not None:
             self.on_fired()
         return report
 
-    def pending(self) -> list[tuple[int, datetime]]:
-        """Return ``(id, due_at)`` of every unfired deadline."""
-        with self.store.transaction() as session:
-            rows = session.exec(select(Deadline).where(col(Deadline.fired).is_(False))).all()
-        return [(r.id, r.due_at) for r in rows if r.id is not None]
+    def rearm(self, due: datetime | None) -> None:
+        """Point the one date job at ``due`` (None: remove it)."""
+        with self._arm_lock:
+            self._armed = due
+            if due is None:
+                if self.scheduler.get_job(self.JOB_ID) is not None:
+                    self.scheduler.remove_job(self.JOB_ID)
+                return
+            self._add_job(due)
+
+    def arm_no_later_than(self, due: datetime) -> None:
+        """Make the date job fire by ``due`` (a new or moved deadline); never postpone it."""
+        with self._arm_lock:
+            current = self._armed
+            job = self.scheduler.get_job(self.JOB_ID)
+            if current is not None and current <= due and job is not None:
+                return
+            self._armed = due
+            self._add_job(due)
+
+    def _add_job(self, due: datetime) -> None:
+        # APScheduler waits on the wall clock, the deadlines are in the injected
+        # clock's time: schedule the same delay (a no-op with the real clock).
+        wait = max(due - self.clock.now(), timedelta(0))
+        self.scheduler.add_job(
+            self.run_sweep,
+            "date",
+            run_date=datetime.now(UTC) + wait,
+            # The sweep that re-arms the job is still this job's instance.
+            max_instances=2,
+            id=self.JOB_ID,
+            misfire_grace_time=None,
+            coalesce=True,
+            replace_existing=True,
+        )
+
+    def deadline_written(self, bind: object, due: datetime) -> None:
+        """Re-arm for a deadline committed in this process (any thread); ignore other stores."""
+        if not isinstance(bind, Engine) or bind is not self.store.engine:
+            return
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self.arm_no_later_than(due)
+            return
+        loop.call_soon_threadsafe(self.arm_no_later_than, due)
 
     def install(self) -> None:
-        """Add the start-up sweep, one date job per pending deadline, and the periodic sweep."""
+        """Add the start-up sweep, the one date job, and the periodic sweep.
+
+        The start-up sweep fires what came due while the daemon was down and
+        arms the date job at the earliest pending deadline.
+        """
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+        with _WATCHERS_LOCK:
+            _WATCHERS.add(self)
         self.scheduler.add_job(self.run_sweep, id="deadline-startup-sweep")
-        for deadline_id, due in self.pending():
-            self.scheduler.add_job(
-                self.run_sweep,
-                "date",
-                run_date=due,
-                id=f"deadline-{deadline_id}",
-                misfire_grace_time=None,
-                coalesce=True,
-                replace_existing=True,
-            )
         self.scheduler.add_job(
             self.run_sweep,
             "interval",

@@ -10,10 +10,16 @@ from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, mail, make_kit, order
 from sqlmodel import col, select
 
 from pbem.daemon import Daemon
-from pbem.deadlines import extend_for_absences, sweep
+from pbem.deadlines import (
+    DeadlineScheduler,
+    extend_for_absences,
+    next_due,
+    set_prompt_deadlines,
+    sweep,
+)
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure
-from pbem.store import Absence, Deadline, GameStatus, Player, Store
+from pbem.store import Absence, Deadline, Game, GameStatus, Player, Store
 
 H = timedelta(hours=1)
 
@@ -179,4 +185,140 @@ def test_deadline_missed_while_down_fires_at_start(db_url, config, clock) -> Non
     assert len(fired) == 1
     assert any(m.kind == "missed" for m in kit.new_mail(before))
     assert GAME in kit.game().id
+    kit.store.dispose()
+
+
+class _Jobs:
+    """A stand-in for APScheduler's add/get/remove of jobs by id."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, dict[str, object]] = {}
+
+    def add_job(self, func: object, trigger: str | None = None, **kw: object) -> None:
+        self.jobs[str(kw["id"])] = {"trigger": trigger, **kw}
+
+    def get_job(self, job_id: str) -> object | None:
+        return self.jobs.get(job_id)
+
+    def remove_job(self, job_id: str) -> None:
+        del self.jobs[job_id]
+
+
+def _wait(job: dict[str, object]) -> float:
+    """Return the seconds of wall clock a date job waits (the clock under test is fake)."""
+    run_date = job["run_date"]
+    assert isinstance(run_date, datetime)
+    return (run_date - datetime.now(UTC)).total_seconds()
+
+
+def _add_deadlines(store: Store, game_id: str, dues: list[datetime]) -> None:
+    with store.transaction() as s:
+        for due in dues:
+            s.add(
+                Deadline(
+                    game_id=game_id,
+                    side="north",
+                    kind="reminder",
+                    due_at=due,
+                    state_version=-1,
+                    created_at=due,
+                )
+            )
+
+
+def test_one_date_job_however_many_deadlines_armed_at_the_earliest(kit: Kit, clock) -> None:
+    start = clock.now()
+    _add_deadlines(kit.store, kit.game().id, [start + k * H + 200 * H for k in range(300)])
+    jobs = _Jobs()
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler.install()
+    assert set(jobs.jobs) == {"deadline-startup-sweep", "deadline-sweep"}
+    asyncio.run(scheduler.run_sweep())  # what the start-up job runs
+    date_jobs = [j for j in jobs.jobs.values() if j["trigger"] == "date"]
+    assert len(date_jobs) == 1
+    # The game's own 36 h reminder is the earliest of 303 pending rows.
+    assert scheduler.armed_at == start + 36 * H
+    assert _wait(date_jobs[0]) == pytest.approx(36 * 3600, abs=60)
+    assert next_due(kit.store) == start + 36 * H
+
+
+def test_the_job_moves_to_the_next_deadline_after_a_sweep(kit: Kit, clock) -> None:
+    start = clock.now()
+    jobs = _Jobs()
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler.install()
+    asyncio.run(scheduler.run_sweep())
+    assert scheduler.armed_at == start + 36 * H
+    clock.advance(36 * H)
+    report = asyncio.run(scheduler.run_sweep())
+    assert report.reminders == 1
+    assert scheduler.armed_at == start + 47 * H
+    assert _wait(jobs.jobs["deadline-next"]) == pytest.approx(11 * 3600, abs=60)
+
+
+def test_a_committed_earlier_deadline_re_arms_the_job(kit: Kit, clock) -> None:
+    jobs = _Jobs()
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler.install()
+    asyncio.run(scheduler.run_sweep())
+    start = clock.now()
+    with kit.store.transaction() as s:
+        game = s.get(Game, kit.game().id)
+        assert game is not None
+        set_prompt_deadlines(
+            s,
+            game,
+            kind="turn",
+            side="north",
+            player_id=None,
+            period=2 * H,
+            grace=H,
+            reminders=(),
+            now=start,
+        )
+        assert scheduler.armed_at == start + 36 * H  # not before the commit
+    assert scheduler.armed_at == start + 3 * H
+    # A rolled-back deadline does not move it.
+    with pytest.raises(RuntimeError), kit.store.transaction() as s:
+        game = s.get(Game, kit.game().id)
+        assert game is not None
+        set_prompt_deadlines(
+            s,
+            game,
+            kind="turn",
+            side="north",
+            player_id=None,
+            period=H,
+            grace=timedelta(0),
+            reminders=(),
+            now=start,
+        )
+        raise RuntimeError("rolled back")
+    assert scheduler.armed_at == start + 3 * H
+
+
+def test_daemon_start_adds_one_deadline_job_not_one_per_deadline(db_url, config, clock) -> None:
+    configure(config, None)
+    kit = make_kit(
+        Store(db_url, busy_timeout_ms=10_000),
+        config,
+        clock,
+        GameSettings(turn_time=48 * H, grace=H, reminders=(12 * H, H)),
+    )
+    _add_deadlines(kit.store, kit.game().id, [clock.now() + k * H + 100 * H for k in range(50)])
+    daemon = Daemon(kit.config, clock=clock, store=kit.store, extensions=("pbem.pipeline",))
+
+    async def main() -> list[str]:
+        await daemon.start()
+        try:
+            for _ in range(500):
+                if daemon.scheduler.get_job("deadline-next") is not None:
+                    break
+                await asyncio.sleep(0.01)
+            return sorted(j.id for j in daemon.scheduler.get_jobs())
+        finally:
+            await daemon.stop()
+
+    ids = asyncio.run(main())
+    assert [i for i in ids if i.startswith("deadline")] == ["deadline-next", "deadline-sweep"]
     kit.store.dispose()
