@@ -193,6 +193,13 @@ def game(store: Store, config: Config, clock: FakeClock) -> Game1:
     return Game1(store, config, clock)
 
 
+def test_the_start_mail_tells_the_mover_about_check(game: Game1) -> None:
+    with game.store.transaction() as s:
+        start = s.exec(select(OutboxMessage).where(col(OutboxMessage.recipient) == SOUTH)).first()
+    assert start is not None and start.kind == "start"
+    assert 'a line "command check"' in " ".join(body_of(start).split())
+
+
 def test_a_check_gets_one_private_reply_with_the_odds_and_changes_nothing(game: Game1) -> None:
     before = game.snapshot()
     row, out = game.send(check_mail(DRAFT))
