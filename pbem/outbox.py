@@ -102,6 +102,32 @@ def read_session(store: Store) -> Iterator[Session]:
         session.rollback()
 
 
+@contextmanager
+def optimistic_transaction(store: Store) -> Iterator[Session]:
+    """Yield a session whose work commits at the end, taking the write lock only to write.
+
+    On SQLite the transaction begins deferred: reads see one snapshot and
+    wait for nobody; the first write takes the write lock, and SQLite refuses
+    it at once (``OperationalError``, database locked/busy) when another
+    connection is writing or has committed since the snapshot. The caller
+    then redoes its work in ``store.transaction()``. Elsewhere this is the
+    store's ordinary transaction. Commits or rolls back like it.
+    """
+    engine = _read_engine(store)
+    if engine is store.engine:
+        with store.transaction() as session:
+            yield session
+        return
+    with Session(engine, expire_on_commit=False) as session:
+        session.connection().exec_driver_sql("BEGIN")
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
 def make_message_id(
     game_id: str, kind: str, version: int | str, recipient: str, domain: str
 ) -> str:

@@ -101,6 +101,7 @@ class Mailer:
     server_key: ServerKey | None = None
     inbox_id: int | None = None
     _boards: dict[tuple[str, int], Any] = field(default_factory=dict)
+    _ascii: dict[tuple[str, int], str] = field(default_factory=dict)
 
     # --- addresses and envelopes -------------------------------------------------
 
@@ -259,14 +260,25 @@ class Mailer:
         return self._boards[key]
 
     def ascii_board(self, ctx: GameContext) -> str:
-        """Return the ASCII board (empty if the view cannot be drawn)."""
-        try:
-            from pbem.render.ascii import render_ascii  # noqa: PLC0415
+        """Return the ASCII board (empty if the view cannot be drawn), once per version."""
+        key = (ctx.id, ctx.game.state_version)
+        if key not in self._ascii:
+            try:
+                from pbem.render.ascii import render_ascii  # noqa: PLC0415
 
-            return render_ascii(board_view(ctx.system.public_view(ctx.state)))
-        except Exception:  # a drawing bug must not stop a turn
-            log.exception("game %s: cannot draw the ASCII board", ctx.id)
-            return ""
+                self._ascii[key] = render_ascii(board_view(ctx.system.public_view(ctx.state)))
+            except Exception:  # a drawing bug must not stop a turn
+                log.exception("game %s: cannot draw the ASCII board", ctx.id)
+                return ""
+        return self._ascii[key]
+
+    def prepare_boards(self, ctx: GameContext) -> None:
+        """Draw ``ctx``'s boards ahead of the mails (a failure is left for the mails to meet)."""
+        try:
+            self.board(ctx)
+        except Exception:  # queue_view logs it and sends the text mail
+            return
+        self.ascii_board(ctx)
 
     def hand(self, ctx: GameContext, side: str) -> tuple[mv.Card, ...]:
         """Return ``side``'s own hand (never the other side's)."""

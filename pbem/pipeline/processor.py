@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy.exc import OperationalError, PendingRollbackError
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
@@ -35,6 +36,7 @@ from pbem.orders_text import (
     body_text,
     extract_orders,
 )
+from pbem.outbox import optimistic_transaction
 from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command, handle_join
 from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_lines, read_mail
@@ -85,22 +87,50 @@ class Processor:
         self.clock = clock
         self.server_key = server_key
         self.fault = fault
+        self.optimistic = store.engine.dialect.name == "sqlite"
+        """Try each row in a deferred transaction first (see :meth:`process`)."""
+        self.conflicts = 0
+        """Optimistic attempts redone under the write lock (for benchmarks and tests)."""
 
     def process(self, inbox_id: int) -> None:
-        """Process row ``inbox_id`` in one transaction (a row no longer pending is left alone)."""
-        with self.store.transaction() as session:
-            row = session.get(InboxMessage, inbox_id)
-            if row is None or row.status != InboxStatus.PENDING:
+        """Process row ``inbox_id`` in one transaction (a row no longer pending is left alone).
+
+        On SQLite the transaction is first tried optimistically
+        (:func:`pbem.outbox.optimistic_transaction`): reading the mail and
+        the game, checking the signature, resolving the epoch and drawing the
+        board run without the store's write lock, which the first write then
+        takes if nothing was committed since this transaction's snapshot (the
+        game's version read is then still the version written over). If
+        anything was (a deadline sweep, a new inbox row, the outbox), SQLite
+        refuses the lock, the attempt is rolled back whole and the row is
+        processed again under ``BEGIN IMMEDIATE``. Either way exactly one
+        transaction commits the row, the game and its mails (invariant 1).
+        """
+        if self.optimistic:
+            try:
+                with optimistic_transaction(self.store) as session:
+                    self._process_in(session, inbox_id)
                 return
-            mailer = Mailer(session, self.config, self.clock, self.server_key, inbox_id)
-            env = Env(session, self.config, self.clock, mailer, self.fault)
-            outcome = self._handle(env, row)
-            row.status = outcome.status
-            row.outcome = outcome.text[:2000]
-            row.game_id = outcome.game_id
-            row.processed_at = self.clock.now()
-            session.add(row)
-            log.info("inbox #%d: %s: %s", inbox_id, outcome.status, outcome.text)
+            except (OperationalError, PendingRollbackError) as exc:
+                self.conflicts += 1
+                log.debug("inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc)
+        with self.store.transaction() as session:
+            self._process_in(session, inbox_id)
+
+    def _process_in(self, session: Session, inbox_id: int) -> None:
+        row = session.get(InboxMessage, inbox_id)
+        if row is None or row.status != InboxStatus.PENDING:
+            return
+        mailer = Mailer(session, self.config, self.clock, self.server_key, inbox_id)
+        env = Env(session, self.config, self.clock, mailer, self.fault)
+        outcome = self._handle(env, row)
+        env.at("before-commit")
+        row.status = outcome.status
+        row.outcome = outcome.text[:2000]
+        row.game_id = outcome.game_id
+        row.processed_at = self.clock.now()
+        session.add(row)
+        log.info("inbox #%d: %s: %s", inbox_id, outcome.status, outcome.text)
 
     # --- steps ------------------------------------------------------------------
 

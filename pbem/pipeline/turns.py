@@ -122,6 +122,9 @@ def apply_submission(
     ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
     ctx.game.epoch = epoch
     save_state(env, ctx, result.state)
+    # Draw the new board now, before the first write below takes the store's
+    # write lock (Processor.process): the mails then reuse it.
+    env.mailer.prepare_boards(ctx)
     prompt = ctx.prompt()
     session.add(
         DiceEpoch(

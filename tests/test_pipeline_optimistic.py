@@ -1,0 +1,121 @@
+"""Processing on SQLite: the expensive work runs without the write lock, re-checked at write.
+
+Design invariant 1 still holds: a crash leaves the old state with the message
+pending, or the new state with its mails queued; a commit that lands while a
+turn is being worked out makes the referee redo the turn on the new state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pipeline_kit import NORTH, SOUTH, Kit, mail, make_kit, orders
+from sqlalchemy import text
+from sqlmodel import col, select
+
+from pbem.mailin.accept import store_message
+from pbem.pipeline.processor import Processor
+from pbem.store import Event, InboxStatus, Snapshot, Store
+
+
+@pytest.fixture
+def kit(db_url, config, clock) -> Iterator[Kit]:
+    k = make_kit(Store(db_url, busy_timeout_ms=10_000), config, clock)
+    k.set_hand("north", ["2", "3", "4"])
+    yield k
+    k.store.dispose()
+
+
+class Crash(Exception):
+    """The process died (simulated) at a fault point."""
+
+
+def _event_count(kit: Kit) -> int:
+    with kit.store.transaction() as s:
+        return len(s.exec(select(Event.id).where(col(Event.game_id) == kit.game().id)).all())
+
+
+def test_the_engine_and_board_run_without_the_write_lock(kit: Kit, db_url: str) -> None:
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    other = Store(db_url, busy_timeout_ms=50)  # gives up at once if the lock is held
+    wrote: list[str] = []
+
+    def write_elsewhere(point: str) -> None:
+        # The SMTP listener storing another mail while the turn is worked out.
+        if point == "after-engine" and not wrote:
+            store_message(other, b"Subject: hi\r\n\r\nhello\r\n", source="smtp", clock=kit.clock)
+            wrote.append(point)
+
+    processor = Processor(kit.config, kit.store, kit.clock, fault=write_elsewhere)
+    processor.process(inbox_id)
+    other.dispose()
+    assert wrote == ["after-engine"]  # the other writer did not wait for the turn
+    assert processor.conflicts == 1  # ... and the turn noticed it and was redone
+    assert kit.inbox(inbox_id).status == InboxStatus.PROCESSED
+    assert kit.game().epoch == 1
+
+
+def test_a_version_that_moved_meanwhile_makes_the_turn_redo_on_the_new_state(
+    kit: Kit, db_url: str
+) -> None:
+    before = kit.last_id()
+    events = _event_count(kit)
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    other = Store(db_url, busy_timeout_ms=50)
+    moved: list[int] = []
+
+    def land_a_change(point: str) -> None:
+        # What a deadline sweep or an operator command does: move the game's version.
+        if point == "after-engine" and not moved:
+            with other.transaction() as s:
+                s.execute(text("UPDATE games SET state_version = state_version + 1"))
+            moved.append(1)
+
+    processor = Processor(kit.config, kit.store, kit.clock, fault=land_a_change)
+    processor.process(inbox_id)
+    other.dispose()
+    assert processor.conflicts == 1
+    game = kit.game()
+    # Built on the moved version (1), not on the one first read (0): one epoch, once.
+    assert game.epoch == 1 and game.state_version == 2
+    with kit.store.transaction() as s:
+        versions = s.exec(select(Snapshot.version).where(col(Snapshot.game_id) == game.id)).all()
+    assert 1 not in versions and 2 in versions
+    assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
+    assert all(".turn.2." in m.message_id for m in kit.new_mail(before))
+    accepted = _event_count(kit) - events
+    assert accepted > 0
+    # Processing again changes nothing.
+    Processor(kit.config, kit.store, kit.clock).process(inbox_id)
+    assert _event_count(kit) - events == accepted and kit.game().state_version == 2
+
+
+def test_no_conflict_no_redo(kit: Kit) -> None:
+    before = kit.last_id()
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    processor = Processor(kit.config, kit.store, kit.clock)
+    processor.process(inbox_id)
+    assert processor.conflicts == 0
+    assert kit.game().epoch == 1 and kit.game().state_version == 1
+    assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
+
+
+@pytest.mark.parametrize("point", ["after-engine", "before-commit"])
+def test_a_crash_before_or_after_the_writes_leaves_the_old_state(kit: Kit, point: str) -> None:
+    before = kit.last_id()
+    events = _event_count(kit)
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+
+    def die(at: str) -> None:
+        if at == point:
+            raise Crash(at)
+
+    with pytest.raises(Crash):
+        Processor(kit.config, kit.store, kit.clock, fault=die).process(inbox_id)
+    assert kit.game().epoch == 0 and kit.game().state_version == 0
+    assert kit.new_mail(before) == [] and _event_count(kit) == events
+    assert kit.inbox(inbox_id).status == InboxStatus.PENDING
+    Processor(kit.config, kit.store, kit.clock).process(inbox_id)
+    assert kit.game().epoch == 1
+    assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
