@@ -67,6 +67,8 @@ def _used(step: Step, prefix: str) -> int:
 
 def handle_check(step: Step) -> Outcome:
     """Dry-run the mail's orders for the step's player and mail them the verdict."""
+    # Imported here: pbem.check imports pbem.pipeline (headers), whose package
+    # init imports the processor and so this module.
     from pbem.check import OrdersFile, check_orders, report_text, without_hidden  # noqa: PLC0415
 
     ctx = step.ctx
