@@ -162,13 +162,24 @@ def play_balance(scenario: Scenario, games: int, seed: str, max_turns: int = 200
     return results
 
 
+def _wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a win share: what a club's results can be compared with."""
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _balance(args: argparse.Namespace) -> int:
     try:
         chosen = [load_file(find_scenario(ref)) for ref in args.scenarios] or list_scenarios()
     except (FileNotFoundError, ScenarioError) as exc:
         _err(str(exc))
         return 1
-    _out("ID                        GAMES  NORTH  SOUTH  DRAW  UNFINISHED  NORTH%")
+    _out(
+        "ID                        GAMES  NORTH  SOUTH  DRAW  UNFINISHED  NORTH% (95% CI)"
+        "   FIRST  FIRST%"
+    )
     for s in chosen:
         try:
             r = play_balance(s, args.games, args.seed, args.max_turns)
@@ -176,9 +187,14 @@ def _balance(args: argparse.Namespace) -> int:
             _err(f"the engine cannot play games yet: {exc}")
             return 1
         decided = r["north"] + r["south"]
-        pct = f"{100 * r['north'] / decided:5.1f}" if decided else "    -"
+        if decided:
+            lo, hi = _wilson(r["north"], decided)
+            pct = f"{100 * r['north'] / decided:5.1f} ({100 * lo:4.1f}-{100 * hi:5.1f})"
+            first = f"{100 * r[s.first] / decided:6.1f}"
+        else:
+            pct, first = f"{'-':>20}", f"{'-':>6}"
         _out(
             f"{s.id:<25} {args.games:>5}  {r['north']:>5}  {r['south']:>5}  {r['draw']:>4}"
-            f"  {r['unfinished']:>10}  {pct}"
+            f"  {r['unfinished']:>10}  {pct}   {s.first:<5}  {first}"
         )
     return 0
