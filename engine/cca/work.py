@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from engine.cca.decide import Decider
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
@@ -22,7 +22,7 @@ from engine.core.api import Event
 from engine.hexgrid import Hex
 from engine.randomness import Die, Randomness
 
-__all__ = ["BATTLE_DIE", "GameOver", "WLeader", "WUnit", "Work"]
+__all__ = ["BATTLE_DIE", "GameOver", "Roster", "WLeader", "WUnit", "Work"]
 
 try:  # the committed stream's module defines the shared die when present
     from engine.dice import BATTLE_DIE as _SHARED_DIE  # type: ignore[attr-defined,unused-ignore]
@@ -30,6 +30,55 @@ try:  # the committed stream's module defines the shared die when present
     BATTLE_DIE: Die = _SHARED_DIE
 except ImportError:  # pragma: no cover - until engine/dice.py lands
     BATTLE_DIE = Die("cc-battle", ("G", "B", "R", "H", "F", "S"))
+
+
+class _Placed(Protocol):
+    hex: Hex | None
+
+
+_P = TypeVar("_P", bound=_Placed)
+
+
+class Roster(dict[str, _P], Generic[_P]):
+    """The pieces of one kind by id, with a hex index rebuilt after any piece moves.
+
+    Look-ups by hex are the rules' hottest path; a scan of every piece per
+    look-up cost about a third of a random game. A piece added with
+    ``roster[id] = piece`` tells the roster when its ``hex`` changes (see
+    :meth:`WUnit.__setattr__`), so rules keep assigning ``u.hex`` directly.
+    Where two pieces share a hex the first added wins, as the scan did.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._at: dict[Hex, _P] | None = None
+
+    def __setitem__(self, key: str, piece: _P) -> None:
+        super().__setitem__(key, piece)
+        object.__setattr__(piece, "_roster", self)
+        self._at = None
+
+    def moved(self) -> None:
+        """Forget the hex index (a piece's hex changed)."""
+        self._at = None
+
+    def at(self, h: Hex) -> _P | None:
+        """Return the first piece on ``h``, or None."""
+        index = self._at
+        if index is None:
+            index = {}
+            for piece in self.values():
+                if piece.hex is not None:
+                    index.setdefault(piece.hex, piece)
+            self._at = index
+        return index.get(h)
+
+
+def _tell_roster(piece: object, name: str) -> None:
+    if name == "hex":
+        roster = piece.__dict__.get("_roster")
+        if roster is not None:
+            roster.moved()
 
 
 class GameOver(Exception):
@@ -52,6 +101,10 @@ class WUnit:
     full: int
     tags: tuple[str, ...]
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        _tell_roster(self, name)
+
     @property
     def spec(self) -> UnitSpec:
         return spec(self.type)
@@ -73,6 +126,10 @@ class WLeader:
     side: str
     hex: Hex | None
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        _tell_roster(self, name)
+
 
 @dataclass
 class Work:
@@ -81,8 +138,8 @@ class Work:
     state: State
     rng: Randomness
     decider: Decider
-    units: dict[str, WUnit] = field(default_factory=dict)
-    leaders: dict[str, WLeader] = field(default_factory=dict)
+    units: Roster[WUnit] = field(default_factory=Roster)
+    leaders: Roster[WLeader] = field(default_factory=Roster)
     banners: dict[str, list[str]] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     active: str = "south"
@@ -127,15 +184,24 @@ class Work:
     def freeze(self) -> State:
         """Return the frozen state with this turn's board and banners."""
         units = tuple(
-            Unit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags)
-            for u in self.units.values()
+            Unit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags) for u in self.units.values()
         )
         leaders = tuple(Leader(ld.name, ld.side, ld.hex) for ld in self.leaders.values())
-        s = replace(self.state, units=units, leaders=leaders, marks=dict(self.marks),
-                    deck=tuple(self.deck), discard=tuple(self.discard))
+        s = replace(
+            self.state,
+            units=units,
+            leaders=leaders,
+            marks=dict(self.marks),
+            deck=tuple(self.deck),
+            discard=tuple(self.discard),
+        )
         for side in SIDES:
-            s = s.with_side(side, banners=tuple(self.banners[side]),
-                            hand=tuple(self.hands[side]), command=self.command[side])
+            s = s.with_side(
+                side,
+                banners=tuple(self.banners[side]),
+                hand=tuple(self.hands[side]),
+                command=self.command[side],
+            )
         return s
 
     # --- events ----------------------------------------------------------
@@ -152,20 +218,10 @@ class Work:
         return h in self.state.board
 
     def unit_at(self, h: Hex | None) -> WUnit | None:
-        if h is None:
-            return None
-        for u in self.units.values():
-            if u.hex == h:
-                return u
-        return None
+        return None if h is None else self.units.at(h)
 
     def leader_at(self, h: Hex | None) -> WLeader | None:
-        if h is None:
-            return None
-        for ld in self.leaders.values():
-            if ld.hex == h:
-                return ld
-        return None
+        return None if h is None else self.leaders.at(h)
 
     def attached(self, u: WUnit) -> WLeader | None:
         ld = self.leader_at(u.hex)
@@ -247,8 +303,13 @@ class Work:
     # --- banners and losses ----------------------------------------------
     def add_banner(self, side: str, reason: str) -> None:
         self.banners[side].append(reason)
-        self.log("banner", f"{side} takes a banner ({reason}): {len(self.banners[side])}",
-                 side=side, reason=reason, count=len(self.banners[side]))
+        self.log(
+            "banner",
+            f"{side} takes a banner ({reason}): {len(self.banners[side])}",
+            side=side,
+            reason=reason,
+            count=len(self.banners[side]),
+        )
         if not self.deferred_over:
             self.check_victory()
 
@@ -273,15 +334,23 @@ class Work:
         where = u.hex
         u.hex = None
         u.blocks = 0
-        self.log("eliminated", f"{u.side} {u.type} in {where} is eliminated ({why})",
-                 unit=u.id, hex=str(where))
+        self.log(
+            "eliminated",
+            f"{u.side} {u.type} in {where} is eliminated ({why})",
+            unit=u.id,
+            hex=str(where),
+        )
         self.add_banner(by, f"unit:{u.type}")
 
     def kill_leader(self, ld: WLeader, by: str, why: str) -> None:
         where = ld.hex
         ld.hex = None
-        self.log("leader-killed", f"{ld.side} leader {ld.name} in {where} is killed ({why})",
-                 leader=ld.name, hex=str(where))
+        self.log(
+            "leader-killed",
+            f"{ld.side} leader {ld.name} in {where} is killed ({why})",
+            leader=ld.name,
+            hex=str(where),
+        )
         for p in self.specials("leader-sudden-death"):
             if name_key(str(p["leader"])) == name_key(ld.name):
                 self.banners[by].append(f"leader:{ld.name}")
@@ -296,8 +365,13 @@ class Work:
         if n <= 0:
             return 0
         u.blocks -= n
-        self.log("hits", f"{u.label} loses {n} block{'s' if n > 1 else ''} ({why})",
-                 unit=u.id, blocks=n, left=u.blocks)
+        self.log(
+            "hits",
+            f"{u.label} loses {n} block{'s' if n > 1 else ''} ({why})",
+            unit=u.id,
+            blocks=n,
+            left=u.blocks,
+        )
         if u.blocks == 0:
             self.remove_unit(u, by, why)
         return n
