@@ -53,6 +53,7 @@ __all__ = [
     "cancel_deadlines",
     "current_deadline",
     "extend_for_absences",
+    "prompt_deadline",
     "set_prompt_deadlines",
     "sweep",
 ]
@@ -142,6 +143,14 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
         session.add(row)
 
 
+def prompt_deadline(
+    session: Session, player_id: int | None, period: timedelta, now: datetime
+) -> datetime:
+    """Return the deadline a new prompt at ``now`` would show (reads only; absences count)."""
+    absences = _absences(session, player_id, now) if player_id is not None else []
+    return extend_for_absences(absences, now, period)
+
+
 def set_prompt_deadlines(
     session: Session,
     game: Game,
@@ -156,8 +165,7 @@ def set_prompt_deadlines(
 ) -> datetime:
     """Replace the game's deadlines with those of a new prompt; return the shown deadline."""
     cancel_deadlines(session, game.id, now)
-    absences = _absences(session, player_id, now) if player_id is not None else []
-    deadline = extend_for_absences(absences, now, period)
+    deadline = prompt_deadline(session, player_id, period, now)
     session.add(
         Deadline(
             game_id=game.id,

@@ -164,26 +164,67 @@ def queue_message(
     Raises:
         ValueError: the message already carries a different Message-ID.
     """
-    existing = session.exec(
-        select(OutboxMessage).where(col(OutboxMessage.message_id) == message_id)
-    ).first()
+    existing = _existing(session, message_id)
     if existing is not None:
         return existing
+    raw = message_bytes(message, message_id=message_id, clock=clock)
+    return queue_raw(
+        session,
+        raw,
+        recipient=recipient,
+        message_id=message_id,
+        clock=clock,
+        game_id=game_id,
+        kind=kind,
+        inbox_id=inbox_id,
+    )
+
+
+def message_bytes(message: EmailMessage, *, message_id: str, clock: Clock) -> bytes:
+    """Set ``Message-ID`` (and ``Date`` if missing) and return the mail's bytes as sent.
+
+    Needs no transaction: the pipeline serialises mails before it takes the
+    store's write lock, then queues them with :func:`queue_raw`.
+
+    Raises:
+        ValueError: the message already carries a different Message-ID.
+    """
     current = message.get("Message-ID")
     if current is not None and str(current).strip() != message_id:
         raise ValueError(f"message has Message-ID {current}, not {message_id}")
     if current is None:
         message["Message-ID"] = message_id
-    now = clock.now()
     if message.get("Date") is None:
-        message["Date"] = email.utils.format_datetime(now)
+        message["Date"] = email.utils.format_datetime(clock.now())
+    return message.as_bytes(policy=SMTP_POLICY)
+
+
+def queue_raw(
+    session: Session,
+    raw: bytes,
+    *,
+    recipient: str,
+    message_id: str,
+    clock: Clock,
+    game_id: str | None = None,
+    kind: str = "",
+    inbox_id: int | None = None,
+) -> OutboxMessage:
+    """Add a mail already made by :func:`message_bytes` to the outbox (caller's transaction).
+
+    Queuing the same ``message_id`` twice returns the existing row and adds nothing.
+    """
+    existing = _existing(session, message_id)
+    if existing is not None:
+        return existing
+    now = clock.now()
     row = OutboxMessage(
         game_id=game_id,
         inbox_id=inbox_id,
         kind=kind,
         recipient=recipient,
         message_id=message_id,
-        raw=message.as_bytes(policy=SMTP_POLICY),
+        raw=raw,
         status=OutboxStatus.QUEUED,
         queued_at=now,
         next_attempt_at=now,
@@ -191,6 +232,12 @@ def queue_message(
     session.add(row)
     session.flush()
     return row
+
+
+def _existing(session: Session, message_id: str) -> OutboxMessage | None:
+    return session.exec(
+        select(OutboxMessage).where(col(OutboxMessage.message_id) == message_id)
+    ).first()
 
 
 def retry_delay(cfg: OutboxConfig, attempts: int) -> timedelta:

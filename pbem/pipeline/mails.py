@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
@@ -36,7 +37,7 @@ from pbem.clock import Clock
 from pbem.config import Config
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput, compose
-from pbem.outbox import make_message_id, queue_message
+from pbem.outbox import make_message_id, message_bytes, queue_message, queue_raw
 from pbem.pipeline.games import GameContext
 from pbem.server_key import ServerKey
 
@@ -91,6 +92,17 @@ def narrative(events: Sequence[Event | Mapping[str, Any]]) -> tuple[mv.Narrative
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class HeldMail:
+    """A mail composed and serialised ahead of its transaction's writes (:meth:`Mailer.holding`)."""
+
+    raw: bytes
+    recipient: str
+    message_id: str
+    kind: str
+    game_id: str | None
+
+
 @dataclass
 class Mailer:
     """Queues the mails of one transaction (board rendered once per game version)."""
@@ -102,6 +114,7 @@ class Mailer:
     inbox_id: int | None = None
     _boards: dict[tuple[str, int], Any] = field(default_factory=dict)
     _ascii: dict[tuple[str, int], str] = field(default_factory=dict)
+    _held: list[HeldMail] | None = None
 
     # --- addresses and envelopes -------------------------------------------------
 
@@ -175,16 +188,49 @@ class Mailer:
             raise NotAllowed(f"refusing to mail {recipient!r}: not a player of the game")
         del message["To"]
         message["To"] = recipient
+        game_id = ctx.id if ctx is not None else None
+        if self._held is not None:
+            raw = message_bytes(message, message_id=message_id, clock=self.clock)
+            self._held.append(HeldMail(raw, recipient, message_id, kind, game_id))
+            return
         queue_message(
             self.session,
             message,
             recipient=recipient,
             message_id=message_id,
             clock=self.clock,
-            game_id=ctx.id if ctx is not None else None,
+            game_id=game_id,
             kind=kind,
             inbox_id=self.inbox_id,
         )
+
+    @contextmanager
+    def holding(self) -> Iterator[list[HeldMail]]:
+        """Compose and serialise mails without touching the store; queue them with :meth:`release`.
+
+        The pipeline composes a turn's mails before its first write, so the
+        store's write lock is not held while they are built (Processor.process).
+        """
+        held: list[HeldMail] = []
+        self._held = held
+        try:
+            yield held
+        finally:
+            self._held = None
+
+    def release(self, held: Sequence[HeldMail]) -> None:
+        """Queue mails built under :meth:`holding` in the caller's transaction."""
+        for mail in held:
+            queue_raw(
+                self.session,
+                mail.raw,
+                recipient=mail.recipient,
+                message_id=mail.message_id,
+                clock=self.clock,
+                game_id=mail.game_id,
+                kind=mail.kind,
+                inbox_id=self.inbox_id,
+            )
 
     def queue_view(
         self,

@@ -17,7 +17,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -25,7 +25,12 @@ from sqlmodel import Session, col, select
 from engine.dice import EpochDice
 from pbem.clock import Clock
 from pbem.config import Config
-from pbem.deadlines import cancel_deadlines, current_deadline, set_prompt_deadlines
+from pbem.deadlines import (
+    cancel_deadlines,
+    current_deadline,
+    prompt_deadline,
+    set_prompt_deadlines,
+)
 from pbem.mailviews import model as mv
 from pbem.pipeline import mailkinds
 from pbem.pipeline.games import (
@@ -36,7 +41,7 @@ from pbem.pipeline.games import (
     dice_log_payload,
     shuffles_done,
 )
-from pbem.pipeline.mails import Mailer, narrative
+from pbem.pipeline.mails import HeldMail, Mailer, narrative
 from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
 
 log = logging.getLogger(__name__)
@@ -107,6 +112,8 @@ def apply_submission(
     before = ctx.prompt()
     question_id = before.question.id if before.question is not None else None
     epoch = ctx.game.epoch + 1
+    # The turn's earlier epochs' events, read before this transaction writes.
+    prior = turn_events(session, ctx.id, epoch)
     dice_chain, deck_chain = chains(session, ctx.id)
     key = dice_chain.key(epoch)
     dice = EpochDice(
@@ -126,6 +133,12 @@ def apply_submission(
     # write lock (Processor.process): the mails then reuse it.
     env.mailer.prepare_boards(ctx)
     prompt = ctx.prompt()
+    # As stored (append_events below): the same dicts turn_events reads back.
+    current = [
+        json.loads(json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False))
+        for e in result.events
+    ]
+    ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex())
     session.add(
         DiceEpoch(
             game_id=ctx.id,
@@ -151,7 +164,7 @@ def apply_submission(
     items.append((DICE_LOG, dice_log_payload(dice, prompt.kind)))
     append_events(session, ctx.id, epoch, items, env.clock)
     session.flush()
-    after_change(env, ctx, epoch=epoch, key_hex=key.hex())
+    after_change(env, ctx, epoch=epoch, key_hex=key.hex(), ahead=ahead)
     return epoch
 
 
@@ -180,41 +193,100 @@ def turn_events(session: Session, game_id: str, epoch: int) -> list[dict[str, An
     return [json.loads(r.payload_json) for r in rows if not r.kind.startswith("pbem.")]
 
 
-def after_change(env: Env, ctx: GameContext, *, epoch: int, key_hex: str) -> None:
-    """Set the next deadlines and mail everyone what the new prompt needs."""
+@dataclass(frozen=True)
+class Ahead:
+    """The mails of a new prompt, composed before the transaction's first write."""
+
+    kind: str
+    now: datetime
+    deadline: datetime
+    mails: tuple[HeldMail, ...]
+
+
+def _prompt_terms(ctx: GameContext) -> tuple[str, str, int | None, timedelta, timedelta, Any]:
+    """Return (deadline kind, side, player id, period, grace, reminders) of the prompt."""
     prompt = ctx.prompt()
-    events = narrative(turn_events(env.session, ctx.id, epoch))
-    if prompt.kind == "over":
-        finish_game(env, ctx, prompt.result or "draw", events, reason="the battle is won")
-        return
     side = prompt.side or ""
     settings = ctx.options.settings
     player = ctx.seats[side].player if side in ctx.seats else None
+    player_id = player.id if player else None
     if prompt.kind == "question" and prompt.question is not None:
-        deadline = set_prompt_deadlines(
-            env.session,
-            ctx.game,
-            kind=DeadlineKind.QUESTION,
-            side=side,
-            player_id=player.id if player else None,
-            period=settings.question_time,
-            grace=timedelta(0),
-            reminders=(),
-            now=env.clock.now(),
-        )
-        mailkinds.send_question(env.mailer, ctx, prompt.question, events, deadline)
+        return DeadlineKind.QUESTION, side, player_id, settings.question_time, timedelta(0), ()
+    return (
+        DeadlineKind.TURN,
+        side,
+        player_id,
+        settings.turn_time,
+        settings.grace,
+        settings.reminders,
+    )
+
+
+def compose_ahead(
+    env: Env, ctx: GameContext, events: Sequence[dict[str, Any]], *, epoch: int, key_hex: str
+) -> Ahead | None:
+    """Compose the mails :func:`after_change` will queue, touching the store only to read.
+
+    Called before the transaction's first write, so on SQLite the mails are
+    built without holding the write lock. ``events`` are the turn's events
+    as :func:`turn_events` will read them. None for a game that is over
+    (its end mail counts stored dice logs: it is composed after the writes).
+    """
+    prompt = ctx.prompt()
+    if prompt.kind == "over":
+        return None
+    kind, _side, player_id, period, _grace, _reminders = _prompt_terms(ctx)
+    now = env.clock.now()
+    with env.session.no_autoflush, env.mailer.holding() as held:
+        deadline = prompt_deadline(env.session, player_id, period, now)
+        story = narrative(events)
+        if kind == DeadlineKind.QUESTION:
+            assert prompt.question is not None
+            mailkinds.send_question(env.mailer, ctx, prompt.question, story, deadline)
+        else:
+            mailkinds.send_turn(
+                env.mailer, ctx, story, epoch=epoch, key_hex=key_hex, deadline=deadline
+            )
+    return Ahead(kind, now, deadline, tuple(held))
+
+
+def after_change(
+    env: Env, ctx: GameContext, *, epoch: int, key_hex: str, ahead: Ahead | None = None
+) -> None:
+    """Set the next deadlines and mail everyone what the new prompt needs.
+
+    ``ahead``: the mails :func:`compose_ahead` built for this prompt; they
+    are queued as they are if the deadline written is the one they show,
+    else composed again here.
+    """
+    prompt = ctx.prompt()
+    if prompt.kind == "over":
+        events = narrative(turn_events(env.session, ctx.id, epoch))
+        finish_game(env, ctx, prompt.result or "draw", events, reason="the battle is won")
         return
+    kind, side, player_id, period, grace, reminders = _prompt_terms(ctx)
+    now = ahead.now if ahead is not None else env.clock.now()
     deadline = set_prompt_deadlines(
         env.session,
         ctx.game,
-        kind=DeadlineKind.TURN,
+        kind=kind,
         side=side,
-        player_id=player.id if player else None,
-        period=settings.turn_time,
-        grace=settings.grace,
-        reminders=settings.reminders,
-        now=env.clock.now(),
+        player_id=player_id,
+        period=period,
+        grace=grace,
+        reminders=reminders,
+        now=now,
     )
+    if ahead is not None and ahead.kind == kind and ahead.deadline == deadline:
+        env.mailer.release(ahead.mails)
+        return
+    if ahead is not None:
+        log.warning("game %s: mails composed ahead no longer match; composing again", ctx.id)
+    events = narrative(turn_events(env.session, ctx.id, epoch))
+    if kind == DeadlineKind.QUESTION:
+        assert prompt.question is not None  # _prompt_terms says so
+        mailkinds.send_question(env.mailer, ctx, prompt.question, events, deadline)
+        return
     mailkinds.send_turn(env.mailer, ctx, events, epoch=epoch, key_hex=key_hex, deadline=deadline)
 
 
