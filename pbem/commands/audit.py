@@ -23,6 +23,7 @@ from pbem.audit import (
     load_record,
     parse_record,
 )
+from pbem.commands._shared import add_config_argument
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("target", help="an audit record (JSON file) or a game id in the store")
     parser.add_argument("--out", type=Path, help="with a game id: write its record to this file")
-    parser.add_argument("--config", help="TOML config file (to find the store for a game id)")
+    add_config_argument(parser, "TOML config file (to find the store for a game id)")
     parser.set_defaults(func=run)
 
 

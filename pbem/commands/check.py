@@ -28,6 +28,7 @@ from pbem.check import (
     report_json,
     report_text,
 )
+from pbem.commands._shared import add_config_argument
 from pbem.sshsig import SshPublicKey, SshSigError
 
 
@@ -50,9 +51,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     where.add_argument("--game", help="a game id in the store")
     where.add_argument("--position", type=Path, metavar="P.toml", help="a position file")
     cmd.add_argument("--db", metavar="URL", help="database URL (default: from the config)")
-    cmd.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
-    cmd.add_argument("--side", choices=("north", "south"),
-                     help="the side giving the orders (default: the file's 'side' line)")
+    add_config_argument(cmd)
+    cmd.add_argument(
+        "--side",
+        choices=("north", "south"),
+        help="the side giving the orders (default: the file's 'side' line)",
+    )
     cmd.add_argument("--png", type=Path, metavar="FILE", help="also draw the preview as PNG")
     cmd.add_argument("--json", action="store_true", help="print a JSON report instead")
     cmd.set_defaults(func=run)

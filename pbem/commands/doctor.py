@@ -23,6 +23,7 @@ import aiosmtplib
 from sqlalchemy.engine import make_url
 
 from pbem import sshsig
+from pbem.commands._shared import add_config_argument
 from pbem.config import Config, ConfigError, load_config
 from pbem.store import Store, head_revision, migrate, schema_revision
 
@@ -44,7 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="check the installation (database, ports, smarthost, keys)",
         description="Check the installation and say what to fix. Exit 1 if anything fails.",
     )
-    parser.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
+    add_config_argument(parser)
     parser.add_argument(
         "--migrate", action="store_true", help="upgrade the database schema before checking"
     )

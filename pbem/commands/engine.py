@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from engine.core.api import OrdersError
+from pbem.commands._shared import err, out
 from pbem.enginecli import (
     CliError,
     DiceSource,
@@ -19,14 +19,6 @@ from pbem.enginecli import (
     resolve_text,
     seed_bytes,
 )
-
-
-def _out(text: str) -> None:
-    sys.stdout.write(text.rstrip("\n") + "\n")
-
-
-def _err(text: str) -> None:
-    sys.stderr.write(text.rstrip("\n") + "\n")
 
 
 def _read(path: Path, what: str) -> str:
@@ -124,11 +116,11 @@ def _resolve(args: argparse.Namespace) -> int:
             system_name=args.system,
         )
     except CliError as exc:
-        _err(f"pbem engine resolve: {exc.message}")
+        err(f"pbem engine resolve: {exc.message}")
         return exc.code
     except OrdersError as exc:
         if args.json:
-            _out(
+            out(
                 json.dumps(
                     {
                         "format": "pbem-engine-result/1",
@@ -139,16 +131,16 @@ def _resolve(args: argparse.Namespace) -> int:
                 )
             )
         else:
-            _err("orders refused:")
+            err("orders refused:")
             for p in exc.problems:
-                _err(f"  {p}")
+                err(f"  {p}")
         return 1
     if args.write_position is not None and report.get("position"):
         args.write_position.write_text(report["position"], encoding="utf-8")
     if args.json:
-        _out(json.dumps(report, indent=2, sort_keys=False))
+        out(json.dumps(report, indent=2, sort_keys=False))
     else:
-        _out(_human(report))
+        out(_human(report))
     return 0
 
 
@@ -182,25 +174,25 @@ def _legal(args: argparse.Namespace) -> int:
             _read(args.position, "--position"), args.side, args.card, args.system, seed
         )
     except CliError as exc:
-        _err(f"pbem engine legal: {exc.message}")
+        err(f"pbem engine legal: {exc.message}")
         return exc.code
     if args.json:
-        _out(json.dumps(rep, indent=2))
+        out(json.dumps(rep, indent=2))
         return 0
-    _out(f"{rep['side']} may play:")
+    out(f"{rep['side']} may play:")
     for c in rep["cards"]:
         units = c.get("units") or []
-        _out(
+        out(
             f"  {c.get('code', ''):4} {c.get('name', '')}"
             + (f": {', '.join(units)}" if units else "")
         )
-    _out("units:")
+    out("units:")
     for u in rep["units"]:
         if "leader" in u and "type" not in u:
-            _out(f"  leader {u['leader']} {u['hex']}: reach {' '.join(u['reach']) or '-'}")
+            out(f"  leader {u['leader']} {u['hex']}: reach {' '.join(u['reach']) or '-'}")
             continue
         extra = f" with {u['leader']}" if u.get("leader") else ""
-        _out(
+        out(
             f"  {u['hex']} {u['type']}{extra}: reach {' '.join(u['reach']) or '-'}; "
             f"attack {' '.join(u['attack']) or '-'}; fire {' '.join(u['fire']) or '-'}"
         )
@@ -219,12 +211,12 @@ def _template(args: argparse.Namespace) -> int:
             ),
         )
     except CliError as exc:
-        _err(f"pbem engine template: {exc.message}")
+        err(f"pbem engine template: {exc.message}")
         return exc.code
     side = args.side or system.prompt(state).side or "south"
     try:
-        _out(system.orders_template(state, side))
+        out(system.orders_template(state, side))
     except NotImplementedError as exc:
-        _err(f"pbem engine template: the engine cannot do this yet ({exc})")
+        err(f"pbem engine template: the engine cannot do this yet ({exc})")
         return 1
     return 0

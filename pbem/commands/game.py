@@ -18,6 +18,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from pbem.clock import SystemClock
+from pbem.commands._shared import add_config_argument
 from pbem.config import Config, ConfigError, load_config, parse_duration
 from pbem.pipeline import load_server_key
 from pbem.pipeline.admin import create_and_start, pause, resume
@@ -42,7 +43,7 @@ def _err(text: str) -> None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``pbem game``."""
     parser = sub.add_parser("game", help="create, list, show, pause and resume games")
-    parser.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
+    add_config_argument(parser)
     games = parser.add_subparsers(dest="game_command", required=True)
     create = games.add_parser("create", help="create a game and mail its players")
     create.add_argument("scenario", help="scenario id, number, slug or .toml file")

@@ -14,6 +14,7 @@ import logging
 import sys
 
 from pbem.clock import SystemClock
+from pbem.commands._shared import add_config_argument
 from pbem.config import ConfigError, load_config
 from pbem.mailin.accept import UnreadableMessage, check_readable, store_message
 from pbem.store import InboxSource, Store, head_revision, schema_revision
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="store one message read from stdin (MTA pipe / .forward)",
         description="Read one RFC 5322 message on stdin and commit it to the inbox.",
     )
-    parser.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
+    add_config_argument(parser)
     parser.add_argument("--sender", default="", help="envelope sender (Postfix: ${sender})")
     parser.add_argument(
         "--recipient",

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import getpass
 import socket
-import sys
 from pathlib import Path
 
 from pbem import sshsig
+from pbem.commands._shared import add_config_argument, err, out
 from pbem.config import ConfigError, load_config
 from pbem.orders_text import BadEncodingError, canonical_bytes
 from pbem.server_key import ServerKey
@@ -27,14 +27,6 @@ from pbem.sshsig import (
 )
 
 DEFAULT_KEY = Path("~/.ssh/id_ed25519")
-
-
-def _err(message: str) -> None:
-    sys.stderr.write(message.rstrip("\n") + "\n")
-
-
-def _out(message: str) -> None:
-    sys.stdout.write(message.rstrip("\n") + "\n")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,9 +78,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Print the line players add to their allowed_signers file to check "
         "server mail (namespace pbem-mail). Creates the key (mode 0600) if it is missing.",
     )
-    server.add_argument(
-        "--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem/pbem.toml)"
-    )
+    add_config_argument(server)
     server.add_argument(
         "--key", type=Path, default=None, help="key file (default: keys.server_key of the config)"
     )
@@ -110,17 +100,17 @@ def _keygen(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser()
     comment = args.comment if args.comment is not None else _default_comment()
     if path.exists():
-        _err(f"{path} already exists; choose another file with -f")
+        err(f"{path} already exists; choose another file with -f")
         return 1
     try:
         public = sshsig.write_private_key(path, sshsig.generate_private_key(), comment)
     except OSError as exc:
-        _err(f"cannot write {path}: {exc}")
+        err(f"cannot write {path}: {exc}")
         return 1
-    _out(f"Your private key: {path}")
-    _out(f"Your public key:  {path}.pub")
-    _out(f"Fingerprint:      {public.fingerprint()}")
-    _out(public.openssh())
+    out(f"Your private key: {path}")
+    out(f"Your public key:  {path}.pub")
+    out(f"Fingerprint:      {public.fingerprint()}")
+    out(public.openssh())
     return 0
 
 
@@ -131,16 +121,16 @@ def _sign(args: argparse.Namespace) -> int:
         canonical = canonical_bytes(raw)
         key = sshsig.load_private_key(key_path.read_bytes())
     except OSError as exc:
-        _err(f"cannot read {exc.filename}: {exc.strerror}")
+        err(f"cannot read {exc.filename}: {exc.strerror}")
         return 1
     except SshSigError as exc:
-        _err(f"{exc.message} [{exc.code}]")
+        err(f"{exc.message} [{exc.code}]")
         return 1
     sig_path = file.with_name(file.name + ".sig")
     sig_path.write_text(sshsig.sign(canonical, key, namespace=args.namespace), encoding="ascii")
-    _out(f"Signed the canonical form of {file} into {sig_path}")
+    out(f"Signed the canonical form of {file} into {sig_path}")
     if canonical != raw:
-        _err(
+        err(
             f"note: {file} is not in canonical form, so the signature covers its canonical "
             "form; pbem accepts it, but 'ssh-keygen -Y verify' on the file as it is will not"
         )
@@ -156,7 +146,7 @@ def _verify(args: argparse.Namespace) -> int:
     file = Path(args.file)
     sig_path = Path(args.sig) if args.sig else file.with_name(file.name + ".sig")
     if args.allowed_signers is not None and not args.identity:
-        _err("--allowed-signers needs --identity (the principal to check)")
+        err("--allowed-signers needs --identity (the principal to check)")
         return 2
     try:
         raw = file.read_bytes()
@@ -164,13 +154,13 @@ def _verify(args: argparse.Namespace) -> int:
         keys = _load_keys(args.key) if args.key is not None else None
         signers = AllowedSigners.load(args.allowed_signers) if keys is None else None
     except OSError as exc:
-        _err(f"cannot read {exc.filename}: {exc.strerror}")
+        err(f"cannot read {exc.filename}: {exc.strerror}")
         return 1
     except UnicodeDecodeError:
-        _err(f"{sig_path} is not a text file")
+        err(f"{sig_path} is not a text file")
         return 1
     except SshSigError as exc:
-        _err(f"Bad signature for {file}: {exc.message} [{exc.code}]")
+        err(f"Bad signature for {file}: {exc.message} [{exc.code}]")
         return 1
     forms: list[tuple[bytes, str]] = [(raw, "the file as it is")]
     try:
@@ -197,13 +187,13 @@ def _verify(args: argparse.Namespace) -> int:
         except SshSigError as exc:
             first_error = exc
             break
-        _out(
+        out(
             f'Good "{args.namespace}" signature{who} with ED25519 key '
             f"{signature.fingerprint()} over {form} ({file})"
         )
         return 0
     assert first_error is not None
-    _err(f"Bad signature for {file}: {first_error.message} [{first_error.code}]")
+    err(f"Bad signature for {file}: {first_error.message} [{first_error.code}]")
     return 1
 
 
@@ -214,7 +204,7 @@ def _server_key(args: argparse.Namespace) -> int:
         try:
             config = load_config(args.config)
         except ConfigError as exc:
-            _err(str(exc))
+            err(str(exc))
             return 1
         path = path if path is not None else config.server_key_path
         principal = principal if principal is not None else config.mail.address
@@ -222,10 +212,10 @@ def _server_key(args: argparse.Namespace) -> int:
         key = ServerKey.load_or_create(path)
         line = key.allowed_signers_line(principal)
     except OSError as exc:
-        _err(f"cannot use server key {path}: {exc}")
+        err(f"cannot use server key {path}: {exc}")
         return 1
     except ValueError as exc:  # SshSigError included: an unreadable key file
-        _err(f"{path}: {exc}")
+        err(f"{path}: {exc}")
         return 1
-    _out(line)
+    out(line)
     return 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pbem.clock import SystemClock
+from pbem.commands._shared import add_config_argument
 from pbem.commands.game import EX_CONFIG, EX_USAGE, open_store
 from pbem.pipeline.admin import rotate_key
 from pbem.pipeline.games import GameError
@@ -16,7 +17,7 @@ from pbem.sshsig import SshPublicKey, SshSigError
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``pbem player``."""
     parser = sub.add_parser("player", help="manage players (keys)")
-    parser.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
+    add_config_argument(parser)
     players = parser.add_subparsers(dest="player_command", required=True)
     rotate = players.add_parser("rotate-key", help="give a player a new public key")
     rotate.add_argument("email")

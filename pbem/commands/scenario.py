@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engine.systems import get_system
+from pbem.commands._shared import err, out
 from pbem.scenarios import (
     Scenario,
     ScenarioError,
@@ -20,14 +20,6 @@ from pbem.scenarios import (
     validate_file,
 )
 from pbem.scenarios_ascii import render_details, render_scenario
-
-
-def _out(message: str) -> None:
-    sys.stdout.write(message.rstrip("\n") + "\n")
-
-
-def _err(message: str) -> None:
-    sys.stderr.write(message.rstrip("\n") + "\n")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,7 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _list(args: argparse.Namespace) -> int:
     scenarios = list_scenarios(args.dir)
     if not scenarios:
-        _err("no scenarios found")
+        err("no scenarios found")
         return 1
     rows = [("ID", "NAME", "YEAR", "ARMIES (north v south)", "BANNERS", "FIRST")]
     for s in scenarios:
@@ -78,7 +70,7 @@ def _list(args: argparse.Namespace) -> int:
         rows.append((s.id, s.name, s.year, armies, banners, s.first))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        _out("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
+        out("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     return 0
 
 
@@ -87,13 +79,13 @@ def _validate(args: argparse.Namespace) -> int:
     for path in args.files:
         problems = validate_file(path, engine=not args.no_engine)
         for p in problems:
-            _out(f"{path}:{p.line}: {p.message}")
+            out(f"{path}:{p.line}: {p.message}")
         if problems:
             bad += 1
         else:
-            _out(f"{path}: ok")
+            out(f"{path}: ok")
     if bad:
-        _err(f"{bad} of {len(args.files)} file(s) have problems")
+        err(f"{bad} of {len(args.files)} file(s) have problems")
     return 1 if bad else 0
 
 
@@ -111,22 +103,22 @@ def _show(args: argparse.Namespace) -> int:
         path = find_scenario(args.scenario)
         scenario = load_file(path)
     except FileNotFoundError as exc:
-        _err(str(exc))
+        err(str(exc))
         return 1
     except ScenarioError as exc:
-        _err(str(exc))
+        err(str(exc))
         return 1
     text = path.read_text(encoding="utf-8")
     view_of = _optional("pbem.render.view", "from_position_toml")
     ascii_of = _optional("pbem.render.ascii", "render_ascii")
-    _out(_ascii(scenario, text, view_of, ascii_of))
+    out(_ascii(scenario, text, view_of, ascii_of))
     if args.png is not None:
         png_of = _optional("pbem.render.png", "render_png")
         if view_of is None or png_of is None:
-            _err("--png: the PNG board renderer is not available yet")
+            err("--png: the PNG board renderer is not available yet")
             return 1
         args.png.write_bytes(png_of(view_of(text)))
-        _out(f"wrote {args.png}")
+        out(f"wrote {args.png}")
     return 0
 
 
@@ -174,9 +166,9 @@ def _balance(args: argparse.Namespace) -> int:
     try:
         chosen = [load_file(find_scenario(ref)) for ref in args.scenarios] or list_scenarios()
     except (FileNotFoundError, ScenarioError) as exc:
-        _err(str(exc))
+        err(str(exc))
         return 1
-    _out(
+    out(
         "ID                        GAMES  NORTH  SOUTH  DRAW  UNFINISHED  NORTH% (95% CI)"
         "   FIRST  FIRST%"
     )
@@ -184,7 +176,7 @@ def _balance(args: argparse.Namespace) -> int:
         try:
             r = play_balance(s, args.games, args.seed, args.max_turns)
         except NotImplementedError as exc:
-            _err(f"the engine cannot play games yet: {exc}")
+            err(f"the engine cannot play games yet: {exc}")
             return 1
         decided = r["north"] + r["south"]
         if decided:
@@ -193,7 +185,7 @@ def _balance(args: argparse.Namespace) -> int:
             first = f"{100 * r[s.first] / decided:6.1f}"
         else:
             pct, first = f"{'-':>20}", f"{'-':>6}"
-        _out(
+        out(
             f"{s.id:<25} {args.games:>5}  {r['north']:>5}  {r['south']:>5}  {r['draw']:>4}"
             f"  {r['unfinished']:>10}  {pct}   {s.first:<5}  {first}"
         )

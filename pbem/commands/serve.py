@@ -7,6 +7,7 @@ import asyncio
 import logging
 import sys
 
+from pbem.commands._shared import add_config_argument
 from pbem.config import ConfigError, load_config
 from pbem.daemon import Daemon
 from pbem.store import migrate
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run the referee daemon (mail in, turns, outbox, deadlines)",
         description="Migrate the database, then run the daemon until SIGTERM.",
     )
-    parser.add_argument("--config", help="TOML config file (default: $PBEM_CONFIG or /etc/pbem)")
+    add_config_argument(parser)
     parser.add_argument(
         "--no-migrate", action="store_true", help="do not upgrade the database schema at start"
     )
