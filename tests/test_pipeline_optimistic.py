@@ -7,15 +7,21 @@ turn is being worked out makes the referee redo the turn on the new state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from datetime import UTC, timedelta
+from typing import Any
 
 import pytest
-from pipeline_kit import NORTH, SOUTH, Kit, mail, make_kit, orders
-from sqlalchemy import text
+from pipeline_kit import NORTH, SOUTH, Kit, body_of, mail, make_kit, orders
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from pbem.deadlines import current_deadline
 from pbem.mailin.accept import store_message
 from pbem.pipeline.processor import Processor
+from pbem.pipeline.settings import GameSettings
 from pbem.store import Event, InboxStatus, Snapshot, Store
 
 
@@ -119,3 +125,63 @@ def test_a_crash_before_or_after_the_writes_leaves_the_old_state(kit: Kit, point
     Processor(kit.config, kit.store, kit.clock).process(inbox_id)
     assert kit.game().epoch == 1
     assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
+
+
+def test_the_turn_mails_are_composed_before_the_first_write(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbem.pipeline import mails
+
+    writes: list[str] = []
+    composed_after_a_write: list[bool] = []
+    real_compose = mails.compose
+
+    def spy_compose(m: object) -> object:
+        composed_after_a_write.append(bool(writes))
+        return real_compose(m)  # type: ignore[arg-type]
+
+    def spy_sql(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            writes.append(statement)
+
+    monkeypatch.setattr(mails, "compose", spy_compose)
+    before = kit.last_id()
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    event.listen(Engine, "before_cursor_execute", spy_sql)
+    try:
+        Processor(kit.config, kit.store, kit.clock).process(inbox_id)
+    finally:
+        event.remove(Engine, "before_cursor_execute", spy_sql)
+    assert composed_after_a_write == [False, False]  # both players' turn mails
+    assert writes  # ... and then the turn was written
+    assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
+
+
+def test_mails_composed_ahead_are_redone_if_the_written_deadline_differs(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pbem.pipeline import turns
+
+    real = turns.prompt_deadline
+
+    def an_hour_off(*args: Any) -> Any:
+        return real(*args) - timedelta(hours=1)
+
+    monkeypatch.setattr(turns, "prompt_deadline", an_hour_off)
+    before = kit.last_id()
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    Processor(kit.config, kit.store, kit.clock).process(inbox_id)
+    assert "composing again" in caplog.text
+    new = kit.new_mail(before)
+    assert sorted(m.recipient for m in new) == [NORTH, SOUTH]
+    with kit.store.transaction() as s:
+        shown = current_deadline(s, kit.game().id, GameSettings().grace)
+    assert shown is not None
+    for m in new:
+        # "due by Saturday 3 January 2026, 13:00 CET (UTC+01:00)": back to UTC.
+        found = re.findall(r"(\d\d):(\d\d) \S+ \(UTC([+-])(\d\d):(\d\d)\)", body_of(m))
+        assert found, body_of(m)
+        for hh, mm, sign, oh, om in found:
+            offset = timedelta(hours=int(oh), minutes=int(om)) * (1 if sign == "+" else -1)
+            local = shown.astimezone(UTC) + offset
+            assert (int(hh), int(mm)) == (local.hour, local.minute)
