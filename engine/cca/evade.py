@@ -66,12 +66,19 @@ def resolve_evade(w: Work, att: WUnit, u: WUnit, is_bonus: bool) -> None:
     """The attacker rolls; a survivor moves away; a war machine then leaves (§14.2, §14.4)."""
     assert u.hex is not None and att.hex is not None
     start = u.hex
-    dice = melee_dice(w, att, u, "attack", w.full_strength(att), is_bonus,
-                      target_full=w.full_strength(u))
+    dice = melee_dice(
+        w, att, u, "attack", w.full_strength(att), is_bonus, target_full=w.full_strength(u)
+    )
     faces = w.roll(dice, f"evade roll {att.hex} at {start}")
     hits = sum(1 for f in faces if f == u.spec.symbol)
-    w.log("evade", f"{u.label} evades; {att.label} rolls {dice} dice: {' '.join(faces)}",
-          faces, unit=u.id, attacker=att.id, hits=hits)
+    w.log(
+        "evade",
+        f"{u.label} evades; {att.label} rolls {dice} dice: {' '.join(faces)}",
+        faces,
+        unit=u.id,
+        attacker=att.id,
+        hits=hits,
+    )
     ld = w.attached(u)
     lost = w.lose_blocks(u, hits, att.side, "hit while evading")
     if lost and ld is not None:
@@ -83,15 +90,22 @@ def resolve_evade(w: Work, att: WUnit, u: WUnit, is_bonus: bool) -> None:
         return
     names = [" > ".join(map(str, p)) for p in paths]
     pol = w.decider.policy(u.side, "retreat")
-    pick = w.decider.choose(u.side, "evade-path", f"{u.label} evades: which path?", names,
-                            names[0], None if pol == "ask" else names[0])
+    pick = w.decider.choose(
+        u.side,
+        "evade-path",
+        f"{u.label} evades: which path?",
+        names,
+        names[0],
+        None if pol == "ask" else names[0],
+    )
     path = paths[names.index(pick)]
-    ld = w.attached(u)
-    u.hex = path[-1]
-    if ld is not None:
-        ld.hex = u.hex
-    w.log("evade-move", f"{u.side} {u.type} evades {start} > " + " > ".join(map(str, path)),
-          unit=u.id, path=[str(start), *map(str, path)])
+    w.relocate(u, path[-1])
+    w.log(
+        "evade-move",
+        f"{u.side} {u.type} evades {start} > " + " > ".join(map(str, path)),
+        unit=u.id,
+        path=[str(start), *map(str, path)],
+    )
     from engine.cca.retreat import _marsh_rolls  # noqa: PLC0415
 
     _marsh_rolls(w, u, path)
@@ -99,5 +113,8 @@ def resolve_evade(w: Work, att: WUnit, u: WUnit, is_bonus: bool) -> None:
         return
     if u.spec.war_machine:
         u.hex = None
-        w.log("crew-fled", f"the war machine's crew flees: the {u.type} is removed (no banner)",
-              unit=u.id)
+        w.log(
+            "crew-fled",
+            f"the war machine's crew flees: the {u.type} is removed (no banner)",
+            unit=u.id,
+        )

@@ -21,9 +21,7 @@ def _yes_no(flag: bool | None) -> str | None:
     return None if flag is None else ("advance" if flag else "stay")
 
 
-def after_success(
-    w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonus: bool
-) -> None:
+def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonus: bool) -> None:
     """Offer the momentum advance and what may follow it."""
     s = att.spec
     assert att.hex is not None
@@ -40,14 +38,17 @@ def after_success(
     flag = (act.bonus_advance if is_bonus else act.advance) if act is not None else None
     pol = w.decider.policy(att.side, "advance")
     auto = _yes_no(flag) or {"always": "advance", "never": "stay"}.get(pol)
-    pick = w.decider.choose(att.side, "advance", f"{att.label} may advance into {vacated}: do it?",
-                            ["advance", "stay"], "advance", auto)
+    pick = w.decider.choose(
+        att.side,
+        "advance",
+        f"{att.label} may advance into {vacated}: do it?",
+        ["advance", "stay"],
+        "advance",
+        auto,
+    )
     if pick != "advance":
         return
-    ld = w.attached(att)
-    att.hex = vacated
-    if ld is not None:
-        ld.hex = vacated
+    w.relocate(att, vacated)
     w.entered.setdefault(att.id, set()).add(vacated)
     w.log("advance", f"{att.side} {att.type} advances {here} > {vacated}", unit=att.id)
     from engine.cca.special import marsh_entry  # noqa: PLC0415
@@ -73,7 +74,8 @@ def after_success(
         key=lambda e: (e.blocks, str(e.hex)),
     )
     lone = [
-        n for n in w.neighbours(att.hex)
+        n
+        for n in w.neighbours(att.hex)
         if (ld2 := w.leader_at(n)) is not None and ld2.side != att.side and w.lone(ld2)
     ]
     names = [str(e.hex) for e in targets] + [str(h) for h in lone]
@@ -81,13 +83,23 @@ def after_success(
         return
     wanted = str(act.bonus) if act is not None and act.bonus is not None else None
     if wanted is not None and wanted not in names:
-        w.log("moot", f"bonus target {wanted} is not next to the {att.type} after the advance: "
-              "no bonus combat", line=act.line if act else 0)
+        w.log(
+            "moot",
+            f"bonus target {wanted} is not next to the {att.type} after the advance: "
+            "no bonus combat",
+            line=act.line if act else 0,
+        )
         return
     pol = w.decider.policy(att.side, "bonus")
     auto = wanted or {"never": "none", "auto": names[0]}.get(pol)
-    pick = w.decider.choose(att.side, "bonus", f"{att.label} may make a bonus close combat: "
-                            "against which hex (or none)?", [*names, "none"], "none", auto)
+    pick = w.decider.choose(
+        att.side,
+        "bonus",
+        f"{att.label} may make a bonus close combat: against which hex (or none)?",
+        [*names, "none"],
+        "none",
+        auto,
+    )
     if pick == "none":
         return
     from engine.cca.battle import close_combat  # noqa: PLC0415
@@ -113,16 +125,19 @@ def _extra_hex(w: Work, att: WUnit, act: Action | None) -> Hex | None:
     if wanted is not None and wanted not in options:
         w.log("moot", f"extra hex {wanted} is not open after the advance; staying")
         auto = "none"
-    pick = w.decider.choose(att.side, "extra-hex", f"{att.label} (cavalry) may move 1 more hex: "
-                            "where (or none)?", [*options, "none"], "none", auto)
+    pick = w.decider.choose(
+        att.side,
+        "extra-hex",
+        f"{att.label} (cavalry) may move 1 more hex: where (or none)?",
+        [*options, "none"],
+        "none",
+        auto,
+    )
     if pick == "none":
         return None
     h = Hex.parse(pick)
     start = att.hex
-    ld = w.attached(att)
-    att.hex = h
-    if ld is not None:
-        ld.hex = h
+    ld = w.relocate(att, h)
     w.entered.setdefault(att.id, set()).add(h)
     w.log("extra-hex", f"{att.side} {att.type} moves on {start} > {h}", unit=att.id)
     joined = w.leader_at(h)

@@ -33,8 +33,9 @@ def flag_ignores(  # noqa: PLR0917
     if s.foot and ter.foot_ignores_flag:
         from engine.cca.combat import protected_edge  # noqa: PLC0415
 
-        if not ter.ramparts or (roller is not None and roller.hex is not None
-                                and protected_edge(w, u.hex, roller.hex)):
+        if not ter.ramparts or (
+            roller is not None and roller.hex is not None and protected_edge(w, u.hex, roller.hex)
+        ):
             n += ter.foot_ignores_flag
     if s.strength_bonus and full:
         n += 1
@@ -61,9 +62,16 @@ def take_flags(  # noqa: PLR0917
     can = min(flags, flag_ignores(w, u, roller, close, leader_ok, full))
     pol = w.decider.policy(u.side, "flags")
     auto = {"ignore-all": str(can), "accept-all": "0"}.get(pol)
-    ign = int(w.decider.choose(
-        u.side, "flags", f"{u.label} gets {flags} flag(s) and may ignore up to {can}: how many?",
-        [str(i) for i in range(can, -1, -1)], str(can), auto))
+    ign = int(
+        w.decider.choose(
+            u.side,
+            "flags",
+            f"{u.label} gets {flags} flag(s) and may ignore up to {can}: how many?",
+            [str(i) for i in range(can, -1, -1)],
+            str(can),
+            auto,
+        )
+    )
     accepted = flags - ign
     if ign:
         w.log("flags", f"{u.label} ignores {ign} of {flags} flag(s)", unit=u.id, ignored=ign)
@@ -142,17 +150,24 @@ def retreat(w: Work, u: WUnit, n: int, by: str, checked: bool) -> None:
     pol = w.decider.policy(u.side, "retreat")
     best.sort(key=lambda p: _order_key(w, u, p, pol == "prefer-friends"))
     names = [" > ".join(map(str, p)) if p else "stay" for p in best]
-    pick = w.decider.choose(u.side, "retreat", f"{u.label} retreats {n} hex(es): which path?",
-                            names, names[0], None if pol == "ask" else names[0])
+    pick = w.decider.choose(
+        u.side,
+        "retreat",
+        f"{u.label} retreats {n} hex(es): which path?",
+        names,
+        names[0],
+        None if pol == "ask" else names[0],
+    )
     path = best[names.index(pick)]
     start = u.hex
-    ld = w.attached(u)
     if path:
-        u.hex = path[-1]
-        if ld is not None:
-            ld.hex = u.hex
-        w.log("retreat", f"{u.side} {u.type} retreats {start} > " + " > ".join(map(str, path)),
-              unit=u.id, path=[str(start), *map(str, path)])
+        ld = w.relocate(u, path[-1])
+        w.log(
+            "retreat",
+            f"{u.side} {u.type} retreats {start} > " + " > ".join(map(str, path)),
+            unit=u.id,
+            path=[str(start), *map(str, path)],
+        )
         joined = w.leader_at(u.hex)
         if ld is None and joined is not None:
             w.log("attach", f"leader {joined.name} joins the retreating {u.type}")
@@ -192,8 +207,13 @@ def rampage(w: Work, ele: WUnit, by: str) -> None:
         targets = []
         while left:
             names = [str(h) for h in left]
-            pick = w.decider.choose(by, "rampage", f"The elephants in {ele.hex} rampage: "
-                                    "which hex is rolled for next?", names, names[0])
+            pick = w.decider.choose(
+                by,
+                "rampage",
+                f"The elephants in {ele.hex} rampage: which hex is rolled for next?",
+                names,
+                names[0],
+            )
             targets.append(left.pop(names.index(pick)))
     for h in targets:
         t = w.unit_at(h)
@@ -229,17 +249,18 @@ def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
     assert ele.hex is not None
     options = _paths(w, ele, n)
     fewest = min(short for _, short in options)
-    best = sorted((p for p, s in options if s == fewest),
-                  key=lambda p: _order_key(w, ele, p, False))
+    best = sorted(
+        (p for p, s in options if s == fewest), key=lambda p: _order_key(w, ele, p, False)
+    )
     path = best[0]
     start = ele.hex
-    ld = w.attached(ele)
     if path:
-        ele.hex = path[-1]
-        if ld is not None:
-            ld.hex = ele.hex
-        w.log("retreat", f"{ele.side} ELE retreats {start} > " + " > ".join(map(str, path)),
-              unit=ele.id)
+        w.relocate(ele, path[-1])
+        w.log(
+            "retreat",
+            f"{ele.side} ELE retreats {start} > " + " > ".join(map(str, path)),
+            unit=ele.id,
+        )
     if not fewest:
         return
     assert ele.hex is not None
@@ -251,8 +272,12 @@ def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
         if lost:
             check_after_losses(w, eld, ele.hex is None, by)
         return
-    w.log("retreat-blocked", f"the elephants cannot retreat {fewest} hex(es): the units "
-          f"behind them lose {fewest} block(s) each", unit=ele.id)
+    w.log(
+        "retreat-blocked",
+        f"the elephants cannot retreat {fewest} hex(es): the units "
+        f"behind them lose {fewest} block(s) each",
+        unit=ele.id,
+    )
     checks: list[tuple[WLeader | None, WUnit]] = []
     with w.together():
         for h in blockers:

@@ -231,6 +231,14 @@ class Work:
         u = self.unit_at(ld.hex)
         return u if u is not None and u.side == ld.side else None
 
+    def relocate(self, u: WUnit, h: Hex) -> WLeader | None:
+        """Put ``u`` on ``h`` with its attached leader; return that leader (None if alone)."""
+        ld = self.attached(u)
+        u.hex = h
+        if ld is not None:
+            ld.hex = h
+        return ld
+
     def lone(self, ld: WLeader) -> bool:
         return ld.hex is not None and self.host(ld) is None
 
