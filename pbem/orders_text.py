@@ -130,10 +130,10 @@ def decode_text(data: bytes, charset: str | None = None, *, file: bool = False) 
             continue
         try:
             text = data.decode(name)
-        except LookupError:
-            unknown = True
-            continue
         except UnicodeDecodeError:
+            continue
+        except (LookupError, ValueError):  # ValueError: a NUL in the name ("embedded null")
+            unknown = True
             continue
         if _SURROGATE.search(text):
             # UTF-7 (of the codecs a mail may name) decodes "+2AI-" to a lone
