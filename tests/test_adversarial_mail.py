@@ -201,8 +201,14 @@ def test_deeply_nested_mime_is_refused(kit: Kit, depth: int) -> None:
 
 @pytest.mark.parametrize(
     ("charset", "mangle"),
-    [("x-no-such-charset", True), ("utf-8", True), ("utf-7", True), ("us-ascii", True)],
-    ids=["unknown", "invalid-utf8", "utf7-junk", "ascii-8bit"],
+    [
+        ("x-no-such-charset", True),
+        ("utf-8", True),
+        ("utf-7", True),
+        ("us-ascii", True),
+        ("utf\x008", True),
+    ],
+    ids=["unknown", "invalid-utf8", "utf7-junk", "ascii-8bit", "nul-in-name"],
 )
 def test_invalid_charsets_are_refused(kit: Kit, charset: str, mangle: bool) -> None:
     canon, sig = sign_text(orders(kit, "north"), kit.keys["north"])
