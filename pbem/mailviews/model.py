@@ -10,7 +10,7 @@ once per turn (:func:`pbem.render.render_board`), then shared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -256,8 +256,3 @@ class GameEnd:
     deck_commitment: str
     audit_summary: tuple[str, ...]
     audit_file: str = "GAME_AUDIT.json"
-
-
-def narrative_from_dicts(events: Sequence[Mapping[str, Any]]) -> tuple[NarrativeEvent, ...]:
-    """Convert the engine's event dicts to :class:`NarrativeEvent`s, in order."""
-    return tuple(NarrativeEvent.from_dict(e) for e in events)
