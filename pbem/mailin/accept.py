@@ -21,7 +21,7 @@ from email.parser import BytesHeaderParser
 from email.policy import compat32
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col, or_, select
+from sqlmodel import Session, col, or_, select
 
 from pbem.clock import Clock
 from pbem.store import InboxMessage, InboxStatus, Store
@@ -99,13 +99,12 @@ def body_hash(raw: bytes) -> str:
     return digest.hexdigest()
 
 
-def _existing(store: Store, message_id: str | None, digest: str) -> int | None:
-    with store.transaction() as session:
-        cond = col(InboxMessage.body_hash) == digest
-        if message_id is not None:
-            cond = or_(cond, col(InboxMessage.message_id) == message_id)
-        row = session.exec(select(InboxMessage.id).where(cond).limit(1)).first()
-        return row
+def _find(session: Session, message_id: str | None, digest: str) -> int | None:
+    """Return the id of a stored row with this Message-ID or content hash, if any."""
+    cond = col(InboxMessage.body_hash) == digest
+    if message_id is not None:
+        cond = or_(cond, col(InboxMessage.message_id) == message_id)
+    return session.exec(select(InboxMessage.id).where(cond).limit(1)).first()
 
 
 def store_message(
@@ -137,16 +136,14 @@ def store_message(
     )
     try:
         with store.transaction() as session:
-            cond = col(InboxMessage.body_hash) == digest
-            if message_id is not None:
-                cond = or_(cond, col(InboxMessage.message_id) == message_id)
-            found = session.exec(select(InboxMessage.id).where(cond).limit(1)).first()
+            found = _find(session, message_id, digest)
             if found is None:
                 session.add(row)
                 session.flush()
     except IntegrityError:
         # Another writer stored the same message between our check and insert.
-        again = _existing(store, message_id, digest)
+        with store.transaction() as session:
+            again = _find(session, message_id, digest)
         if again is None:
             raise
         found = again
