@@ -185,3 +185,43 @@ def test_mails_composed_ahead_are_redone_if_the_written_deadline_differs(
             offset = timedelta(hours=int(oh), minutes=int(om)) * (1 if sign == "+" else -1)
             local = shown.astimezone(UTC) + offset
             assert (int(hh), int(mm)) == (local.hour, local.minute)
+
+
+@pytest.mark.parametrize(("moves_the_game", "composed"), [(False, 2), (True, 4)])
+def test_a_redo_reuses_the_mails_only_when_nothing_they_show_changed(
+    kit: Kit, db_url: str, monkeypatch: pytest.MonkeyPatch, moves_the_game: bool, composed: int
+) -> None:
+    from pbem.pipeline import mails
+
+    calls: list[object] = []
+    real_compose = mails.compose
+
+    def counting(m: Any) -> Any:
+        calls.append(m)
+        return real_compose(m)
+
+    monkeypatch.setattr(mails, "compose", counting)
+    before = kit.last_id()
+    inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    other = Store(db_url, busy_timeout_ms=50)
+    done: list[int] = []
+
+    def meanwhile(point: str) -> None:
+        if point == "after-engine" and not done:
+            if moves_the_game:
+                with other.transaction() as s:
+                    s.execute(text("UPDATE games SET state_version = state_version + 1"))
+            else:  # an unrelated commit: another mail arrives
+                store_message(other, b"Subject: x\r\n\r\nx\r\n", source="smtp", clock=kit.clock)
+            done.append(1)
+
+    processor = Processor(kit.config, kit.store, kit.clock, fault=meanwhile)
+    processor.process(inbox_id)
+    other.dispose()
+    assert processor.conflicts == 1
+    assert len(calls) == composed  # two players' turn mails, once or twice
+    new = kit.new_mail(before)
+    assert sorted(m.recipient for m in new) == [NORTH, SOUTH]
+    version = kit.game().state_version
+    assert all(f".turn.{version}." in m.message_id for m in new)
+    assert all(b"X-Pbem-Turn" in m.raw for m in new)

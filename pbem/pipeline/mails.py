@@ -115,6 +115,8 @@ class Mailer:
     _boards: dict[tuple[str, int], Any] = field(default_factory=dict)
     _ascii: dict[tuple[str, int], str] = field(default_factory=dict)
     _held: list[HeldMail] | None = None
+    ahead_cache: dict[str, Any] | None = None
+    """Mails composed ahead by an earlier attempt at the same turn (owned by the Processor)."""
 
     # --- addresses and envelopes -------------------------------------------------
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.exc import OperationalError, PendingRollbackError
 from sqlmodel import Session, col, select
@@ -90,6 +91,7 @@ class Processor:
         self.optimistic = store.engine.dialect.name == "sqlite"
         """Try each row in a deferred transaction first (see :meth:`process`)."""
         self.conflicts = 0
+        self._ahead: dict[str, Any] = {}  # turns' mails composed ahead, for a redo
         """Optimistic attempts redone under the write lock (for benchmarks and tests)."""
 
     def process(self, inbox_id: int) -> None:
@@ -122,6 +124,7 @@ class Processor:
         if row is None or row.status != InboxStatus.PENDING:
             return
         mailer = Mailer(session, self.config, self.clock, self.server_key, inbox_id)
+        mailer.ahead_cache = self._ahead
         env = Env(session, self.config, self.clock, mailer, self.fault)
         outcome = self._handle(env, row)
         env.at("before-commit")
