@@ -230,9 +230,17 @@ class Board:
             raise HexNotationError(f"{text.strip()!r} is off the board: {why}")
         return h
 
+    @cached_property
+    def _adjacent(self) -> dict[Hex, tuple[Hex, ...]]:
+        # Rules ask for neighbours in their inner loops (reach, supports).
+        return {h: tuple(n for n in h.neighbours() if n in self) for h in self.hexes}
+
     def neighbours(self, h: Hex) -> tuple[Hex, ...]:
         """Neighbours of ``h`` that are on the board."""
-        return tuple(n for n in h.neighbours() if n in self)
+        near = self._adjacent.get(h)
+        if near is None:  # ``h`` itself is off the board
+            near = tuple(n for n in h.neighbours() if n in self)
+        return near
 
     def sections(self, h: Hex) -> frozenset[str]:
         """Sections of ``h`` from South's seat; a line hex is in two."""
