@@ -74,11 +74,10 @@ class Roster(dict[str, _P], Generic[_P]):
         return index.get(h)
 
 
-def _tell_roster(piece: object, name: str) -> None:
-    if name == "hex":
-        roster = piece.__dict__.get("_roster")
-        if roster is not None:
-            roster.moved()
+def _tell_roster(piece: object) -> None:
+    roster = piece.__dict__.get("_roster")
+    if roster is not None:
+        roster.moved()
 
 
 class GameOver(Exception):
@@ -103,7 +102,8 @@ class WUnit:
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
-        _tell_roster(self, name)
+        if name == "hex":
+            _tell_roster(self)
 
     @property
     def spec(self) -> UnitSpec:
@@ -128,7 +128,8 @@ class WLeader:
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
-        _tell_roster(self, name)
+        if name == "hex":
+            _tell_roster(self)
 
 
 @dataclass
