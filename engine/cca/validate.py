@@ -11,6 +11,7 @@ into paths exactly as validation accepted them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from engine.cca.cards import CARDS
@@ -38,8 +39,19 @@ from engine.randomness import ScriptedDice
 
 __all__ = ["check_submission", "move_step"]
 
-_VERBS = {"game", "turn", "side", "card", "play", "order", "move", "fire", "attack", "answer",
-          "standing"}
+_VERBS = {
+    "game",
+    "turn",
+    "side",
+    "card",
+    "play",
+    "order",
+    "move",
+    "fire",
+    "attack",
+    "answer",
+    "standing",
+}
 
 
 def _bare_answer(text: str) -> str:
@@ -48,8 +60,7 @@ def _bare_answer(text: str) -> str:
     for raw in text.splitlines():
         body = raw.split("#", 1)[0].strip()
         word = body.split(" ", 1)[0].lower().rstrip(":") if body else ""
-        out.append(raw if not body or word in _VERBS or body.startswith(">")
-                   else f"answer {body}")
+        out.append(raw if not body or word in _VERBS or body.startswith(">") else f"answer {body}")
     return "\n".join(out)
 
 
@@ -86,8 +97,9 @@ def check_submission(state: State, side: str, text: str) -> Submission:
             try:
                 parse_policy(raw.strip()[8:].strip(), first_line=i)
             except OrdersError as e:
-                problems += [OrdersProblem(p.line, raw, p.code, p.message, p.legal)
-                             for p in e.problems]
+                problems += [
+                    OrdersProblem(p.line, raw, p.code, p.message, p.legal) for p in e.problems
+                ]
     if state.pending is not None:
         q = state.pending.question
         if side != q.side:
@@ -113,12 +125,19 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     if sub.card is None:
         bad(0, "no-card", "play a card: 'card <code>'", tuple(hand))
     elif sub.card not in hand:
-        bad(sub.card_line, "card-not-in-hand", f"you do not hold {CARDS[sub.card].name}",
-            tuple(hand))
+        bad(
+            sub.card_line,
+            "card-not-in-hand",
+            f"you do not hold {CARDS[sub.card].name}",
+            tuple(hand),
+        )
     elif sub.card == "FS":
-        bad(sub.card_line, "first-strike-not-a-turn",
+        bad(
+            sub.card_line,
+            "first-strike-not-a-turn",
             "First Strike is played when you are attacked, not as your turn",
-            tuple(c for c in hand if c != "FS"))
+            tuple(c for c in hand if c != "FS"),
+        )
     if problems:
         raise OrdersError(problems)
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
@@ -164,39 +183,36 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
             return f"leader {it.name} is not ordered (order it: 'order leader {it.name}')"
         host = w.host(it)
         card = CARDS.get(w.card or "")
-        detach = card is not None and (card.helmet or (
-            card.code == "CH" and bool(w.state.option("mounted_charge_detach"))))
+        detach = card is not None and (
+            card.helmet or (card.code == "CH" and bool(w.state.option("mounted_charge_detach")))
+        )
         if host is not None and not detach:
             return f"leader {it.name} is attached and this card cannot detach leaders"
         if host is not None and w.moved.get(host.id, 0):
             return f"leader {it.name}'s unit has moved; the leader can no longer detach"
-        paths = leader_reach(w, it)
-        if a.to is not None:
-            if a.to not in paths:
-                return f"leader {it.name} cannot reach {a.to}" + _legal(w, paths)
-            path = paths[a.to]
-        else:
-            path = a.path[1:] if a.path and a.path[0] == it.hex else a.path
-            why = check_leader_path(w, it, path)
-            if why:
-                return why + _legal(w, paths)
-        do_leader_move(w, it, path)
+        ld = it
+        path = _path_of(
+            w,
+            a,
+            ld.hex,
+            f"leader {ld.name}",
+            leader_reach(w, ld),
+            lambda p: check_leader_path(w, ld, p),
+        )
+        if isinstance(path, str):
+            return path
+        do_leader_move(w, ld, path)
         return None
     u = it
     if u.id not in w.ordered:
         return f"the {u.type} in {u.hex} is not ordered"
     if u.id in w.pinned:
         return f"a leader joined the {u.type} in {u.hex}: it may not move this turn"
-    paths = reach(w, u)
-    if a.to is not None:
-        if a.to not in paths:
-            return f"the {u.type} in {u.hex} cannot reach {a.to}" + _legal(w, paths)
-        path = paths[a.to]
-    else:
-        path = a.path[1:] if a.path and a.path[0] == u.hex else a.path
-        why = check_path(w, u, path)
-        if why:
-            return why + _legal(w, paths)
+    path = _path_of(
+        w, a, u.hex, f"the {u.type} in {u.hex}", reach(w, u), lambda p: check_path(w, u, p)
+    )
+    if isinstance(path, str):
+        return path
     if a.off:
         end = path[-1] if path else u.hex
         exits = exit_hexes(w, side)
@@ -204,6 +220,24 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
             return f"units may leave the board only from {', '.join(map(str, exits)) or 'nowhere'}"
     do_move(w, u, path, off=a.off)
     return None
+
+
+def _path_of(  # noqa: PLR0917
+    w: Work,
+    a: Action,
+    here: Hex | None,
+    who: str,
+    paths: dict[Hex, tuple[Hex, ...]],
+    check: Callable[[tuple[Hex, ...]], str | None],
+) -> tuple[Hex, ...] | str:
+    """Return the path a move line gives (``to`` a hex, or hex by hex), or why it is illegal."""
+    if a.to is not None:
+        if a.to not in paths:
+            return f"{who} cannot reach {a.to}" + _legal(w, paths)
+        return paths[a.to]
+    path = a.path[1:] if a.path and a.path[0] == here else a.path
+    why = check(path)
+    return why + _legal(w, paths) if why else path
 
 
 def _legal(w: Work, paths: dict[Hex, tuple[Hex, ...]]) -> str:
@@ -219,12 +253,14 @@ def _targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
         e = w.unit_at(h)
         ld = w.leader_at(h)
         enemy = (e is not None and e.side != u.side) or (
-            e is None and ld is not None and ld.side != u.side)
+            e is None and ld is not None and ld.side != u.side
+        )
         if not enemy:
             continue
         d = u.hex.distance(h)
-        if (close and d == 1) or (not close and 2 <= d <= fire_range(w, u)
-                                  and los_clear(w, u.hex, h)):
+        if (close and d == 1) or (
+            not close and 2 <= d <= fire_range(w, u) and los_clear(w, u.hex, h)
+        ):
             out.append(str(h))
     return tuple(out)
 
@@ -237,6 +273,7 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
     targeted: set[Hex] = set()
     must_attack: dict[str, Action] = {}
     for a in sub.actions:
+
         def bad(code: str, msg: str, legal: tuple[str, ...] = (), a: Action = a) -> None:
             problems.append(OrdersProblem(a.line, a.quote, code, msg, legal))
 
@@ -262,8 +299,10 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                     n = w.moved.get(u.id, 0) - before.get(u.id, 0)
                     if n and u.spec.must_melee_after and n >= u.spec.must_melee_after:
                         if not w.enemy_units_adjacent(u):
-                            bad("warriors-must-close", f"warriors moving {n} hexes must end next "
-                                "to an enemy unit")
+                            bad(
+                                "warriors-must-close",
+                                f"warriors moving {n} hexes must end next to an enemy unit",
+                            )
                         must_attack[u.id] = a
             continue
         phase = 2
@@ -296,18 +335,23 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 continue
             adj = [e.hex for e in w.enemy_units_adjacent(u)]
             if adj and not (set(adj) & targeted):
-                bad("must-close", f"the {u.type} in {u.hex} is next to an enemy unit and may "
-                    "only close-combat", _targets(w, u, True))
+                bad(
+                    "must-close",
+                    f"the {u.type} in {u.hex} is next to an enemy unit and may only close-combat",
+                    _targets(w, u, True),
+                )
                 continue
             legal = _targets(w, u, False)
             if str(a.target) not in legal and not adj:
-                bad("bad-target", f"{a.target} is not an enemy in range and sight of {u.hex}",
-                    legal)
+                bad(
+                    "bad-target", f"{a.target} is not an enemy in range and sight of {u.hex}", legal
+                )
                 continue
         else:
             if w.card in ("MFM", "DS"):
-                bad("no-close-combat", f"units ordered by {CARDS[w.card].name} may not "
-                    "close-combat")
+                bad(
+                    "no-close-combat", f"units ordered by {CARDS[w.card].name} may not close-combat"
+                )
                 continue
             legal = _targets(w, u, True)
             if str(a.target) not in legal:
@@ -320,7 +364,12 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
         battles[u.id] = battles.get(u.id, 0) + 1
         targeted.add(a.target)
     for act in must_attack.values():
-        problems.append(OrdersProblem(act.line, act.quote, "warriors-must-attack",
-                                      "warriors that move 2 or more must close-combat: add an "
-                                      "'attack' line for them"))
+        problems.append(
+            OrdersProblem(
+                act.line,
+                act.quote,
+                "warriors-must-attack",
+                "warriors that move 2 or more must close-combat: add an 'attack' line for them",
+            )
+        )
     return problems
