@@ -401,7 +401,9 @@ class DeadlineScheduler:
 
     def deadline_written(self, bind: object, due: datetime) -> None:
         """Re-arm for a deadline committed in this process (any thread); ignore other stores."""
-        if not isinstance(bind, Engine) or bind is not self.store.engine:
+        # The pipeline writes through a second engine on the store's own pool
+        # (pbem.outbox.optimistic_transaction): same pool, same database.
+        if not isinstance(bind, Engine) or bind.pool is not self.store.engine.pool:
             return
         loop = self._loop
         if loop is None or loop.is_closed():

@@ -322,3 +322,16 @@ def test_daemon_start_adds_one_deadline_job_not_one_per_deadline(db_url, config,
     ids = asyncio.run(main())
     assert [i for i in ids if i.startswith("deadline")] == ["deadline-next", "deadline-sweep"]
     kit.store.dispose()
+
+
+def test_a_turn_processed_by_the_pipeline_re_arms_the_job(kit: Kit, clock) -> None:
+    jobs = _Jobs()
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler.install()
+    asyncio.run(scheduler.run_sweep())
+    scheduler.rearm(clock.now() + 1000 * H)  # as if only far deadlines were pending
+    kit.set_hand("north", ["2", "3", "4"])
+    kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
+    kit.process_all()
+    # South's first reminder, 36 h away, written by the turn's transaction.
+    assert scheduler.armed_at == clock.now() + 36 * H
