@@ -106,8 +106,12 @@ def _signature_note(orders: OrdersFile, key: SshPublicKey | None) -> tuple[str, 
         return "not signed yet: sign it before mailing (docs/signing.md)", None
     if key is None:
         return "signed; the signer's key is not known here, so it was not checked", None
-    found = SignedOrders(orders.text, orders.signature,
-                         "attachments" if orders.raw is not None else "inline", orders.raw)
+    found = SignedOrders(
+        orders.text,
+        orders.signature,
+        "attachments" if orders.raw is not None else "inline",
+        orders.raw,
+    )
     try:
         verify_orders(found, key)
     except SshSigError as exc:
@@ -141,8 +145,7 @@ def check_orders(
     try:
         sub = system.parse_orders(state, me, text)
     except OrdersError as exc:
-        errs = tuple(OrderError(p.code, p.message, p.line or None, p.quote or None,
-                                tuple(p.legal)) for p in exc.problems)
+        errs = tuple(OrderError.from_problem(p) for p in exc.problems)
         return CheckReport(game_id, me, prompt.turn, errs, None, note)
     fc = None
     if system.name == "cca" and prompt.kind == "orders":
@@ -202,8 +205,10 @@ def format_forecast(fc: Any) -> str:
         out.append("Battles: none.")
         return "\n".join(out) + "\n"
     out.append("Battles (no dice rolled; chances for each battle on its own):")
-    head = (f"  {'line':>4}  {'attacker':<14} {'target':<14} {'dice':>4}  {'hits on':<8} "
-            f"{'E[hits]':>7} {'hit':>6} {'elim':>6} {'flag':>6} {'retreat':>7}")
+    head = (
+        f"  {'line':>4}  {'attacker':<14} {'target':<14} {'dice':>4}  {'hits on':<8} "
+        f"{'E[hits]':>7} {'hit':>6} {'elim':>6} {'flag':>6} {'retreat':>7}"
+    )
     out.append(head)
     notes: list[str] = []
     for b in fc.battles:
@@ -213,20 +218,30 @@ def format_forecast(fc: Any) -> str:
         out.append(
             f"  {b.line:>4}  {att:<14} {tgt:<14} {b.dice:>4}  {' '.join(b.hit_faces):<8} "
             f"{float(o.expected_hits):>7.2f} {_pct(o.p_hit):>6} {_pct(o.p_eliminate):>6} "
-            f"{_pct(o.p_flag):>6} {_pct(o.p_retreat):>7}")
+            f"{_pct(o.p_flag):>6} {_pct(o.p_retreat):>7}"
+        )
         kind = "fires at" if b.kind == "ranged" else "attacks"
-        what = [f"{b.attacker} {kind} {b.target} ({b.target_blocks} blocks)",
-                f"dice: {_dice_text(b.dice_steps)}"]
+        what = [
+            f"{b.attacker} {kind} {b.target} ({b.target_blocks} blocks)",
+            f"dice: {_dice_text(b.dice_steps)}",
+        ]
         if b.ignored:
             what.append("ignored: " + ", ".join(f"the first {n} {f}" for f, n in b.ignored))
         if b.flag_ignores:
             what.append(f"the target may ignore {b.flag_ignores} flag(s)")
         notes.append(f"line {b.line}: " + "; ".join([*what, *b.notes]) + ".")
     out.append("")
-    out.append(wrap("hits on: the faces that score (G/B/R colours, H helmet, S swords). "
-                    "E[hits]: expected hits; hit: at least one; elim: the target is "
-                    "eliminated; flag: at least one flag; retreat: more flags than it may "
-                    "ignore, and not eliminated.", 78, "    ", "  "))
+    out.append(
+        wrap(
+            "hits on: the faces that score (G/B/R colours, H helmet, S swords). "
+            "E[hits]: expected hits; hit: at least one; elim: the target is "
+            "eliminated; flag: at least one flag; retreat: more flags than it may "
+            "ignore, and not eliminated.",
+            78,
+            "    ",
+            "  ",
+        )
+    )
     out += [wrap(n, 78, "    ", "  ") for n in notes]
     out += [wrap(f"Note: {n}.", 78, "    ", "  ") for n in fc.notes]
     return "\n".join(out) + "\n"
@@ -239,13 +254,16 @@ def format_report(report: CheckReport, orders_name: str) -> str:
         out.append(f"Signature: {report.signature_note}")
     if not report.ok:
         n = len(report.problems)
-        out.append(f"NOT ACCEPTED: the referee would refuse these orders ({n} problem"
-                   f"{'s' if n > 1 else ''}); nothing was rolled or stored.")
+        out.append(
+            f"NOT ACCEPTED: the referee would refuse these orders ({n} problem"
+            f"{'s' if n > 1 else ''}); nothing was rolled or stored."
+        )
         out.append("")
         out.append(format_problems(report.problems))
         return "\n".join(out).rstrip("\n") + "\n"
-    out.append("OK: the referee would accept these orders. No dice were rolled; nothing was "
-               "stored.")
+    out.append(
+        "OK: the referee would accept these orders. No dice were rolled; nothing was stored."
+    )
     out.append("")
     if report.forecast is not None:
         out.append(format_forecast(report.forecast))
@@ -304,8 +322,9 @@ def preview_view(system: GameSystem, fc: Any) -> BoardView:
     from pbem.render.from_engine import from_public_view  # noqa: PLC0415
 
     view = from_public_view(system.public_view(fc.state), [e.to_dict() for e in fc.events])
-    battles = tuple(BattleView(b.attacker_hex, b.target_hex, b.kind, f"{b.dice}d")
-                    for b in fc.battles)
+    battles = tuple(
+        BattleView(b.attacker_hex, b.target_hex, b.kind, f"{b.dice}d") for b in fc.battles
+    )
     return replace(view, battles=battles, title=(view.title + " (preview)").strip())
 
 
@@ -331,20 +350,39 @@ def report_json(report: CheckReport) -> dict[str, Any]:
         return out
     out["notes"] = list(fc.notes)
     out["moves"] = [
-        {"line": m.line, "order": m.quote, "who": m.who, "path": list(m.path),
-         "stopped_by": m.stopped_by, "note": m.note}
+        {
+            "line": m.line,
+            "order": m.quote,
+            "who": m.who,
+            "path": list(m.path),
+            "stopped_by": m.stopped_by,
+            "note": m.note,
+        }
         for m in fc.moves
     ]
     out["battles"] = [
-        {"line": b.line, "order": b.quote, "kind": b.kind, "attacker": b.attacker,
-         "attacker_hex": b.attacker_hex, "target": b.target, "target_hex": b.target_hex,
-         "dice": b.dice, "dice_steps": [list(s) for s in b.dice_steps],
-         "hit_faces": list(b.hit_faces), "ignored": {f: n for f, n in b.ignored},
-         "target_blocks": b.target_blocks, "flag_ignores": b.flag_ignores,
-         "expected_hits": _frac(b.odds.expected_hits), "p_hit": _frac(b.odds.p_hit),
-         "p_eliminate": _frac(b.odds.p_eliminate), "p_flag": _frac(b.odds.p_flag),
-         "p_retreat": _frac(b.odds.p_retreat), "truncated": _frac(b.odds.truncated),
-         "notes": list(b.notes)}
+        {
+            "line": b.line,
+            "order": b.quote,
+            "kind": b.kind,
+            "attacker": b.attacker,
+            "attacker_hex": b.attacker_hex,
+            "target": b.target,
+            "target_hex": b.target_hex,
+            "dice": b.dice,
+            "dice_steps": [list(s) for s in b.dice_steps],
+            "hit_faces": list(b.hit_faces),
+            "ignored": {f: n for f, n in b.ignored},
+            "target_blocks": b.target_blocks,
+            "flag_ignores": b.flag_ignores,
+            "expected_hits": _frac(b.odds.expected_hits),
+            "p_hit": _frac(b.odds.p_hit),
+            "p_eliminate": _frac(b.odds.p_eliminate),
+            "p_flag": _frac(b.odds.p_flag),
+            "p_retreat": _frac(b.odds.p_retreat),
+            "truncated": _frac(b.odds.truncated),
+            "notes": list(b.notes),
+        }
         for b in fc.battles
     ]
     return out

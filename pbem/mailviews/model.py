@@ -148,12 +148,11 @@ class OrderError:
     @classmethod
     def from_problem(cls, p: Any) -> OrderError:
         """Convert an engine ``OrdersProblem`` (``line`` 0 = the whole submission)."""
-        line = int(getattr(p, "line", 0) or 0)
         return cls(
             code=str(p.code),
             message=str(p.message),
-            line_no=line or None,
-            line=str(getattr(p, "quote", "")) if line else None,
+            line_no=int(getattr(p, "line", 0) or 0) or None,
+            line=str(getattr(p, "quote", "") or "") or None,
             legal=tuple(str(x) for x in getattr(p, "legal", ())),
         )
 
