@@ -70,7 +70,8 @@ def _read_engine(store: Store) -> Engine:
         return store.engine
     with _READ_ENGINES_LOCK:
         engine = _READ_ENGINES.get(store)
-        if engine is None:
+        # Store.dispose() gives the store engine a new pool: follow it.
+        if engine is None or engine.pool is not store.engine.pool:
             # Same pool (same connections, pragmas, database) but without the
             # store engine's "begin" hook, which makes every transaction
             # BEGIN IMMEDIATE and so queue behind any writer.
