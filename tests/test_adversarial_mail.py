@@ -88,8 +88,11 @@ def test_forged_signature_is_refused(kit: Kit) -> None:
 
 def test_signed_text_altered_after_signing_is_refused(kit: Kit) -> None:
     hand = kit.state()["hands"]["north"]
+    # A hand may hold two copies of a card: alter to a *different* code.
+    other = next(c for c in hand if c != hand[0])
     canon, sig = sign_text(orders(kit, "north", hand[0]), kit.keys["north"])
-    altered = canon.replace(f"card {hand[0]}", f"card {hand[1]}")
+    altered = canon.replace(f"card {hand[0]}", f"card {other}")
+    assert altered != canon
     row, new = _attack(kit, mail(NORTH, altered + sig))
     assert row is not None and "bad-signature" in row.outcome
     assert [m.recipient for m in new] == [NORTH]
