@@ -247,7 +247,7 @@ FireHandler = Callable[[Session, Deadline, datetime], str]
 
 def due_ids(store: Store, now: datetime) -> list[int]:
     """Return the ids of unfired deadlines due by ``now``, oldest first (a plain read)."""
-    from pbem.outbox import read_session  # noqa: PLC0415 - keep start-up imports light
+    from pbem.store import read_session  # noqa: PLC0415 - imported late to keep import cycles out
 
     with read_session(store) as session:
         ids = session.exec(
@@ -261,7 +261,7 @@ def due_ids(store: Store, now: datetime) -> list[int]:
 
 def next_due(store: Store) -> datetime | None:
     """Return the earliest unfired deadline's due time (one indexed read), if any."""
-    from pbem.outbox import read_session  # noqa: PLC0415
+    from pbem.store import read_session  # noqa: PLC0415
 
     with read_session(store) as session:
         return session.exec(
@@ -402,7 +402,7 @@ class DeadlineScheduler:
     def deadline_written(self, bind: object, due: datetime) -> None:
         """Re-arm for a deadline committed in this process (any thread); ignore other stores."""
         # The pipeline writes through a second engine on the store's own pool
-        # (pbem.outbox.optimistic_transaction): same pool, same database.
+        # (pbem.store.optimistic_transaction): same pool, same database.
         if not isinstance(bind, Engine) or bind.pool is not self.store.engine.pool:
             return
         loop = self._loop

@@ -16,7 +16,7 @@ operator itself, which would loop).
 
 Sending costs the store two short transactions per batch of up to
 :data:`RECORD_BATCH` rows: the due rows are read in a plain read
-transaction (:func:`read_session`: on SQLite a deferred ``BEGIN``, which
+transaction (:func:`pbem.store.read_session`: on SQLite a deferred ``BEGIN``, which
 never waits for the write lock the inbox worker holds), every row is sent,
 and then every outcome of the batch is recorded in one write transaction.
 A crash between sending and recording re-sends at most that batch, with
@@ -35,23 +35,17 @@ import hashlib
 import logging
 import mailbox
 import re
-import threading
-import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 
 import aiosmtplib
-from sqlalchemy import create_engine
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
 from pbem.config import Config, OutboxConfig
-from pbem.store import OutboxMessage, OutboxStatus, Store
+from pbem.store import OutboxMessage, OutboxStatus, Store, read_session
 
 log = logging.getLogger(__name__)
 
@@ -59,74 +53,6 @@ FLUSH_BATCH = 200
 RECORD_BATCH = 20
 """Rows sent between two recording transactions (and re-sent at most after a crash)."""
 _ID_PART = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-_READ_ENGINES: weakref.WeakKeyDictionary[Store, Engine] = weakref.WeakKeyDictionary()
-_READ_ENGINES_LOCK = threading.Lock()
-
-
-def _read_engine(store: Store) -> Engine:
-    if store.engine.dialect.name != "sqlite":
-        return store.engine
-    with _READ_ENGINES_LOCK:
-        engine = _READ_ENGINES.get(store)
-        # Store.dispose() gives the store engine a new pool: follow it.
-        if engine is None or engine.pool is not store.engine.pool:
-            # Same pool (same connections, pragmas, database) but without the
-            # store engine's "begin" hook, which makes every transaction
-            # BEGIN IMMEDIATE and so queue behind any writer.
-            engine = create_engine(store.engine.url, pool=store.engine.pool)
-            _READ_ENGINES[store] = engine
-        return engine
-
-
-@contextmanager
-def read_session(store: Store) -> Iterator[Session]:
-    """Yield a session for reading only: one snapshot that never waits for writers.
-
-    On SQLite the transaction is a deferred ``BEGIN`` (WAL readers do not
-    block or wait for the writer); elsewhere it is the store's ordinary
-    transaction. Writes made through it are not committed: use
-    ``store.transaction()`` to write. Objects stay readable after the block.
-    """
-    engine = _read_engine(store)
-    with Session(engine, expire_on_commit=False) as session:
-        if engine is not store.engine:
-            session.connection().exec_driver_sql("BEGIN")
-        try:
-            yield session
-        except BaseException:
-            session.rollback()
-            raise
-        # Nothing to keep: end the read (a commit, so loaded objects stay loaded).
-        session.expunge_all()
-        session.rollback()
-
-
-@contextmanager
-def optimistic_transaction(store: Store) -> Iterator[Session]:
-    """Yield a session whose work commits at the end, taking the write lock only to write.
-
-    On SQLite the transaction begins deferred: reads see one snapshot and
-    wait for nobody; the first write takes the write lock, and SQLite refuses
-    it at once (``OperationalError``, database locked/busy) when another
-    connection is writing or has committed since the snapshot. The caller
-    then redoes its work in ``store.transaction()``. Elsewhere this is the
-    store's ordinary transaction. Commits or rolls back like it.
-    """
-    engine = _read_engine(store)
-    if engine is store.engine:
-        with store.transaction() as session:
-            yield session
-        return
-    with Session(engine, expire_on_commit=False) as session:
-        session.connection().exec_driver_sql("BEGIN")
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
 
 
 def make_message_id(

@@ -37,7 +37,6 @@ from pbem.orders_text import (
     body_text,
     extract_orders,
 )
-from pbem.outbox import optimistic_transaction
 from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command, handle_join
 from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_lines, read_mail
@@ -57,6 +56,7 @@ from pbem.store import (
     Player,
     Seat,
     Store,
+    optimistic_transaction,
 )
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ class Processor:
         """Process row ``inbox_id`` in one transaction (a row no longer pending is left alone).
 
         On SQLite the transaction is first tried optimistically
-        (:func:`pbem.outbox.optimistic_transaction`): reading the mail and
+        (:func:`pbem.store.optimistic_transaction`): reading the mail and
         the game, checking the signature, resolving the epoch and drawing the
         board run without the store's write lock, which the first write then
         takes if nothing was committed since this transaction's snapshot (the

@@ -37,6 +37,7 @@ from pbem.store.models import (
     Snapshot,
     metadata,
 )
+from pbem.store.sessions import optimistic_transaction, read_session
 
 __all__ = [
     "Absence",
@@ -63,5 +64,7 @@ __all__ = [
     "make_engine",
     "metadata",
     "migrate",
+    "optimistic_transaction",
+    "read_session",
     "schema_revision",
 ]
