@@ -43,7 +43,7 @@ from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
 from pbem.config import Config
-from pbem.store import Absence, Deadline, DeadlineKind, Game, GameStatus, Store
+from pbem.store import Absence, Deadline, DeadlineKind, Game, GameStatus, Store, read_session
 
 log = logging.getLogger(__name__)
 
@@ -247,8 +247,6 @@ FireHandler = Callable[[Session, Deadline, datetime], str]
 
 def due_ids(store: Store, now: datetime) -> list[int]:
     """Return the ids of unfired deadlines due by ``now``, oldest first (a plain read)."""
-    from pbem.store import read_session  # noqa: PLC0415 - imported late to keep import cycles out
-
     with read_session(store) as session:
         ids = session.exec(
             select(Deadline.id)
@@ -261,8 +259,6 @@ def due_ids(store: Store, now: datetime) -> list[int]:
 
 def next_due(store: Store) -> datetime | None:
     """Return the earliest unfired deadline's due time (one indexed read), if any."""
-    from pbem.store import read_session  # noqa: PLC0415
-
     with read_session(store) as session:
         return session.exec(
             select(Deadline.due_at)
