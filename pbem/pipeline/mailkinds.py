@@ -174,15 +174,7 @@ def send_turn(
         else:
             body += ["", f"Nothing to do now: {p.side} acts next."]
         subject = f"[{ctx.id}] Turn {p.turn}: {_whats_next(ctx)}"
-        m.queue_view(
-            ctx,
-            env,
-            view,
-            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
-                env.sender, subject, "\n".join(body), thread_root=env.thread_root
-            ),
-            "turn",
-        )
+        m.queue_text(ctx, env, view, subject, body, kind="turn")
 
 
 def send_question(
@@ -277,15 +269,7 @@ def send_game_end(
             f"(pbem audit {ctx.id} --out {ctx.id}.json) and run verify_dice.py on it.",
         ]
         subject = f"[{ctx.id}] Game over: {outcome}"
-        m.queue_view(
-            ctx,
-            env,
-            view,
-            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
-                env.sender, subject, "\n".join(body), thread_root=env.thread_root
-            ),
-            "end",
-        )
+        m.queue_text(ctx, env, view, subject, body, kind="end")
 
 
 def send_rejection(
@@ -408,15 +392,7 @@ def send_missed(
             "Next " + deadline_text(next_deadline, seat.player.time_zone).lower(),
         ]
         subject = f"[{ctx.id}] Deadline missed by {missed_side}"
-        m.queue_view(
-            ctx,
-            env,
-            view,
-            lambda env=env, body=body, subject=subject: m.text_mail(  # type: ignore[misc]
-                env.sender, subject, "\n".join(body), thread_root=env.thread_root
-            ),
-            "missed",
-        )
+        m.queue_text(ctx, env, view, subject, body, kind="missed")
 
 
 def _lines(events: Sequence[mv.NarrativeEvent]) -> list[str]:

@@ -234,6 +234,26 @@ class Mailer:
                 inbox_id=self.inbox_id,
             )
 
+    def queue_text(
+        self,
+        ctx: GameContext,
+        env: mv.Envelope,
+        view: Callable[[], MailInput],
+        subject: str,
+        body: Sequence[str],
+        *,
+        kind: str,
+    ) -> None:
+        """Queue ``view()``'s mail, with the plain-text ``body`` as its fallback."""
+        text = "\n".join(body)
+        self.queue_view(
+            ctx,
+            env,
+            view,
+            lambda: self.text_mail(env.sender, subject, text, thread_root=env.thread_root),
+            kind,
+        )
+
     def queue_view(
         self,
         ctx: GameContext,
