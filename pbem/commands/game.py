@@ -26,7 +26,7 @@ from pbem.pipeline.games import GameError, NewSeat, load_game
 from pbem.pipeline.settings import MISSED_TURN_POLICIES, GameSettings
 from pbem.scenarios import ScenarioError, find_scenario, load_file
 from pbem.sshsig import SshPublicKey, SshSigError
-from pbem.store import Deadline, DiceEpoch, Event, Game, Store, migrate
+from pbem.store import Deadline, DiceEpoch, Event, Game, Store, migrate, read_session
 
 EX_USAGE = 64
 EX_CONFIG = 78
@@ -196,7 +196,7 @@ def _list(args: argparse.Namespace) -> int:
         return EX_CONFIG
     _, store = opened
     try:
-        with store.transaction() as session:
+        with read_session(store) as session:  # never the write lock the daemon needs
             games = session.exec(select(Game).order_by(col(Game.created_at))).all()
             if not games:
                 _out("no games")
@@ -223,7 +223,7 @@ def _show(args: argparse.Namespace) -> int:
         return EX_CONFIG
     _, store = opened
     try:
-        with store.transaction() as session:
+        with read_session(store) as session:  # never the write lock the daemon needs
             ctx = load_game(session, args.game)
             if ctx is None:
                 _err(f"no game called {args.game}")
