@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -197,25 +195,13 @@ def test_missing_file_is_exit_1(files: Path, capsys: pytest.CaptureFixture[str])
     assert code == 1 and "cannot read" in capsys.readouterr().err
 
 
-def test_orders_without_a_header_resolve_on_a_position(tmp_path: Path) -> None:
+def test_orders_without_a_header_resolve_on_a_position(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`pbem engine` tests positions: the game/turn header is the referee's business."""
-    pos = tmp_path / "p.toml"
-    pos.write_text(
-        'format = "pbem-position/1"\nsystem = "cca"\n[meta]\nid = "t1"\nname = "t"\nyear = "0"\n'
-        '[sides.north]\narmy = "A"\ncommand = 4\nbanners = 3\nunits = ["E5 MI"]\n'
-        '[sides.south]\narmy = "B"\ncommand = 4\nbanners = 3\nfirst = true\n'
-        'units = ["E4 HI"]\n'
-        '[cards]\nhands = { south = ["2C", "LT", "3R", "RA"], north = ["2L", "2C", "3C", "LT"] }\n'
-    )
-    orders = tmp_path / "o.txt"
-    orders.write_text("card 2C\norder E4\nattack E4 at E5 no-advance\n")
-    out = subprocess.run(
-        [sys.executable, "-m", "pbem", "engine", "resolve", "--position", str(pos),
-         "--orders", str(orders), "--dice", "B,B,F,S,G", "--json"],
-        capture_output=True, text=True, check=False,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    result = json.loads(out.stdout)
-    mi = next(u for u in result["state"]["units"] if u["type"] == "MI")
-    # B, B and S hit a medium unit: 3 hits; the flag drives it back 1 hex.
-    assert (mi["hex"], mi["blocks"]) == ("E6", 1)
+    (files / "o.txt").write_text(ORDERS.split("turn 1\n", 1)[1])
+    code, out, err = _resolve(files, capsys, "--dice", "R,R,S,F", "--json")
+    assert code == 0, out + err
+    hi = next(u for u in json.loads(out)["state"]["units"] if u["type"] == "HI")
+    # R, R and S hit a heavy unit: 3 hits; the flag drives it back 1 hex.
+    assert (hi["hex"], hi["blocks"]) == ("F6", 1)
