@@ -1,7 +1,9 @@
 """Draw a scenario as plain text: the board row by row, then leaders, reserves and rules.
 
-Used by ``pbem scenario show`` until the shared board renderer (``pbem.render``)
-has an ASCII form. Each hex is a 6-character cell: a terrain mark, then the unit
+``pbem scenario show`` draws the board with the shared renderer
+(``pbem.render``) and prints :func:`render_details` under it; :func:`render_scenario`
+is the self-contained text picture for callers without the renderer. Each hex
+is a 6-character cell: a terrain mark, then the unit
 code (lower case = North, upper case = South) and ``*`` when a leader is with
 it; a lone leader shows as ``@ldr`` / ``@LDR``. Even rows are indented half a
 cell, as on the board (``docs/board.md``).

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from engine.systems import get_system
 from pbem.commands._shared import err, out
+from pbem.render.ascii import render_ascii
+from pbem.render.png import render_png
+from pbem.render.view import from_position_toml
 from pbem.scenarios import (
     Scenario,
     ScenarioError,
@@ -19,7 +19,7 @@ from pbem.scenarios import (
     load_file,
     validate_file,
 )
-from pbem.scenarios_ascii import render_details, render_scenario
+from pbem.scenarios_ascii import render_details
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,50 +89,20 @@ def _validate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _optional(module: str, name: str) -> Callable[..., Any] | None:
-    """A function of the shared board renderer, if that part of it exists yet."""
-    try:
-        func = getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        return None
-    return func if callable(func) else None
-
-
 def _show(args: argparse.Namespace) -> int:
     try:
         path = find_scenario(args.scenario)
         scenario = load_file(path)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ScenarioError) as exc:
         err(str(exc))
         return 1
-    except ScenarioError as exc:
-        err(str(exc))
-        return 1
-    text = path.read_text(encoding="utf-8")
-    view_of = _optional("pbem.render.view", "from_position_toml")
-    ascii_of = _optional("pbem.render.ascii", "render_ascii")
-    out(_ascii(scenario, text, view_of, ascii_of))
+    view = from_position_toml(path.read_text(encoding="utf-8"))
+    head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
+    out("\n".join([head, render_ascii(view).rstrip("\n"), *render_details(scenario)]))
     if args.png is not None:
-        png_of = _optional("pbem.render.png", "render_png")
-        if view_of is None or png_of is None:
-            err("--png: the PNG board renderer is not available yet")
-            return 1
-        args.png.write_bytes(png_of(view_of(text)))
+        args.png.write_bytes(render_png(view))
         out(f"wrote {args.png}")
     return 0
-
-
-def _ascii(
-    scenario: Scenario,
-    text: str,
-    view_of: Callable[..., Any] | None,
-    ascii_of: Callable[..., Any] | None,
-) -> str:
-    """The shared renderer's ASCII board with our details under it, else our own picture."""
-    if view_of is None or ascii_of is None:
-        return render_scenario(scenario)
-    head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
-    return "\n".join([head, str(ascii_of(view_of(text))).rstrip("\n"), *render_details(scenario)])
 
 
 def play_balance(scenario: Scenario, games: int, seed: str, max_turns: int = 200) -> Counter[str]:
