@@ -3,36 +3,56 @@
 
 Usage: ``python verify_dice.py GAME_AUDIT.json`` (or ``-`` for standard input).
 
-It checks that every revealed dice key hashes to the one before it (the first
-to the published dice commitment), recomputes every logged roll, and, once the
-game is over and the deck chain is revealed, checks the deck keys the same way
-and recomputes every shuffle. It prints ``OK`` with counts and exits 0, or
-names the first discrepancy and exits 1 (2: the file cannot be read).
+It reads the record strictly (docs/audit.md, format ``pbem-audit`` version 2),
+checks every player's signed join statement and takes the nonces from them,
+checks that every revealed dice key hashes to the one before it (the first to
+the published dice commitment), recomputes every logged roll with the key
+mixed with the nonces, checks every signed order against its epoch's orders
+hash, and, once the game is over and the deck chain is revealed, checks the
+deck keys the same way and recomputes every shuffle. Last it checks the
+referee's signature over the record's end (epoch count, final key), so a
+record with epochs cut off does not verify. It prints ``OK`` with counts and
+exits 0, or names the first discrepancy and exits 1 (2: the file cannot be read).
 
 This file deliberately imports nothing from pbem: it re-implements the small
-derivation of docs/audit.md so that anyone can read it, in one sitting, and
-trust it instead of the referee. Copy it anywhere; it needs Python 3.8+.
+derivation of docs/audit.md, and the Ed25519 signatures of OpenSSH's SSHSIG
+format, so that anyone can read it and trust it instead of the referee. The
+dice, their faces and the deck of each game system are fixed here, not read
+from the record. Copy it anywhere; it needs Python 3.8+.
 """
 
 from __future__ import annotations
 
-import contextlib
+import base64
 import hashlib
 import hmac
 import json
+import re
 import sys
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 FORMAT = "pbem-audit"
-VERSION = 1
+VERSION = 2
 
-# Dice whose faces the protocol fixes; a record may not redefine them.
-KNOWN_DICE = {
-    "cc-battle": ["G", "B", "R", "H", "F", "S"],
-    "d6": ["1", "2", "3", "4", "5", "6"],
-    "d10": ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
+# What each game system rolls and shuffles, fixed by the protocol (docs/audit.md, section 3).
+_CCA_DECK = {
+    "2L": 3, "2C": 4, "2R": 3, "3L": 3, "3C": 4, "3R": 3, "4L": 1, "4C": 1, "4R": 1,
+    "CA": 2, "OF": 2, "LT": 4, "MT": 3, "HT": 2, "MO": 1, "LA": 3, "IL": 1, "IC": 1,
+    "IR": 1, "CS": 1, "CTA": 2, "DS": 1, "DT": 2, "FS": 1, "SP": 1, "LN": 4, "MFM": 2,
+    "CH": 2, "RA": 1,
+}  # fmt: skip
+SYSTEMS: dict[str, dict[str, Any]] = {
+    "cca": {
+        "dice": {"cc-battle": ["G", "B", "R", "H", "F", "S"]},
+        "deck": _CCA_DECK,
+        "sides": ["north", "south"],
+    },
 }
+
+ORDERS_NAMESPACE = "pbem-orders"
+END_NAMESPACE = "pbem-audit"
 
 
 # --- The derivation (docs/audit.md, "Byte-exact derivation") ----------------
@@ -60,16 +80,29 @@ def uniform(stream: Iterator[int], m: int) -> int:
             return x % m
 
 
+def join_message(game_id: str, nonces: dict[str, str]) -> bytes:
+    """J = game_id|side|nonce|side|nonce (sides in ascending byte order, nonces in hex)."""
+    parts = [game_id]
+    for side in sorted(nonces, key=lambda s: s.encode("utf-8")):
+        parts += [side, nonces[side]]
+    return "|".join(parts).encode("utf-8")
+
+
+def stream_key(chain_key: bytes, label: bytes, join: bytes) -> bytes:
+    """The key a roll (label b"dice") or a shuffle (label b"deck") reads: HMAC(k, label|J)."""
+    return hmac.new(chain_key, label + b"|" + join, hashlib.sha256).digest()
+
+
 def roll_face(
     key: bytes, game_id: str, epoch: int, orders_hash: str, counter: int, *, faces: list[str]
 ) -> str:
-    """The face of roll number ``counter`` in ``epoch``."""
+    """The face of roll number ``counter`` in ``epoch`` (``key``: the mixed dice key)."""
     msg = f"{game_id}|{epoch}|{orders_hash}|{counter}".encode()
     return faces[uniform(byte_stream(key, msg), len(faces))]
 
 
 def shuffle_order(key: bytes, game_id: str, shuffle: int, n: int) -> list[int]:
-    """Fisher-Yates ordering of range(n) for shuffle number ``shuffle``."""
+    """Fisher-Yates ordering of range(n) for shuffle number ``shuffle`` (mixed deck key)."""
     stream = byte_stream(key, f"{game_id}|deck|{shuffle}".encode())
     a = list(range(n))
     for i in range(n - 1, 0, -1):
@@ -82,61 +115,313 @@ def sha256(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-# --- Reading the record --------------------------------------------------------
+def canonical(text: str) -> str:
+    """The canonical orders text (docs/signing.md): no BOM, NFC, LF, no trailing blanks."""
+    text = unicodedata.normalize("NFC", text.replace("\ufeff", ""))
+    out = [ln.rstrip() for ln in re.split(r"\r\n|\r|\n", text)]
+    while out and not out[0]:
+        out.pop(0)
+    while out and not out[-1]:
+        out.pop()
+    return "".join(ln + "\n" for ln in out)
+
+
+# --- Ed25519 (RFC 8032) and OpenSSH's SSHSIG, verification only ----------------
+
+_P = 2**255 - 19
+_L = 2**252 + 27742317777372353535851937790883648493
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+_I = pow(2, (_P - 1) // 4, _P)  # a square root of -1
+
+
+def _recover_x(y: int, sign: int) -> int | None:
+    if y >= _P:
+        return None
+    x2 = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P) % _P
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (_P + 3) // 8, _P)
+    if (x * x - x2) % _P:
+        x = x * _I % _P
+    if (x * x - x2) % _P:
+        return None
+    if x & 1 != sign:
+        x = _P - x
+    return x
+
+
+_GY = 4 * pow(5, _P - 2, _P) % _P
+_GX = _recover_x(_GY, 0)
+assert _GX is not None
+_G = (_GX, _GY, 1, _GX * _GY % _P)  # extended coordinates (X, Y, Z, T)
+
+
+def _add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, int, int, int]:
+    x1, y1, z1, t1 = a
+    x2, y2, z2, t2 = b
+    k = (y1 - x1) * (y2 - x2) % _P
+    m = (y1 + x1) * (y2 + x2) % _P
+    c = 2 * t1 * t2 * _D % _P
+    dd = 2 * z1 * z2 % _P
+    e, f, g, h = m - k, dd - c, dd + c, m + k
+    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
+
+
+def _mul(s: int, point: tuple[int, ...]) -> tuple[int, ...]:
+    acc: tuple[int, ...] = (0, 1, 1, 0)
+    while s:
+        if s & 1:
+            acc = _add(acc, point)
+        point = _add(point, point)
+        s >>= 1
+    return acc
+
+
+def _same(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    return (a[0] * b[2] - b[0] * a[2]) % _P == 0 and (a[1] * b[2] - b[1] * a[2]) % _P == 0
+
+
+def _decode_point(raw: bytes) -> tuple[int, ...] | None:
+    if len(raw) != 32:
+        return None
+    y = int.from_bytes(raw, "little")
+    sign, y = y >> 255, y & ((1 << 255) - 1)
+    x = _recover_x(y, sign)
+    return None if x is None else (x, y, 1, x * y % _P)
+
+
+def ed25519_verify(public: bytes, message: bytes, signature: bytes) -> bool:
+    """RFC 8032 section 5.1.7: [S]B = R + [SHA512(R || A || M)]A."""
+    if len(signature) != 64:
+        return False
+    a = _decode_point(public)
+    r = _decode_point(signature[:32])
+    s = int.from_bytes(signature[32:], "little")
+    if a is None or r is None or s >= _L:
+        return False
+    h = int.from_bytes(hashlib.sha512(signature[:32] + public + message).digest(), "little")
+    return _same(_mul(s, _G), _add(r, _mul(h % _L, a)))
+
+
+class _Wire:
+    """SSH wire format: uint32 lengths, big-endian."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def raw(self, n: int) -> bytes:
+        if self.pos + n > len(self.data):
+            raise ValueError("truncated")
+        out = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def string(self) -> bytes:
+        return self.raw(int.from_bytes(self.raw(4), "big"))
+
+
+def _string(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def ssh_ed25519_key(line: str) -> bytes:
+    """The 32-byte Ed25519 key of an OpenSSH line ``ssh-ed25519 AAAA... [comment]``."""
+    words = line.split()
+    if len(words) < 2 or words[0] != "ssh-ed25519":
+        raise ValueError("not an ssh-ed25519 key line")
+    w = _Wire(base64.b64decode(words[1], validate=True))
+    if w.string() != b"ssh-ed25519":
+        raise ValueError("not an ssh-ed25519 key")
+    key = w.string()
+    if len(key) != 32 or w.pos != len(w.data):
+        raise ValueError("malformed ssh-ed25519 key")
+    return key
+
+
+def fingerprint(key: bytes) -> str:
+    """ssh-keygen -l's ``SHA256:...`` fingerprint of an Ed25519 key."""
+    blob = _string(b"ssh-ed25519") + _string(key)
+    return "SHA256:" + base64.b64encode(sha256(blob)).decode().rstrip("=")
+
+
+def sshsig_verify(message: bytes, armor: str, key: bytes, namespace: str) -> str:
+    """Check an armored SSHSIG block over ``message`` by ``key``; return "" or what is wrong."""
+    m = re.search(
+        r"-----BEGIN SSH SIGNATURE-----(.*?)-----END SSH SIGNATURE-----", armor, re.DOTALL
+    )
+    try:
+        if m is None:
+            raise ValueError("no SSH signature block")
+        w = _Wire(base64.b64decode("".join(m.group(1).split()), validate=True))
+        if w.raw(6) != b"SSHSIG" or int.from_bytes(w.raw(4), "big") != 1:
+            raise ValueError("not an SSHSIG version 1 signature")
+        blob = _Wire(w.string())
+        if blob.string() != b"ssh-ed25519":
+            raise ValueError("not an Ed25519 signature")
+        signer = blob.string()
+        ns, reserved, algorithm = w.string(), w.string(), w.string()
+        value = _Wire(w.string())
+        if value.string() != b"ssh-ed25519":
+            raise ValueError("not an Ed25519 signature")
+        raw = value.string()
+    except (ValueError, TypeError) as err:
+        return f"unreadable signature ({err})"
+    if signer != key:
+        return f"signed by {fingerprint(signer)}, not by {fingerprint(key)}"
+    if ns != namespace.encode():
+        return f"namespace {ns.decode('utf-8', 'replace')!r}, not {namespace!r}"
+    hashes = {b"sha512": hashlib.sha512, b"sha256": hashlib.sha256}
+    if algorithm not in hashes:
+        return "unknown hash algorithm"
+    signed = (
+        b"SSHSIG"
+        + _string(ns)
+        + _string(reserved)
+        + _string(algorithm)
+        + _string(hashes[algorithm](message).digest())
+    )
+    return "" if ed25519_verify(key, signed, raw) else "the signature does not match the text"
+
+
+def end_statement(game_id: str, epochs: int, final_key: str, shuffles: int, revealed: bool) -> str:
+    """The text the referee signs over the record's end (namespace pbem-audit)."""
+    return (
+        f"pbem-audit {VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
+        f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
+    )
+
+
+# --- Reading the record (strict: exact fields, exact types) -----------------------
 
 
 class Discrepancy(Exception):
     """The record does not verify; the message says where and how."""
 
 
-def _get(obj: Any, name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if not isinstance(obj, dict) or name not in obj:
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_TOP = {"format", "version", "game_id", "system", "referee_key", "dice", "deck", "joins",
+        "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
+_TOP_OPTIONAL = {"tables"}
+
+
+def _fields(
+    obj: Any, where: str, required: set[str], optional: frozenset[str] | set[str] = frozenset()
+) -> None:
+    if not isinstance(obj, dict):
+        raise Discrepancy(f"{where}: not a JSON object")
+    for name in sorted(required - set(obj)):
+        raise Discrepancy(f"{where}: '{name}' is missing")
+    for name in sorted(set(obj) - required - optional):
+        raise Discrepancy(f"{where}: unknown field '{name}'")
+
+
+def _get(obj: dict[str, Any], name: str, kind: type, where: str) -> Any:
+    if name not in obj:
         raise Discrepancy(f"{where}: '{name}' is missing")
     value = obj[name]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if not ok:
         raise Discrepancy(f"{where}: '{name}' has the wrong type ({value!r})")
     return value
 
 
-def _hex32(obj: Any, name: str, where: str) -> bytes:
+def _hex32(obj: dict[str, Any], name: str, where: str) -> bytes:
     return _parse_hex32(_get(obj, name, str, where), f"{where}: '{name}'")
 
 
 def _parse_hex32(text: Any, what: str) -> bytes:
-    raw = b""
-    if isinstance(text, str) and len(text) == 64 and text == text.lower():
-        with contextlib.suppress(ValueError):
-            raw = bytes.fromhex(text)
-    if len(raw) != 32:
+    if not isinstance(text, str) or not _HEX64.fullmatch(text):
         raise Discrepancy(f"{what} is not 64 lowercase hex digits")
-    return raw
+    return bytes.fromhex(text)
 
 
-def _dice_table(record: dict[str, Any]) -> dict[str, list[str]]:
+def _header(record: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(record, dict):
+        raise Discrepancy("record: not a JSON object")
+    if record.get("format") != FORMAT:
+        raise Discrepancy(f"record: format is {record.get('format')!r}, not {FORMAT!r}")
+    version = record.get("version")
+    if type(version) is not int or version != VERSION:
+        raise Discrepancy(f"record: version {version!r}, this verifier reads {VERSION}")
+    _fields(record, "record", _TOP, _TOP_OPTIONAL)
+    if "tables" in record:
+        _hex32(record, "tables", "record")
+    game_id = _get(record, "game_id", str, "record")
+    system = _get(record, "system", str, "record")
+    if system not in SYSTEMS:
+        raise Discrepancy(f"record: game system {system!r} is not one this verifier knows")
     table = _get(record, "die_faces", dict, "record")
-    out: dict[str, list[str]] = {}
-    for name, faces in table.items():
-        if not isinstance(faces, list) or not faces or not all(isinstance(f, str) for f in faces):
-            raise Discrepancy(f"die_faces: '{name}' is not a list of faces")
-        if name in KNOWN_DICE and faces != KNOWN_DICE[name]:
-            raise Discrepancy(
-                f"die_faces: '{name}' is listed as {faces}, the protocol fixes {KNOWN_DICE[name]}"
-            )
-        out[name] = faces
-    return out
+    fixed = SYSTEMS[system]["dice"]
+    if table != fixed:
+        raise Discrepancy(
+            f"die_faces: {json.dumps(table, ensure_ascii=False)} is not what the protocol "
+            f"fixes for {system}: {json.dumps(fixed)}"
+        )
+    return game_id, SYSTEMS[system]
 
 
 # --- The checks --------------------------------------------------------------
 
 
-def check_dice(record: dict[str, Any], game_id: str) -> tuple[int, int]:
-    """Check the dice chain and every roll; return (epochs, rolls)."""
-    table = _dice_table(record)
+def check_joins(
+    record: dict[str, Any], game_id: str, system: dict[str, Any]
+) -> tuple[bytes, dict[str, bytes]]:
+    """Check every signed join; return the join message J and each side's key."""
+    joins = _get(record, "joins", list, "record")
+    nonces: dict[str, str] = {}
+    keys: dict[str, bytes] = {}
+    for i, join in enumerate(joins):
+        where = f"joins[{i}]"
+        _fields(join, where, {"side", "key", "statement", "signature"})
+        side = _get(join, "side", str, where)
+        if side not in system["sides"] or side in nonces:
+            raise Discrepancy(f"{where}: side {side!r} is unknown or joined twice")
+        try:
+            key = ssh_ed25519_key(_get(join, "key", str, where))
+        except ValueError as err:
+            raise Discrepancy(f"{where}: 'key': {err}") from None
+        statement = _get(join, "statement", str, where)
+        why = sshsig_verify(
+            statement.encode("utf-8"), _get(join, "signature", str, where), key, ORDERS_NAMESPACE
+        )
+        if why:
+            raise Discrepancy(f"join of {side}: {why}")
+        lines = {}
+        for raw in statement.split("\n"):
+            word, _, rest = raw.strip().partition(" ")  # lines are exactly 'word value'
+            rest = rest.strip()
+            if word in ("game", "command", "side", "token", "nonce"):
+                if word in lines:
+                    raise Discrepancy(f"join of {side}: the '{word}' line is given twice")
+                lines[word] = rest
+        if lines.get("game") != game_id or lines.get("command") != "join":
+            raise Discrepancy(f"join of {side}: the statement does not join game {game_id}")
+        if lines.get("side") != side:
+            raise Discrepancy(f"join of {side}: the statement names side {lines.get('side')!r}")
+        nonce = lines.get("nonce", "")
+        if not _HEX64.fullmatch(nonce) or nonce in nonces.values():
+            raise Discrepancy(f"join of {side}: no valid nonce (64 lowercase hex digits)")
+        nonces[side] = nonce
+        keys[side] = key
+    missing = [s for s in system["sides"] if s not in nonces]
+    if missing:
+        raise Discrepancy(f"joins: no signed join for {', '.join(missing)}")
+    return join_message(game_id, nonces), keys
+
+
+def check_dice(
+    record: dict[str, Any], game_id: str, join: bytes, keys: dict[str, bytes]
+) -> tuple[int, int, int, str]:
+    """Check the dice chain, every roll and every signed order; return counts and final key."""
+    table = record["die_faces"]
     dice = _get(record, "dice", dict, "record")
+    _fields(dice, "dice", {"commitment"})
     prev = _hex32(dice, "commitment", "dice")
     epochs = _get(record, "epochs", list, "record")
-    n_rolls = 0
+    n_rolls = n_orders = 0
+    final = ""
     for i, ep in enumerate(epochs):
+        _fields(ep, f"epochs[{i}]", {"epoch", "key", "orders_hash", "side", "orders", "rolls"})
         e = _get(ep, "epoch", int, f"epochs[{i}]")
         if e != i + 1:
             raise Discrepancy(f"epochs[{i}]: epoch {e} where epoch {i + 1} was expected")
@@ -144,10 +429,16 @@ def check_dice(record: dict[str, Any], game_id: str) -> tuple[int, int]:
         if not hmac.compare_digest(sha256(key), prev):
             what = "the dice commitment" if e == 1 else f"epoch {e - 1}'s key"
             raise Discrepancy(f"epoch {e}: key does not hash to {what} (dice chain broken)")
-        prev = key
+        prev, final = key, key.hex()
         orders_hash = _hex32(ep, "orders_hash", f"epoch {e}").hex()
+        side = _get(ep, "side", str, f"epoch {e}")
+        if side not in keys:
+            raise Discrepancy(f"epoch {e}: side {side!r} has not joined the game")
+        n_orders += _check_orders(ep, e, side, orders_hash, keys)
+        mixed = stream_key(key, b"dice", join)
         for j, roll in enumerate(_get(ep, "rolls", list, f"epoch {e}")):
             where = f"epoch {e}, rolls[{j}]"
+            _fields(roll, where, {"counter", "purpose", "die", "face"})
             counter = _get(roll, "counter", int, where)
             if counter != j + 1:
                 raise Discrepancy(f"{where}: roll {counter} where roll {j + 1} was expected")
@@ -156,38 +447,69 @@ def check_dice(record: dict[str, Any], game_id: str) -> tuple[int, int]:
             face = _get(roll, "face", str, where)
             if die not in table:
                 raise Discrepancy(f"epoch {e}, roll {counter} ({purpose}): unknown die '{die}'")
-            expected = roll_face(key, game_id, e, orders_hash, counter, faces=table[die])
+            expected = roll_face(mixed, game_id, e, orders_hash, counter, faces=table[die])
             if face != expected:
                 raise Discrepancy(
                     f"epoch {e}, roll {counter} ({purpose}): log says {face}, recomputed {expected}"
                 )
             n_rolls += 1
-    return len(epochs), n_rolls
+    return len(epochs), n_rolls, n_orders, final
 
 
-def check_deck(record: dict[str, Any], game_id: str, last_epoch: int) -> tuple[bool, int]:
+def _check_orders(
+    ep: dict[str, Any], e: int, side: str, orders_hash: str, keys: dict[str, bytes]
+) -> int:
+    """Check an epoch's signed orders against its orders hash; 0 for a referee's default."""
+    orders = ep["orders"]
+    if orders is None:
+        return 0
+    where = f"epoch {e}: 'orders'"
+    _fields(orders, where, {"text", "signature"}, {"signed"})
+    text = _get(orders, "text", str, where)
+    signed = _get(orders, "signed", str, where) if "signed" in orders else text
+    if sha256(text.encode("utf-8")).hex() != orders_hash or canonical(signed) != text:
+        raise Discrepancy(f"epoch {e}: the signed orders do not hash to the epoch's orders hash")
+    why = sshsig_verify(
+        signed.encode("utf-8"),
+        _get(orders, "signature", str, f"epoch {e}: 'orders'"),
+        keys[side],
+        ORDERS_NAMESPACE,
+    )
+    if why:
+        raise Discrepancy(f"epoch {e}: orders of {side}: {why}")
+    return 1
+
+
+def check_deck(
+    record: dict[str, Any], game_id: str, last_epoch: int, join: bytes, system: dict[str, Any]
+) -> tuple[bool, int]:
     """Check the deck chain and every shuffle if revealed; return (revealed, shuffles)."""
     deck = _get(record, "deck", dict, "record")
-    prev = _hex32(deck, "commitment", "deck")
+    _fields(deck, "deck", {"commitment", "revealed"}, {"keys"})
     revealed = _get(deck, "revealed", bool, "deck")
+    if "keys" in deck and not revealed:
+        raise Discrepancy("deck: keys shown before the deck is revealed")
+    prev = _hex32(deck, "commitment", "deck")
     shuffles = _get(record, "shuffles", list, "record")
+    size = sum(system["deck"].values())
     last = 0
     for i, sh in enumerate(shuffles):
-        k = _get(sh, "shuffle", int, f"shuffles[{i}]")
+        where = f"shuffles[{i}]"
+        _fields(sh, where, {"shuffle", "epoch", "purpose", "n"}, {"order"})
+        k = _get(sh, "shuffle", int, where)
         if k != i + 1:
-            raise Discrepancy(f"shuffles[{i}]: shuffle {k} where shuffle {i + 1} was expected")
+            raise Discrepancy(f"{where}: shuffle {k} where shuffle {i + 1} was expected")
         e = _get(sh, "epoch", int, f"shuffle {k}")
-        if _get(sh, "n", int, f"shuffle {k}") < 0:
-            raise Discrepancy(f"shuffle {k}: a negative number of items")
+        n = _get(sh, "n", int, f"shuffle {k}")
+        _get(sh, "purpose", str, f"shuffle {k}")
+        if n < 0 or n > size:
+            raise Discrepancy(f"shuffle {k}: {n} items, and the deck holds {size} cards")
         if e < last or e > last_epoch:
             raise Discrepancy(f"shuffle {k}: epoch {e} is out of order")
         last = e
+        if not revealed and "order" in sh:
+            raise Discrepancy(f"shuffle {k}: order shown before the deck is revealed")
     if not revealed:
-        for sh in shuffles:
-            if "order" in sh:
-                raise Discrepancy(
-                    f"shuffle {sh['shuffle']}: order shown before the deck is revealed"
-                )
         return False, len(shuffles)
     keys = _get(deck, "keys", list, "deck")
     if len(keys) < len(shuffles):
@@ -201,11 +523,13 @@ def check_deck(record: dict[str, Any], game_id: str, last_epoch: int) -> tuple[b
         prev = key
         raw_keys.append(key)
     for sh in shuffles:
-        k = sh["shuffle"]
-        purpose = _get(sh, "purpose", str, f"shuffle {k}")
-        n = _get(sh, "n", int, f"shuffle {k}")
+        k, n, purpose = sh["shuffle"], sh["n"], sh["purpose"]
+        if "order" not in sh:
+            raise Discrepancy(f"shuffles[{k - 1}]: 'order' is missing")
         order = _get(sh, "order", list, f"shuffle {k}")
-        expected = shuffle_order(raw_keys[k - 1], game_id, k, n)
+        if not all(type(x) is int for x in order):
+            raise Discrepancy(f"shuffle {k}: 'order' is not a list of integers")
+        expected = shuffle_order(stream_key(raw_keys[k - 1], b"deck", join), game_id, k, n)
         if order != expected:
             pos = next((p for p in range(n) if p >= len(order) or order[p] != expected[p]), n)
             got = order[pos] if pos < len(order) else "nothing"
@@ -217,24 +541,69 @@ def check_deck(record: dict[str, Any], game_id: str, last_epoch: int) -> tuple[b
     return True, len(shuffles)
 
 
+def check_end(
+    record: dict[str, Any], game_id: str, *, epochs: int, final: str, shuffles: int, revealed: bool
+) -> str:
+    """Check the referee's signature over the record's end; return the referee's fingerprint."""
+    end = _get(record, "end", dict, "record")
+    _fields(end, "end", {"epochs", "final_key", "shuffles", "signature"})
+    if _get(end, "epochs", int, "end") != epochs or _get(end, "shuffles", int, "end") != shuffles:
+        raise Discrepancy(
+            f"end: the referee signed {end['epochs']} epochs and {end['shuffles']} shuffles, "
+            f"the record holds {epochs} and {shuffles} (cut off or padded)"
+        )
+    if _get(end, "final_key", str, "end") != final:
+        raise Discrepancy("end: the final key signed is not the last epoch's key")
+    try:
+        referee = ssh_ed25519_key(_get(record, "referee_key", str, "record"))
+    except ValueError as err:
+        raise Discrepancy(f"record: 'referee_key': {err}") from None
+    why = sshsig_verify(
+        end_statement(game_id, epochs, final, shuffles, revealed).encode("utf-8"),
+        _get(end, "signature", str, "end"),
+        referee,
+        END_NAMESPACE,
+    )
+    if why:
+        raise Discrepancy(f"end: the referee's signature: {why}")
+    return fingerprint(referee)
+
+
 def verify(record: Any) -> str:
     """Check a whole record; return the OK line or raise Discrepancy."""
-    if not isinstance(record, dict):
-        raise Discrepancy("record: not a JSON object")
-    if record.get("format") != FORMAT:
-        raise Discrepancy(f"record: format is {record.get('format')!r}, not {FORMAT!r}")
-    if record.get("version") != VERSION:
-        raise Discrepancy(
-            f"record: version {record.get('version')!r}, this verifier reads {VERSION}"
-        )
-    game_id = _get(record, "game_id", str, "record")
-    n_epochs, n_rolls = check_dice(record, game_id)
-    revealed, n_shuffles = check_deck(record, game_id, n_epochs)
+    game_id, system = _header(record)
+    join, keys = check_joins(record, game_id, system)
+    n_epochs, n_rolls, n_orders, final = check_dice(record, game_id, join, keys)
+    revealed, n_shuffles = check_deck(record, game_id, n_epochs, join, system)
+    referee = check_end(
+        record, game_id, epochs=n_epochs, final=final, shuffles=n_shuffles, revealed=revealed
+    )
     if revealed:
         deck = f"{n_shuffles} shuffles recomputed"
     else:
         deck = f"deck not revealed yet (game in progress), {n_shuffles} shuffles not checked"
-    return f"OK {game_id}: {n_epochs} epochs chained, {n_rolls} rolls recomputed; {deck}"
+    return (
+        f"OK {game_id}: {len(keys)} joins, {n_epochs} epochs chained, {n_rolls} rolls "
+        f"recomputed, {n_orders} signed orders; {deck}; end signed by {referee}"
+    )
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in out:
+            raise ValueError(f"the field {name!r} appears twice in one object")
+        out[name] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(text: str) -> Any:
+    """Parse strict JSON: no field twice in an object, no NaN or Infinity."""
+    return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 
 
 def main(argv: list[str]) -> int:
@@ -243,10 +612,10 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         if argv[0] == "-":
-            record = json.load(sys.stdin)
+            record = load_json(sys.stdin.read())
         else:
             with open(argv[0], encoding="utf-8") as f:
-                record = json.load(f)
+                record = load_json(f.read())
     except (OSError, ValueError) as err:
         sys.stderr.write(f"cannot read {argv[0]}: {err}\n")
         return 2

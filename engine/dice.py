@@ -1,4 +1,4 @@
-"""The committed dice stream and deck chain (design.md section 3, protocol v1).
+"""The committed dice stream and deck chain (design.md section 3, protocol v2).
 
 A game owns two SHA-256 hash chains built from secret 32-byte seeds the
 caller draws (this module never draws randomness itself):
@@ -16,6 +16,13 @@ Byte-exact derivation (docs/audit.md repeats it for auditors):
   key ``s_e`` and message ``game_id|e|orders_hash_hex|c``;
 * shuffle number ``k`` reads the byte stream of key ``d_k`` and message
   ``game_id|deck|k``;
+* protocol v2 mixes in the players' signed join nonces: with the join message
+  ``J = game_id|side_1|nonce_1|side_2|nonce_2`` (sides in ascending byte order,
+  nonces 64 lowercase hex digits), a roll reads the stream of
+  ``HMAC-SHA256(s_e, "dice|" J)`` and a shuffle the stream of
+  ``HMAC-SHA256(d_k, "deck|" J)`` instead of ``s_e`` and ``d_k`` themselves.
+  The chains are committed before any nonce is known, so the referee cannot
+  pick a seed whose dice or deck favour a side (docs/audit.md);
 * the byte stream of ``(key, msg)`` is ``B_1 || B_2 || ...`` with
   ``B_1 = HMAC-SHA256(key, msg)`` and ``B_{j+1} = HMAC-SHA256(key, B_j)``;
 * messages are UTF-8; numbers are decimal ASCII without leading zeros; the
@@ -33,7 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,15 +59,19 @@ __all__ = [
     "ShuffleRecord",
     "byte_stream",
     "deck_message",
+    "deck_stream_key",
+    "dice_stream_key",
     "hash_orders",
+    "join_message",
     "roll_faces",
     "roll_message",
     "shuffle_order",
     "uniform",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 KEY_BYTES = 32
+NONCE_BYTES = 32
 
 BATTLE_DIE = Die("cc-battle", ("G", "B", "R", "H", "F", "S"))
 """Commands & Colors battle die, one face each: green circle (light), blue
@@ -182,6 +193,35 @@ def roll_message(game_id: str, epoch: int, orders_hash: bytes, counter: int) -> 
 def deck_message(game_id: str, shuffle: int) -> bytes:
     """Return ``game_id|deck|shuffle`` (UTF-8)."""
     return f"{game_id}|deck|{shuffle}".encode()
+
+
+def join_message(game_id: str, nonces: Mapping[str, bytes]) -> bytes:
+    """Return ``J = game_id|side_1|nonce_1|side_2|nonce_2|...`` (sides in byte order).
+
+    Each nonce is the 32 bytes a player's signed join statement carries,
+    written as 64 lowercase hex digits.
+    """
+    if not nonces:
+        raise ValueError("a join message needs the players' nonces")
+    parts = [game_id]
+    for side in sorted(nonces, key=lambda s: s.encode("utf-8")):
+        nonce = nonces[side]
+        if len(nonce) != NONCE_BYTES:
+            raise ValueError(f"{side}'s nonce is {len(nonce)} bytes, not {NONCE_BYTES}")
+        if not side or "|" in side:
+            raise ValueError(f"side name {side!r} cannot enter a join message")
+        parts += [side, nonce.hex()]
+    return "|".join(parts).encode("utf-8")
+
+
+def dice_stream_key(chain_key: bytes, join: bytes | None) -> bytes:
+    """Return the key the rolls of an epoch read: ``HMAC(s_e, "dice|" J)`` (v1: ``s_e``)."""
+    return chain_key if join is None else hmac.digest(chain_key, b"dice|" + join, "sha256")
+
+
+def deck_stream_key(chain_key: bytes, join: bytes | None) -> bytes:
+    """Return the key a shuffle reads: ``HMAC(d_k, "deck|" J)`` (v1: ``d_k``)."""
+    return chain_key if join is None else hmac.digest(chain_key, b"deck|" + join, "sha256")
 
 
 def byte_stream(key: bytes, msg: bytes) -> Iterator[int]:
@@ -323,6 +363,8 @@ class EpochDice:
     ``deck`` serves shuffle keys; ``shuffles_before`` is how many shuffles the
     game has done so far (the caller stores :attr:`shuffles_done` for the next
     epoch). Epoch 0 (game setup) has no dice key: it may shuffle, not roll.
+    ``join`` is the game's :func:`join_message` (protocol v2: every roll and
+    shuffle reads a key mixed with the players' nonces); None is protocol v1.
     """
 
     game_id: str
@@ -331,6 +373,7 @@ class EpochDice:
     orders_hash: bytes
     deck: DeckKeys | None = None
     shuffles_before: int = 0
+    join: bytes | None = None
     rolls: list[RollRecord] = field(default_factory=list)
     shuffles: list[ShuffleRecord] = field(default_factory=list)
 
@@ -364,7 +407,7 @@ class EpochDice:
         first = len(self.rolls) + 1
         faces = tuple(
             roll_faces(
-                self.key,
+                dice_stream_key(self.key, self.join),
                 self.game_id,
                 self.epoch,
                 self.orders_hash,
@@ -382,7 +425,8 @@ class EpochDice:
         if self.deck is None:
             raise ValueError(f"{purpose}: this game has no deck chain")
         number = self.shuffles_done + 1
-        order = shuffle_order(self.deck.key(number), self.game_id, number, n)
+        key = deck_stream_key(self.deck.key(number), self.join)
+        order = shuffle_order(key, self.game_id, number, n)
         self.shuffles.append(ShuffleRecord(number, self.epoch, purpose, n, order))
         return order
 

@@ -1,49 +1,79 @@
-"""The audit record of a game's dice and shuffles (docs/audit.md, format v1).
+"""The audit record of a game's dice and shuffles (docs/audit.md, format v2).
 
-:func:`build_record` turns the epochs' logs into the JSON-ready dict players
-and auditors receive; :func:`parse_record` and :func:`load_record` read one
-back, refusing anything malformed with :class:`AuditFormatError`;
-:func:`check_record` recomputes every roll and shuffle with :mod:`engine.dice`
-and raises :class:`AuditMismatch` at the first discrepancy. ``verify_dice.py``
-does the same independently (it imports nothing from pbem); the wording of
-the two is kept alike so a user sees the same message from either.
+:func:`build_record` turns the epochs' logs, the players' signed joins and
+orders into the JSON-ready dict players and auditors receive, its end signed
+by the referee; :func:`parse_record` and :func:`load_record` read one back
+strictly (exact fields, exact JSON types), refusing anything malformed with
+:class:`AuditFormatError`; :func:`check_record` checks every signature,
+recomputes every roll and shuffle with :mod:`engine.dice` and raises
+:class:`AuditMismatch` at the first discrepancy. ``verify_dice.py`` does the
+same independently (it imports nothing from pbem); both give the same verdict
+on every record, and the wording is kept alike.
+
+The dice, their faces and the deck a record may use are fixed per game
+system (:func:`system_tables`, from the engine's own registry), never taken
+from the record.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.dice import (
-    STANDARD_DICE,
     EpochLog,
     HashChain,
     RollRecord,
     ShuffleRecord,
+    deck_stream_key,
+    dice_stream_key,
+    join_message,
     roll_faces,
     shuffle_order,
 )
 from engine.randomness import Die
+from engine.systems import SYSTEMS, get_system
+from pbem import sshsig
+from pbem.orders_text import canonicalize
+from pbem.server_key import ServerKey
+from pbem.sshsig import SshPublicKey, SshSigError
 
 __all__ = [
     "AUDIT_FORMAT",
     "AUDIT_VERSION",
+    "END_NAMESPACE",
+    "AuditEpoch",
     "AuditFormatError",
     "AuditMismatch",
     "AuditRecord",
     "AuditSummary",
     "AuditUnreadable",
+    "SignedText",
+    "SystemTables",
     "build_record",
     "check_record",
+    "end_statement",
+    "load_json",
     "load_record",
     "parse_record",
+    "statement_lines",
+    "system_tables",
 ]
 
 AUDIT_FORMAT = "pbem-audit"
-AUDIT_VERSION = 1
+AUDIT_VERSION = 2
+END_NAMESPACE = "pbem-audit"
+"""SSHSIG namespace of the referee's signature over a record's end."""
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_TOP = {"format", "version", "game_id", "system", "referee_key", "dice", "deck", "joins",
+        "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
+_TOP_OPTIONAL = {"tables"}
 
 
 class AuditFormatError(ValueError):
@@ -55,7 +85,81 @@ class AuditUnreadable(AuditFormatError):
 
 
 class AuditMismatch(ValueError):
-    """The record reads but does not verify: a key, a roll or a shuffle is wrong."""
+    """The record reads but does not verify: a key, a roll, a shuffle or a signature is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class SystemTables:
+    """What a game system may roll and shuffle: its dice, its deck, its sides."""
+
+    dice: Mapping[str, Die]
+    deck: Mapping[str, int]
+    sides: tuple[str, ...]
+
+    @property
+    def deck_size(self) -> int:
+        """How many cards the deck holds."""
+        return sum(self.deck.values())
+
+
+def system_tables(name: str) -> SystemTables | None:
+    """Return the fixed tables of a built-in game system (None: not one pbem audits)."""
+    if name not in SYSTEMS:
+        return None
+    tables = getattr(get_system(name), "audit_tables", None)
+    if tables is None:
+        return None
+    data = tables()
+    deck: dict[str, int] = {}
+    for card in data["deck"]:
+        deck[card] = deck.get(card, 0) + 1
+    return SystemTables(dict(data["dice"]), deck, tuple(data["sides"]))
+
+
+@dataclass(frozen=True, slots=True)
+class SignedText:
+    """A signed text: the canonical ``text``, its armored ``signature`` and, when the
+    player signed other bytes (an attachment with CRLF, say), the exact ``signed`` text."""
+
+    text: str
+    signature: str
+    signed: str | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        """The record's form."""
+        out = {"text": self.text, "signature": self.signature}
+        if self.signed is not None and self.signed != self.text:
+            out["signed"] = self.signed
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """A player's signed join statement and the nonce it carries."""
+
+    side: str
+    key: SshPublicKey
+    statement: str
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEpoch:
+    """One epoch: its dice log, the side that acted and its signed orders (None: a default)."""
+
+    log: EpochLog
+    side: str
+    orders: SignedText | None
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """The referee's signed end of the record."""
+
+    epochs: int
+    final_key: str
+    shuffles: int
+    signature: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +167,17 @@ class AuditRecord:
     """A parsed audit record. Unrevealed shuffles have an empty ``order``."""
 
     game_id: str
+    system: str
+    tables: SystemTables
+    referee_key: SshPublicKey
     dice_commitment: bytes
     deck_commitment: bytes
     deck_revealed: bool
     deck_keys: tuple[bytes, ...]
-    dice: Mapping[str, Die]
-    epochs: tuple[EpochLog, ...]
+    joins: tuple[Join, ...]
+    epochs: tuple[AuditEpoch, ...]
     shuffles: tuple[ShuffleRecord, ...]
+    end: End
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +185,13 @@ class AuditSummary:
     """What a successful check covered."""
 
     game_id: str
+    joins: int
     epochs: int
     rolls: int
+    orders: int
     shuffles: int
     deck_revealed: bool
+    referee: str
 
     def describe(self) -> str:
         """Return the one-line OK report (same wording as ``verify_dice.py``)."""
@@ -89,32 +200,49 @@ class AuditSummary:
         else:
             deck = f"deck not revealed yet (game in progress), {self.shuffles} shuffles not checked"
         return (
-            f"OK {self.game_id}: {self.epochs} epochs chained, "
-            f"{self.rolls} rolls recomputed; {deck}"
+            f"OK {self.game_id}: {self.joins} joins, {self.epochs} epochs chained, "
+            f"{self.rolls} rolls recomputed, {self.orders} signed orders; {deck}; "
+            f"end signed by {self.referee}"
         )
+
+
+def end_statement(game_id: str, epochs: int, final_key: str, shuffles: int, revealed: bool) -> str:
+    """The text the referee signs over a record's end (docs/audit.md, section 3)."""
+    return (
+        f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
+        f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
+    )
 
 
 def build_record(
     game_id: str,
     *,
+    system: str,
     dice_commitment: bytes,
     deck_commitment: bytes,
-    epochs: Sequence[EpochLog],
+    joins: Sequence[Mapping[str, str]],
+    epochs: Sequence[AuditEpoch],
+    server_key: ServerKey,
     deck_keys: Sequence[bytes] | None = None,
-    dice: Mapping[str, Die] = STANDARD_DICE,
 ) -> dict[str, Any]:
-    """Build the JSON-ready audit record from every finished epoch's log, in order.
+    """Build the JSON-ready audit record from every finished epoch, in order.
 
     ``epochs`` may start with the setup epoch 0 (no key: it contributes only
     shuffles); after it they must run 1, 2, ... with their keys, as revealed.
-    Pass ``deck_keys`` (``[d_1 .. d_K]``, e.g. ``deck_chain.keys(K)``) only once
-    the game is over: then shuffle orders are included; before, they are left
-    out, since they are the hidden deck. ``dice`` must name every die rolled.
+    ``joins``: each side's ``side``, ``key`` (OpenSSH line), ``statement`` and
+    ``signature``. Pass ``deck_keys`` (``[d_1 .. d_K]``) only once the game is
+    over: then shuffle orders are included; before, they are left out, since
+    they are the hidden deck. The end is signed with ``server_key``.
     """
+    tables = system_tables(system)
+    if tables is None:
+        raise ValueError(f"game system {system!r} has no fixed audit tables")
     out_epochs: list[dict[str, Any]] = []
     shuffles: list[dict[str, Any]] = []
     revealed = deck_keys is not None
-    for log in epochs:
+    final = ""
+    for item in epochs:
+        log = item.log
         for sh in log.shuffles:
             entry: dict[str, Any] = {
                 "shuffle": sh.shuffle,
@@ -132,13 +260,16 @@ def build_record(
         if log.key is None:
             raise ValueError(f"epoch {log.epoch} has no key to reveal")
         for roll in log.rolls:
-            if roll.die not in dice:
-                raise ValueError(f"epoch {log.epoch}: die {roll.die!r} is not in the dice table")
+            if roll.die not in tables.dice:
+                raise ValueError(f"epoch {log.epoch}: die {roll.die!r} is not one {system} rolls")
+        final = log.key.hex()
         out_epochs.append(
             {
                 "epoch": log.epoch,
-                "key": log.key.hex(),
+                "key": final,
                 "orders_hash": log.orders_hash.hex(),
+                "side": item.side,
+                "orders": None if item.orders is None else item.orders.to_dict(),
                 "rolls": [
                     {"counter": r.counter, "purpose": r.purpose, "die": r.die, "face": r.face}
                     for r in log.rolls
@@ -148,59 +279,129 @@ def build_record(
     deck: dict[str, Any] = {"commitment": deck_commitment.hex(), "revealed": revealed}
     if deck_keys is not None:
         deck["keys"] = [k.hex() for k in deck_keys]
+    statement = end_statement(game_id, len(out_epochs), final, len(shuffles), revealed)
     return {
         "format": AUDIT_FORMAT,
         "version": AUDIT_VERSION,
         "game_id": game_id,
+        "system": system,
+        "referee_key": server_key.public_key.openssh(),
         "dice": {"commitment": dice_commitment.hex()},
         "deck": deck,
-        "die_faces": {name: list(die.faces) for name, die in sorted(dice.items())},
+        "joins": [dict(j) for j in joins],
+        "die_faces": {name: list(die.faces) for name, die in sorted(tables.dice.items())},
         "epochs": out_epochs,
         "shuffles": shuffles,
+        "end": {
+            "epochs": len(out_epochs),
+            "final_key": final,
+            "shuffles": len(shuffles),
+            "signature": server_key.sign(statement.encode("utf-8"), END_NAMESPACE),
+        },
     }
 
 
-# --- Reading -------------------------------------------------------------------
+# --- Reading (strict: exact fields, exact JSON types) ------------------------------
 
 
-def _field(obj: object, name: str, kind: type, where: str) -> Any:
+def _fields(
+    obj: object, where: str, required: set[str], optional: frozenset[str] | set[str] = frozenset()
+) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise AuditFormatError(f"{where}: not a JSON object")
+    for name in sorted(required - set(obj)):
+        raise AuditFormatError(f"{where}: '{name}' is missing")
+    for name in sorted(set(obj) - required - optional):
+        raise AuditFormatError(f"{where}: unknown field '{name}'")
+    return obj
+
+
+def _field(obj: dict[str, Any], name: str, kind: type, where: str) -> Any:
     if name not in obj:
         raise AuditFormatError(f"{where}: '{name}' is missing")
     value = obj[name]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         raise AuditFormatError(f"{where}: '{name}' has the wrong type ({value!r})")
     return value
 
 
 def _hex32(text: object, what: str) -> bytes:
-    if isinstance(text, str) and len(text) == 64 and text == text.lower():
-        try:
-            return bytes.fromhex(text)
-        except ValueError:
-            pass
-    raise AuditFormatError(f"{what} is not 64 lowercase hex digits")
+    if not isinstance(text, str) or not _HEX64.fullmatch(text):
+        raise AuditFormatError(f"{what} is not 64 lowercase hex digits")
+    return bytes.fromhex(text)
 
 
-def _parse_dice(data: object) -> dict[str, Die]:
-    table = _field(data, "die_faces", dict, "record")
-    dice: dict[str, Die] = {}
-    for name, faces in table.items():
-        if not isinstance(faces, list) or not faces or not all(isinstance(f, str) for f in faces):
-            raise AuditFormatError(f"die_faces: '{name}' is not a list of faces")
-        dice[name] = Die(name, tuple(faces))
-    return dice
+def _key(text: object, what: str) -> SshPublicKey:
+    try:
+        key = SshPublicKey.parse(str(text))
+    except SshSigError as exc:
+        raise AuditFormatError(f"{what}: {exc}") from None
+    if not isinstance(text, str) or not key.is_ed25519:
+        raise AuditFormatError(f"{what}: not an ssh-ed25519 key line")
+    return key
 
 
-def _parse_epoch(i: int, ep: object) -> EpochLog:
+def _parse_header(data: object) -> tuple[dict[str, Any], str, SystemTables]:
+    if not isinstance(data, dict):
+        raise AuditFormatError("record: not a JSON object")
+    if data.get("format") != AUDIT_FORMAT:
+        raise AuditFormatError(f"record: format is {data.get('format')!r}, not {AUDIT_FORMAT!r}")
+    version = data.get("version")
+    if type(version) is not int or version != AUDIT_VERSION:
+        raise AuditFormatError(f"record: version {version!r}, this pbem reads {AUDIT_VERSION}")
+    rec = _fields(data, "record", _TOP, _TOP_OPTIONAL)
+    if "tables" in rec:
+        _hex32(_field(rec, "tables", str, "record"), "record: 'tables'")
+    _field(rec, "game_id", str, "record")
+    system = _field(rec, "system", str, "record")
+    tables = system_tables(system)
+    if tables is None:
+        raise AuditMismatch(f"record: game system {system!r} is not one this verifier knows")
+    table = _field(rec, "die_faces", dict, "record")
+    fixed = {name: list(die.faces) for name, die in sorted(tables.dice.items())}
+    if table != fixed:
+        raise AuditMismatch(
+            f"die_faces: {json.dumps(table, ensure_ascii=False)} is not what the protocol "
+            f"fixes for {system}: {json.dumps(fixed)}"
+        )
+    return rec, system, tables
+
+
+def _parse_join(i: int, obj: object) -> Join:
+    where = f"joins[{i}]"
+    join = _fields(obj, where, {"side", "key", "statement", "signature"})
+    return Join(
+        side=_field(join, "side", str, where),
+        key=_key(_field(join, "key", str, where), f"{where}: 'key'"),
+        statement=_field(join, "statement", str, where),
+        signature=_field(join, "signature", str, where),
+    )
+
+
+def _parse_orders(e: int, obj: object) -> SignedText | None:
+    if obj is None:
+        return None
+    where = f"epoch {e}: 'orders'"
+    orders = _fields(obj, where, {"text", "signature"}, {"signed"})
+    return SignedText(
+        _field(orders, "text", str, where),
+        _field(orders, "signature", str, where),
+        _field(orders, "signed", str, where) if "signed" in orders else None,
+    )
+
+
+def _parse_epoch(i: int, obj: object) -> AuditEpoch:
+    ep = _fields(obj, f"epochs[{i}]", {"epoch", "key", "orders_hash", "side", "orders", "rolls"})
     e = _field(ep, "epoch", int, f"epochs[{i}]")
     where = f"epoch {e}"
     key = _hex32(_field(ep, "key", str, where), f"{where}: 'key'")
     orders_hash = _hex32(_field(ep, "orders_hash", str, where), f"{where}: 'orders_hash'")
+    side = _field(ep, "side", str, where)
+    orders = _parse_orders(e, ep["orders"])
     rolls = []
-    for j, roll in enumerate(_field(ep, "rolls", list, where)):
+    for j, obj_roll in enumerate(_field(ep, "rolls", list, where)):
         at = f"{where}, rolls[{j}]"
+        roll = _fields(obj_roll, at, {"counter", "purpose", "die", "face"})
         rolls.append(
             RollRecord(
                 epoch=e,
@@ -210,19 +411,22 @@ def _parse_epoch(i: int, ep: object) -> EpochLog:
                 face=_field(roll, "face", str, at),
             )
         )
-    return EpochLog(e, key, orders_hash, tuple(rolls), ())
+    return AuditEpoch(EpochLog(e, key, orders_hash, tuple(rolls), ()), side, orders)
 
 
-def _parse_shuffle(i: int, sh: object, revealed: bool) -> ShuffleRecord:
+def _parse_shuffle(i: int, obj: object, revealed: bool) -> ShuffleRecord:
+    sh = _fields(obj, f"shuffles[{i}]", {"shuffle", "epoch", "purpose", "n"}, {"order"})
     k = _field(sh, "shuffle", int, f"shuffles[{i}]")
     where = f"shuffle {k}"
     order: tuple[int, ...] = ()
     if revealed:
+        if "order" not in sh:
+            raise AuditFormatError(f"shuffles[{i}]: 'order' is missing")
         raw = _field(sh, "order", list, where)
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in raw):
+        if not all(type(x) is int for x in raw):
             raise AuditFormatError(f"{where}: 'order' is not a list of integers")
         order = tuple(raw)
-    elif isinstance(sh, dict) and "order" in sh:
+    elif "order" in sh:
         raise AuditMismatch(f"{where}: order shown before the deck is revealed")
     return ShuffleRecord(
         shuffle=k,
@@ -234,45 +438,75 @@ def _parse_shuffle(i: int, sh: object, revealed: bool) -> ShuffleRecord:
 
 
 def parse_record(data: object) -> AuditRecord:
-    """Read a decoded JSON record; raise :class:`AuditFormatError` if malformed."""
-    if not isinstance(data, dict):
-        raise AuditFormatError("record: not a JSON object")
-    if data.get("format") != AUDIT_FORMAT:
-        raise AuditFormatError(f"record: format is {data.get('format')!r}, not {AUDIT_FORMAT!r}")
-    if data.get("version") != AUDIT_VERSION:
-        raise AuditFormatError(
-            f"record: version {data.get('version')!r}, this pbem reads {AUDIT_VERSION}"
-        )
-    game_id = _field(data, "game_id", str, "record")
-    dice = _field(data, "dice", dict, "record")
-    deck = _field(data, "deck", dict, "record")
+    """Read a decoded JSON record strictly; raise :class:`AuditFormatError` if malformed.
+
+    A record naming a system pbem does not audit, or dice other than that
+    system's, raises :class:`AuditMismatch`.
+    """
+    rec, system, tables = _parse_header(data)
+    dice = _fields(_field(rec, "dice", dict, "record"), "dice", {"commitment"})
+    deck = _fields(
+        _field(rec, "deck", dict, "record"), "deck", {"commitment", "revealed"}, {"keys"}
+    )
     revealed = _field(deck, "revealed", bool, "deck")
+    if "keys" in deck and not revealed:
+        raise AuditMismatch("deck: keys shown before the deck is revealed")
     keys: tuple[bytes, ...] = ()
     if revealed:
         keys = tuple(
             _hex32(k, f"deck key {i + 1}") for i, k in enumerate(_field(deck, "keys", list, "deck"))
         )
+    end = _fields(
+        _field(rec, "end", dict, "record"), "end", {"epochs", "final_key", "shuffles", "signature"}
+    )
     return AuditRecord(
-        game_id=game_id,
+        game_id=rec["game_id"],
+        system=system,
+        tables=tables,
+        referee_key=_key(_field(rec, "referee_key", str, "record"), "record: 'referee_key'"),
         dice_commitment=_hex32(_field(dice, "commitment", str, "dice"), "dice: 'commitment'"),
         deck_commitment=_hex32(_field(deck, "commitment", str, "deck"), "deck: 'commitment'"),
         deck_revealed=revealed,
         deck_keys=keys,
-        dice=_parse_dice(data),
+        joins=tuple(_parse_join(i, j) for i, j in enumerate(_field(rec, "joins", list, "record"))),
         epochs=tuple(
-            _parse_epoch(i, ep) for i, ep in enumerate(_field(data, "epochs", list, "record"))
+            _parse_epoch(i, ep) for i, ep in enumerate(_field(rec, "epochs", list, "record"))
         ),
         shuffles=tuple(
             _parse_shuffle(i, sh, revealed)
-            for i, sh in enumerate(_field(data, "shuffles", list, "record"))
+            for i, sh in enumerate(_field(rec, "shuffles", list, "record"))
+        ),
+        end=End(
+            epochs=_field(end, "epochs", int, "end"),
+            final_key=_field(end, "final_key", str, "end"),
+            shuffles=_field(end, "shuffles", int, "end"),
+            signature=_field(end, "signature", str, "end"),
         ),
     )
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in out:
+            raise ValueError(f"the field {name!r} appears twice in one object")
+        out[name] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(text: str) -> Any:
+    """Parse strict JSON: no field twice in an object, no NaN or Infinity."""
+    return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 
 
 def load_record(path: Path) -> AuditRecord:
     """Read and parse an audit record file (UTF-8 JSON)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise AuditUnreadable(f"cannot read {path}: {err}") from err
     return parse_record(data)
@@ -281,20 +515,84 @@ def load_record(path: Path) -> AuditRecord:
 # --- Checking --------------------------------------------------------------------
 
 
-def _check_dice_table(dice: Mapping[str, Die]) -> None:
-    for name, die in dice.items():
-        fixed = STANDARD_DICE.get(name)
-        if fixed is not None and fixed.faces != die.faces:
+def _why_not(message: bytes, armor: str, key: SshPublicKey, namespace: str) -> str:
+    """Return "" when ``key`` signed ``message`` in ``namespace``, else what is wrong."""
+    try:
+        sshsig.verify(message, armor, key, namespace=namespace)
+    except SshSigError as exc:
+        return str(exc)
+    return ""
+
+
+STATEMENT_WORDS = ("game", "command", "side", "token", "nonce")
+
+
+def statement_lines(statement: str) -> dict[str, str] | None:
+    """Return a join statement's lines by word (docs/audit.md: exactly ``word value``).
+
+    Lines starting with another word are not read; None when a line is given twice.
+    """
+    lines: dict[str, str] = {}
+    for raw in statement.split("\n"):
+        word, _, rest = raw.strip().partition(" ")
+        if word in STATEMENT_WORDS:
+            if word in lines:
+                return None
+            lines[word] = rest.strip()
+    return lines
+
+
+def _check_joins(record: AuditRecord) -> tuple[bytes, dict[str, SshPublicKey]]:
+    nonces: dict[str, bytes] = {}
+    keys: dict[str, SshPublicKey] = {}
+    for i, join in enumerate(record.joins):
+        side = join.side
+        if side not in record.tables.sides or side in nonces:
+            raise AuditMismatch(f"joins[{i}]: side {side!r} is unknown or joined twice")
+        why = _why_not(join.statement.encode("utf-8"), join.signature, join.key, "pbem-orders")
+        if why:
+            raise AuditMismatch(f"join of {side}: {why}")
+        lines = statement_lines(join.statement)
+        if lines is None:
+            raise AuditMismatch(f"join of {side}: a line is given twice")
+        if lines.get("game") != record.game_id or lines.get("command") != "join":
             raise AuditMismatch(
-                f"die_faces: '{name}' is listed as {list(die.faces)}, "
-                f"the protocol fixes {list(fixed.faces)}"
+                f"join of {side}: the statement does not join game {record.game_id}"
             )
+        if lines.get("side") != side:
+            raise AuditMismatch(f"join of {side}: the statement names side {lines.get('side')!r}")
+        nonce = lines.get("nonce", "")
+        if not _HEX64.fullmatch(nonce) or bytes.fromhex(nonce) in nonces.values():
+            raise AuditMismatch(f"join of {side}: no valid nonce (64 lowercase hex digits)")
+        nonces[side] = bytes.fromhex(nonce)
+        keys[side] = join.key
+    missing = [s for s in record.tables.sides if s not in nonces]
+    if missing:
+        raise AuditMismatch(f"joins: no signed join for {', '.join(missing)}")
+    return join_message(record.game_id, nonces), keys
 
 
-def _check_epochs(record: AuditRecord) -> int:
+def _check_orders(item: AuditEpoch, keys: Mapping[str, SshPublicKey]) -> int:
+    orders, e = item.orders, item.log.epoch
+    if orders is None:
+        return 0
+    signed = orders.text if orders.signed is None else orders.signed
+    digest = hashlib.sha256(orders.text.encode("utf-8")).digest()
+    if digest != item.log.orders_hash or canonicalize(signed) != orders.text:
+        raise AuditMismatch(f"epoch {e}: the signed orders do not hash to the epoch's orders hash")
+    why = _why_not(signed.encode("utf-8"), orders.signature, keys[item.side], "pbem-orders")
+    if why:
+        raise AuditMismatch(f"epoch {e}: orders of {item.side}: {why}")
+    return 1
+
+
+def _check_epochs(
+    record: AuditRecord, join: bytes, keys: Mapping[str, SshPublicKey]
+) -> tuple[int, int]:
     prev = record.dice_commitment
-    n_rolls = 0
-    for i, log in enumerate(record.epochs):
+    n_rolls = n_orders = 0
+    for i, item in enumerate(record.epochs):
+        log = item.log
         e = log.epoch
         if e != i + 1:
             raise AuditMismatch(f"epochs[{i}]: epoch {e} where epoch {i + 1} was expected")
@@ -303,18 +601,22 @@ def _check_epochs(record: AuditRecord) -> int:
             what = "the dice commitment" if e == 1 else f"epoch {e - 1}'s key"
             raise AuditMismatch(f"epoch {e}: key does not hash to {what} (dice chain broken)")
         prev = log.key
+        if item.side not in keys:
+            raise AuditMismatch(f"epoch {e}: side {item.side!r} has not joined the game")
+        n_orders += _check_orders(item, keys)
+        mixed = dice_stream_key(log.key, join)
         for j, roll in enumerate(log.rolls):
             if roll.counter != j + 1:
                 raise AuditMismatch(
                     f"epoch {e}, rolls[{j}]: roll {roll.counter} where roll {j + 1} was expected"
                 )
-            die = record.dice.get(roll.die)
+            die = record.tables.dice.get(roll.die)
             if die is None:
                 raise AuditMismatch(
                     f"epoch {e}, roll {roll.counter} ({roll.purpose}): unknown die '{roll.die}'"
                 )
             (expected,) = roll_faces(
-                log.key,
+                mixed,
                 record.game_id,
                 e,
                 log.orders_hash,
@@ -327,21 +629,24 @@ def _check_epochs(record: AuditRecord) -> int:
                     f"log says {roll.face}, recomputed {expected}"
                 )
             n_rolls += 1
-    return n_rolls
+    return n_rolls, n_orders
 
 
-def _check_shuffles(record: AuditRecord) -> None:
+def _check_shuffles(record: AuditRecord, join: bytes) -> None:
     last = 0
+    size = record.tables.deck_size
     for i, sh in enumerate(record.shuffles):
         if sh.shuffle != i + 1:
             raise AuditMismatch(
                 f"shuffles[{i}]: shuffle {sh.shuffle} where shuffle {i + 1} was expected"
             )
+        if sh.n < 0 or sh.n > size:
+            raise AuditMismatch(
+                f"shuffle {sh.shuffle}: {sh.n} items, and the deck holds {size} cards"
+            )
         if sh.epoch < last or sh.epoch > len(record.epochs):
             raise AuditMismatch(f"shuffle {sh.shuffle}: epoch {sh.epoch} is out of order")
         last = sh.epoch
-        if sh.n < 0:
-            raise AuditMismatch(f"shuffle {sh.shuffle}: a negative number of items")
     if not record.deck_revealed:
         return
     keys = record.deck_keys
@@ -354,7 +659,8 @@ def _check_shuffles(record: AuditRecord) -> None:
             raise AuditMismatch(f"deck key {i + 1}: does not hash to {what} (deck chain broken)")
         prev = key
     for sh in record.shuffles:
-        expected = shuffle_order(keys[sh.shuffle - 1], record.game_id, sh.shuffle, sh.n)
+        key = deck_stream_key(keys[sh.shuffle - 1], join)
+        expected = shuffle_order(key, record.game_id, sh.shuffle, sh.n)
         if sh.order != expected:
             pos = next(
                 (p for p in range(sh.n) if p >= len(sh.order) or sh.order[p] != expected[p]),
@@ -368,15 +674,36 @@ def _check_shuffles(record: AuditRecord) -> None:
             )
 
 
+def _check_end(record: AuditRecord) -> None:
+    end = record.end
+    epochs, shuffles = len(record.epochs), len(record.shuffles)
+    if end.epochs != epochs or end.shuffles != shuffles:
+        raise AuditMismatch(
+            f"end: the referee signed {end.epochs} epochs and {end.shuffles} shuffles, "
+            f"the record holds {epochs} and {shuffles} (cut off or padded)"
+        )
+    last = record.epochs[-1].log.key if record.epochs else None
+    if end.final_key != (last.hex() if last is not None else ""):
+        raise AuditMismatch("end: the final key signed is not the last epoch's key")
+    text = end_statement(record.game_id, epochs, end.final_key, shuffles, record.deck_revealed)
+    why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
+    if why:
+        raise AuditMismatch(f"end: the referee's signature: {why}")
+
+
 def check_record(record: AuditRecord) -> AuditSummary:
-    """Recompute every roll and (if revealed) every shuffle; raise at the first mismatch."""
-    _check_dice_table(record.dice)
-    n_rolls = _check_epochs(record)
-    _check_shuffles(record)
+    """Check every signature, recompute every roll and (if revealed) every shuffle."""
+    join, keys = _check_joins(record)
+    n_rolls, n_orders = _check_epochs(record, join, keys)
+    _check_shuffles(record, join)
+    _check_end(record)
     return AuditSummary(
         game_id=record.game_id,
+        joins=len(keys),
         epochs=len(record.epochs),
         rolls=n_rolls,
+        orders=n_orders,
         shuffles=len(record.shuffles),
         deck_revealed=record.deck_revealed,
+        referee=record.referee_key.fingerprint(),
     )

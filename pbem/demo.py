@@ -9,7 +9,9 @@
   SQLite store in ``<dir>/data``, its SMTP listener on another loopback port,
   its outbox pointed at the sink;
 - two scripted players with fresh Ed25519 keys. Each reads its own mail from
-  the sink; when a mail holds an orders template for its side (or says its
+  the sink; when the invitation comes (after the referee committed to its
+  dice and deck) it signs a join statement with a fresh random nonce and
+  mails it; when a mail holds an orders template for its side (or says its
   orders were not accepted) it picks legal orders — the engine's
   ``engine.cca.autoplay`` policy, random but seeded — signs them with pbem's
   SSHSIG code (namespace ``pbem-orders``) and sends them with aiosmtplib to
@@ -48,9 +50,11 @@ from pbem.daemon import Daemon
 from pbem.orders_text import canonicalize
 from pbem.pipeline.admin import audit_record, create_and_start
 from pbem.pipeline.games import NewSeat, load_game
+from pbem.pipeline.joins import join_statement
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import resolve_system
 from pbem.scenarios import find_scenario, load_file
+from pbem.server_key import ServerKey
 from pbem.store import Game, GameStatus, Store, migrate
 
 log = logging.getLogger(__name__)
@@ -188,6 +192,18 @@ async def _play(
         text = _text_of(message)
         if "over" in subject.lower() and "game" in subject.lower():
             continue
+        if f"Join game {game_id} as {player.side}" in subject:
+            # The referee committed to its dice and deck; now the player's own share.
+            statement = join_statement(game_id, player.side)
+            await _send(
+                player,
+                game_id=game_id,
+                listener=listener,
+                answering=message,
+                text=statement,
+                what="join",
+            )
+            continue
         asked = _TEMPLATE_SIDE.search(text)
         refused = "not accepted" in subject or "Refused" in subject
         if refused:
@@ -212,22 +228,43 @@ async def _play(
             log.error("demo: %s could not find orders the referee accepts", player.side)
             done.set()
             return
-        orders = canonicalize(policy(system, state, player.side, attempt))
-        signature = sshsig.sign(orders.encode("utf-8"), player.key)
-        reply = EmailMessage()
-        reply["From"] = f"{player.name} <{player.address}>"
-        reply["To"] = f"referee+{game_id}@{DOMAIN}"
-        reply["Subject"] = f"Re: [{game_id}] orders for turn {prompt.turn}"
-        reply["Message-ID"] = (
-            f"<{game_id}.{player.side}.{epoch}.{attempt}."
-            f"{hashlib.sha256(orders.encode()).hexdigest()[:8]}@{DOMAIN}>"
+        orders = policy(system, state, player.side, attempt)
+        await _send(
+            player,
+            game_id=game_id,
+            listener=listener,
+            answering=message,
+            text=orders,
+            what=f"orders for turn {prompt.turn}",
         )
-        previous = str(message.get("Message-ID", "")).strip()
-        if previous:
-            reply["In-Reply-To"] = previous
-        reply.set_content(orders + signature)
-        await aiosmtplib.send(reply, hostname=listener[0], port=listener[1], timeout=10)
-        player.sent += 1
+
+
+async def _send(
+    player: _Player,
+    *,
+    game_id: str,
+    listener: tuple[str, int],
+    answering: EmailMessage,
+    text: str,
+    what: str,
+) -> None:
+    """Sign ``text`` with the player's key and mail it to the referee, in the game's thread."""
+    text = canonicalize(text)
+    signature = sshsig.sign(text.encode("utf-8"), player.key)
+    reply = EmailMessage()
+    reply["From"] = f"{player.name} <{player.address}>"
+    reply["To"] = f"referee+{game_id}@{DOMAIN}"
+    reply["Subject"] = f"Re: [{game_id}] {what}"
+    reply["Message-ID"] = (
+        f"<{game_id}.{player.side}.{player.sent}."
+        f"{hashlib.sha256(text.encode()).hexdigest()[:8]}@{DOMAIN}>"
+    )
+    previous = str(answering.get("Message-ID", "")).strip()
+    if previous:
+        reply["In-Reply-To"] = previous
+    reply.set_content(text + signature)
+    await aiosmtplib.send(reply, hostname=listener[0], port=listener[1], timeout=10)
+    player.sent += 1
 
 
 async def run_demo(
@@ -268,8 +305,10 @@ async def run_demo(
     done = asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
     message = ""
+    server_key: ServerKey | None = None
     try:
         await daemon.start()
+        server_key = getattr(daemon.processor, "server_key", None)
         create_and_start(
             store,
             config,
@@ -283,7 +322,7 @@ async def run_demo(
                 for side, p in players.items()
             ],
             settings=GameSettings(turn_time=timedelta(hours=72)),
-            server_key=getattr(daemon.processor, "server_key", None),
+            server_key=server_key,
         )
         daemon.outbox.request_flush()
         if progress:
@@ -322,7 +361,15 @@ async def run_demo(
         await daemon.stop()
         sink_server.close()
         await sink_server.wait_closed()
-    return _summary(store, game_id, players, sink=sink, mails_dir=mails_dir, message=message)
+    return _summary(
+        store,
+        game_id,
+        players,
+        sink=sink,
+        mails_dir=mails_dir,
+        message=message,
+        server_key=server_key,
+    )
 
 
 def _all_sent(store: Store) -> bool:
@@ -381,6 +428,7 @@ def _summary(
     sink: _Sink,
     mails_dir: Path,
     message: str,
+    server_key: ServerKey | None,
 ) -> DemoResult:
     from pbem.audit import check_record, parse_record  # noqa: PLC0415
 
@@ -391,7 +439,9 @@ def _summary(
         prompt = ctx.prompt()
         epochs = ctx.game.epoch
     try:
-        audit = check_record(parse_record(audit_record(store, game_id))).describe()
+        if server_key is None:
+            raise ValueError("the referee has no key to sign the audit record with")
+        audit = check_record(parse_record(audit_record(store, game_id, server_key))).describe()
     except Exception as exc:
         audit = f"FAIL {exc}"
     store.dispose()

@@ -50,6 +50,7 @@ from pbem.config import load_config
 from pbem.orders_text import canonicalize
 from pbem.pipeline import load_server_key
 from pbem.pipeline.admin import create_and_start
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat, load_game
 from pbem.pipeline.settings import GameSettings
 from pbem.scenarios import find_scenario, load_file
@@ -331,6 +332,7 @@ def create_games(
             ],
             settings=GameSettings(turn_time=timedelta(days=30)),
             server_key=key,
+            joins=sign_joins(game.game_id, {p.side: p.key for p in game.players.values()}),
         )
         games.append(game)
     return games

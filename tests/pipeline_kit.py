@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
 
@@ -19,6 +19,7 @@ from pbem.mailin.accept import store_message
 from pbem.orders_text import canonicalize
 from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import register_system
@@ -39,6 +40,7 @@ class Kit:
     clock: FakeClock
     keys: dict[str, Ed25519PrivateKey]
     processor: Processor
+    tokens: dict[str, str] = field(default_factory=dict)  # invite tokens (keyless seats)
 
     def pub(self, side: str) -> SshPublicKey:
         return sshsig.public_key_of(self.keys[side])
@@ -162,7 +164,7 @@ def make_kit(
         ),
         NewSeat("south", "Bob", SOUTH, sshsig.public_key_of(keys["south"]) if keyed else None),
     ]
-    create_and_start(
+    ctx = create_and_start(
         store,
         config,
         clock,
@@ -173,8 +175,9 @@ def make_kit(
         seats=seats,
         settings=settings
         or GameSettings(turn_time=timedelta(hours=48), reminders=(timedelta(hours=12),)),
+        joins=sign_joins(GAME, keys) if keyed else None,
     )
-    return Kit(store, config, clock, keys, Processor(config, store, clock))
+    return Kit(store, config, clock, keys, Processor(config, store, clock), ctx.invite_tokens)
 
 
 def orders(

@@ -19,6 +19,7 @@ from pbem.mailviews.compose import rejection_mail
 from pbem.mailviews.model import Envelope, OrdersRejected, Recipient
 from pbem.orders_text import canonicalize
 from pbem.pipeline.admin import create_and_start
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.settings import GameSettings
 from pbem.scenarios import find_scenario
@@ -186,7 +187,8 @@ def game(store: Store, config: Config, clock: FakeClock) -> dict[str, Ed25519Pri
     ]
     create_and_start(store, config, clock, game_id=GAME, system_name="cca",
                      scenario_id="cca-001-akragas", scenario_text=text, seats=seats,
-                     settings=GameSettings(turn_time=timedelta(hours=48)))
+                     settings=GameSettings(turn_time=timedelta(hours=48)),
+                     joins=sign_joins(GAME, keys))
     return keys
 
 

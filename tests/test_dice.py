@@ -19,7 +19,10 @@ from engine.dice import (
     EpochDice,
     HashChain,
     byte_stream,
+    deck_stream_key,
+    dice_stream_key,
     hash_orders,
+    join_message,
     roll_faces,
     roll_message,
     shuffle_order,
@@ -284,3 +287,47 @@ def test_bulk_hmac_matches_the_standard_library(key_len: int) -> None:
 
     key = bytes(range(key_len))
     assert _keyed_hmac(key)(b"g|1|ab|7") == hmac.digest(key, b"g|1|ab|7", "sha256")
+
+
+# --- Protocol v2: the players' nonces enter every roll and shuffle ----------------
+
+NONCES = {"north": bytes([0xAA]) * 32, "south": bytes([0x55]) * 32}
+
+
+def test_known_answer_with_the_players_nonces() -> None:
+    """docs/audit.md, "Checking by hand": the v2 example, byte for byte."""
+    join = join_message("kat-game", NONCES)
+    assert join == b"kat-game|north|" + b"aa" * 32 + b"|south|" + b"55" * 32
+    key = HashChain(SEED, 8).key(1)
+    mixed = dice_stream_key(key, join)
+    assert mixed == hmac.digest(key, b"dice|" + join, "sha256")
+    assert mixed.hex().startswith("9e052db10d53ba25")
+    dice = EpochDice("kat-game", 1, key, ORDERS, deck=HashChain(DECK_SEED, 4), join=join)
+    assert "".join(dice.roll(BATTLE_DIE, 12, "battle")) == "GBRRBHSHRSHF"
+    assert dice.permutation(12, "deck") == (2, 11, 3, 8, 9, 5, 0, 1, 10, 7, 4, 6)
+    first = hmac.digest(mixed, roll_message("kat-game", 1, ORDERS, 1), "sha256")
+    assert first.hex().startswith("4e86707d") and BATTLE_DIE.faces[0x4E % 6] == "G"
+
+
+def test_each_nonce_changes_every_stream() -> None:
+    """A referee who knows its seed cannot predict the dice before both nonces are in."""
+    key, deck_key = HashChain(SEED, 2).key(1), HashChain(DECK_SEED, 2).key(1)
+    base = join_message("g", NONCES)
+    faces = list(roll_faces(dice_stream_key(key, base), "g", 1, ORDERS, die=BATTLE_DIE,
+                            counters=range(1, 21)))
+    order = shuffle_order(deck_stream_key(deck_key, base), "g", 1, 60)
+    for side, nonce in NONCES.items():
+        for i in (0, 31):
+            flipped = bytearray(nonce)
+            flipped[i] ^= 0x01
+            other = join_message("g", {**NONCES, side: bytes(flipped)})
+            assert list(roll_faces(dice_stream_key(key, other), "g", 1, ORDERS,
+                                   die=BATTLE_DIE, counters=range(1, 21))) != faces
+            assert shuffle_order(deck_stream_key(deck_key, other), "g", 1, 60) != order
+
+
+def test_a_join_message_needs_well_formed_nonces() -> None:
+    with pytest.raises(ValueError, match="32"):
+        join_message("g", {"north": b"short", "south": bytes(32)})
+    with pytest.raises(ValueError, match="nonces"):
+        join_message("g", {})

@@ -30,6 +30,7 @@ from pbem.config import Config
 from pbem.mailin.accept import store_message
 from pbem.pipeline import checkmail
 from pbem.pipeline.admin import create_and_start
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
@@ -89,6 +90,7 @@ class Game1:
             scenario_text=text,
             seats=seats,
             settings=GameSettings(turn_time=timedelta(hours=48)),
+            joins=sign_joins(GAME, self.keys),
         )
         self.processor = Processor(config, store, clock)
         self.deal(south=SOUTH_HAND, north=NORTH_HAND)

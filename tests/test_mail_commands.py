@@ -6,13 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, mail, make_kit
 from sqlmodel import col, select
 
-from pbem.pipeline.games import load_game
 from pbem.pipeline.timing import configure
-from pbem.store import Deadline, Game, GameStatus, InboxStatus
+from pbem.store import Deadline, GameStatus, InboxStatus
 
 
 @pytest.fixture
@@ -130,31 +128,3 @@ def test_unknown_command_lists_the_commands(kit: Kit) -> None:
     status, _, out = _one(kit, mail(SOUTH, f"game {GAME}\ncommand dance\n"))
     assert status == InboxStatus.REFUSED
     assert "resign" in body_of(out[0])
-
-
-def test_join_with_invite_token_then_game_starts(store, config, clock) -> None:
-    configure(config, None)
-    kit = make_kit(store, config, clock, keyed=False)
-    with store.transaction() as s:
-        ctx = load_game(s, GAME)
-        assert ctx is not None
-        token = ctx.options.settings.invite_token
-    assert token and kit.game().status == GameStatus.SETUP
-    # A wrong token from a stranger gets only the generic note.
-    status, _, out = _one(
-        kit,
-        mail(
-            "eve@evil.test",
-            f"game {GAME}\ncommand join\ntoken nope\n",
-            key=Ed25519PrivateKey.generate(),
-        ),
-    )
-    assert status == InboxStatus.REFUSED and GAME not in body_of(out[0])
-    for side, who in (("north", NORTH), ("south", SOUTH)):
-        text = f"game {GAME}\ncommand join\ntoken {token}\nside {side}\n"
-        status, outcome, out = _one(kit, mail(who, text, key=kit.keys[side]))
-        assert status == InboxStatus.PROCESSED, outcome
-    with store.transaction() as s:
-        assert s.get(Game, GAME).status == GameStatus.ACTIVE  # type: ignore[union-attr]
-    # The game-start mails went out after the second join.
-    assert {m.recipient for m in out} == {NORTH, SOUTH}

@@ -34,6 +34,8 @@ from pbem.mailin.accept import store_message
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import missed_turn_mail, question_mail, reminder_mail
 from pbem.pipeline.admin import create_and_start
+from pbem.pipeline.joins import sign_joins
+from pbem.sshsig import load_private_key
 from pbem.pipeline.games import NewSeat, load_game
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.processor import Processor
@@ -189,7 +191,9 @@ def table(tmp_path: Path, store: Store, config: Config, clock: FakeClock, db_url
                      scenario_id="cca-001-akragas",
                      scenario_text=find_scenario("001").read_text(encoding="utf-8"),
                      seats=seats, settings=GameSettings(turn_time=timedelta(hours=48)),
-                     server_key=server)
+                     server_key=server,
+                     joins=sign_joins(GAME, {side: load_private_key(
+                         (homes[side] / ".ssh" / "id_ed25519").read_bytes()) for side in PLAYERS}))
     return Table(store, config, cfg, clock, Processor(config, store, clock, server_key=server),
                  server, homes, tmp_path)
 

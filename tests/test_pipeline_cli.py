@@ -17,9 +17,20 @@ pytestmark = pytest.mark.skipif(check_system() is not None, reason="engine not r
 
 
 def _pub(tmp_path: Path, name: str) -> Path:
+    """A fresh key pair: the private key at tmp_path/name, its public key at name.pub."""
     path = tmp_path / f"{name}.pub"
-    path.write_text(sshsig.public_key_of(sshsig.generate_private_key(), name).openssh() + "\n")
+    sshsig.write_private_key(tmp_path / name, sshsig.generate_private_key(), name)
     return path
+
+
+def _join(
+    tmp_path: Path, cfg: Path, capsys: pytest.CaptureFixture[str], game: str, side: str, key: str
+) -> int:
+    """The player prints a signed join statement; the operator records it."""
+    assert main(["join-statement", game, side, "-f", str(tmp_path / key)]) == 0
+    signed = tmp_path / f"join-{side}.txt"
+    signed.write_text(capsys.readouterr().out, encoding="utf-8")
+    return main(["game", "--config", str(cfg), "join", game, str(signed)])
 
 
 @pytest.fixture
@@ -62,10 +73,22 @@ def test_create_list_show_pause_resume_rotate_audit(
     )
     out = capsys.readouterr().out
     assert "created ak-1" in out and "dice commitment" in out
+    assert "waiting for every player's signed join" in out
+    with store.transaction() as s:
+        game = s.get(Game, "ak-1")
+        assert game is not None and game.status == GameStatus.SETUP
+        invites = s.exec(select(OutboxMessage)).all()
+        assert sorted(m.recipient for m in invites) == ["ann@x.test", "bob@y.test"]
+    assert _join(tmp_path, cfg, capsys, "ak-1", "north", "ann") == 0
+    assert "game setup" in capsys.readouterr().out
+    assert _join(tmp_path, cfg, capsys, "ak-1", "south", "ann") != 0  # Ann's key, Bob's seat
+    assert "must be signed with the key registered for you" in capsys.readouterr().err
+    assert _join(tmp_path, cfg, capsys, "ak-1", "south", "bob") == 0
+    assert "game active" in capsys.readouterr().out
     with store.transaction() as s:
         game = s.get(Game, "ak-1")
         assert game is not None and game.status == GameStatus.ACTIVE
-        assert len(s.exec(select(OutboxMessage)).all()) == 2
+        assert len(s.exec(select(OutboxMessage)).all()) == 4  # two invitations, two starts
     assert main(["game", "--config", str(cfg), "list"]) == 0
     assert "ak-1" in capsys.readouterr().out
     assert main(["game", "--config", str(cfg), "show", "ak-1"]) == 0
@@ -107,4 +130,6 @@ def test_create_without_key_prints_an_invite_token(
         )
         == 0
     )
-    assert "invite token" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "invite token for north" in out and "mailed to ann@x.test" in out
+    assert "invite token for south" not in out  # Bob's seat has his key

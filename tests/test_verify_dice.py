@@ -1,7 +1,7 @@
 """The audit record and its two checkers: verify_dice.py (standalone) and ``pbem audit``.
 
 design.md invariant 5: anyone recomputes every die and shuffle from published
-data with a small standard-library verifier.
+data with a small standard-library verifier (docs/audit.md, protocol v2).
 """
 
 from __future__ import annotations
@@ -18,26 +18,34 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from audit_kit import GAME, NONCES, PLAYER_KEYS, REFEREE, joins, logs, record
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.dice import (
-    BATTLE_DIE,
-    STANDARD_DICE,
-    EpochDice,
     EpochLog,
-    HashChain,
-    hash_orders,
+    deck_stream_key,
+    dice_stream_key,
+    join_message,
     roll_faces,
     shuffle_order,
 )
-from engine.randomness import D6, Die
-from pbem.audit import AuditFormatError, build_record, check_record, parse_record
+from engine.randomness import Die
+from pbem import sshsig
+from pbem.audit import (
+    AuditEpoch,
+    AuditFormatError,
+    AuditMismatch,
+    build_record,
+    check_record,
+    end_statement,
+    parse_record,
+    system_tables,
+)
 from pbem.cli import main as pbem_main
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFIER = ROOT / "verify_dice.py"
-GAME = "club-2026-007"
 
 
 def load_verifier() -> ModuleType:
@@ -49,48 +57,8 @@ def load_verifier() -> ModuleType:
 
 
 verifier = load_verifier()
-
-
-def play() -> tuple[HashChain, HashChain, list[EpochLog], int]:
-    """A short game: setup shuffle, battles, a quiet epoch, a reshuffle."""
-    dice_chain = HashChain(bytes(range(32)), 64)
-    deck = HashChain(bytes(range(100, 132)), 8)
-    setup = EpochDice(GAME, 0, None, bytes(32), deck=deck)
-    setup.permutation(60, "initial deck")
-    logs = [setup.log()]
-    done = setup.shuffles_done
-    for e in range(1, 6):
-        rng = EpochDice(
-            GAME,
-            e,
-            dice_chain.key(e),
-            hash_orders(f"orders of epoch {e}\n".encode()),
-            deck=deck,
-            shuffles_before=done,
-        )
-        if e != 4:  # epoch 4 rolls nothing (a move without battle)
-            rng.roll(BATTLE_DIE, 2, "battle B2→B3")
-            rng.roll(BATTLE_DIE, 5, "battle C4→D5")
-            rng.roll(D6, 1, "initiative")
-        if e == 3:
-            rng.permutation(60, "reshuffle")
-        done = rng.shuffles_done
-        logs.append(rng.log())
-    return dice_chain, deck, logs, done
-
-
-def record(*, game_over: bool) -> dict[str, Any]:
-    dice_chain, deck, logs, shuffles = play()
-    return build_record(
-        GAME,
-        dice_commitment=dice_chain.commitment,
-        deck_commitment=deck.commitment,
-        epochs=logs,
-        deck_keys=deck.keys(shuffles) if game_over else None,
-    )
-
-
 Runner = Callable[[Path], tuple[int, str]]
+REFEREE_FP = REFEREE.fingerprint()
 
 
 def run_standalone(path: Path) -> tuple[int, str]:
@@ -120,10 +88,22 @@ def check(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) ->
     return run_pbem
 
 
-def write(tmp_path: Path, data: object) -> Path:
+def write(tmp_path: Path, data: object, text: str | None = None) -> Path:
     path = tmp_path / "GAME_AUDIT.json"
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    path.write_text(
+        text if text is not None else json.dumps(data, ensure_ascii=False, indent=1),
+        encoding="utf-8",
+    )
     return path
+
+
+def resign_end(rec: dict[str, Any]) -> None:
+    """Sign the record's end again as the referee would (a dishonest referee can)."""
+    end = rec["end"]
+    text = end_statement(
+        rec["game_id"], end["epochs"], end["final_key"], end["shuffles"], rec["deck"]["revealed"]
+    )
+    end["signature"] = REFEREE.sign(text.encode(), "pbem-audit")
 
 
 # --- Honest records verify -------------------------------------------------------
@@ -136,27 +116,38 @@ def test_game_in_progress_verifies_without_the_deck(check: Runner, tmp_path: Pat
     rc, out = check(write(tmp_path, rec))
     assert rc == 0, out
     assert out.strip() == (
-        f"OK {GAME}: 5 epochs chained, 32 rolls recomputed; "
-        "deck not revealed yet (game in progress), 2 shuffles not checked"
+        f"OK {GAME}: 2 joins, 5 epochs chained, 32 rolls recomputed, 5 signed orders; "
+        f"deck not revealed yet (game in progress), 2 shuffles not checked; "
+        f"end signed by {REFEREE_FP}"
     )
 
 
 def test_finished_game_verifies_dice_and_deck(check: Runner, tmp_path: Path) -> None:
     rc, out = check(write(tmp_path, record(game_over=True)))
     assert rc == 0, out
-    assert out.strip() == f"OK {GAME}: 5 epochs chained, 32 rolls recomputed; 2 shuffles recomputed"
+    assert out.strip() == (
+        f"OK {GAME}: 2 joins, 5 epochs chained, 32 rolls recomputed, 5 signed orders; "
+        f"2 shuffles recomputed; end signed by {REFEREE_FP}"
+    )
 
 
 def test_record_round_trips_through_the_parser() -> None:
     rec = record(game_over=True)
     parsed = parse_record(json.loads(json.dumps(rec)))
-    _, _, logs, _ = play()
-    assert parsed.epochs[1].rolls == logs[2].rolls
+    honest = logs()
+    assert parsed.epochs[1].log.rolls == honest[2].rolls
     assert [s.order for s in parsed.shuffles] == [
-        logs[0].shuffles[0].order,
-        logs[3].shuffles[0].order,
+        honest[0].shuffles[0].order,
+        honest[3].shuffles[0].order,
     ]
     assert check_record(parsed).rolls == 32
+
+
+def test_a_record_may_carry_the_tables_digest(check: Runner, tmp_path: Path) -> None:
+    rec = record(game_over=True)
+    rec["tables"] = "ab" * 32  # the SHA-256 of the rules tables the referee used
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 0, out
 
 
 # --- Tampering is found and named -----------------------------------------------
@@ -192,9 +183,19 @@ def missing_epoch(rec: dict[str, Any]) -> str:
 
 
 def other_orders(rec: dict[str, Any]) -> str:
-    # The key is genuine but the orders it is applied to are not: dice change.
+    # The key is genuine but the orders hash is not that of the signed orders.
     rec["epochs"][0]["orders_hash"] = "00" * 32
-    return "FAIL epoch 1, roll "
+    return "FAIL epoch 1: the signed orders do not hash to the epoch's orders hash"
+
+
+def altered_order(rec: dict[str, Any]) -> str:
+    # The referee resolved other orders than the player signed: hash and text changed together.
+    orders = rec["epochs"][0]["orders"]
+    orders["text"] = orders["text"].replace("card 2L", "card 3C")
+    rec["epochs"][0]["orders_hash"] = (
+        __import__("hashlib").sha256(orders["text"].encode()).hexdigest()
+    )
+    return "FAIL epoch 1: orders of north: "
 
 
 def inserted_roll(rec: dict[str, Any]) -> str:
@@ -205,15 +206,24 @@ def inserted_roll(rec: dict[str, Any]) -> str:
 
 def loaded_die(rec: dict[str, Any]) -> str:
     rec["die_faces"]["cc-battle"] = ["S", "S", "S", "S", "S", "S"]
-    return "FAIL die_faces: 'cc-battle' is listed as"
+    return "FAIL die_faces: "
+
+
+def a_die_of_its_own(rec: dict[str, Any]) -> str:
+    # Issue 11: a record declared 'cc-battle2' with six hit faces and rolled on it.
+    rec["die_faces"]["cc-battle2"] = ["G", "B", "R", "G", "B", "R"]
+    for ep in rec["epochs"]:
+        for roll in ep["rolls"]:
+            roll["die"] = "cc-battle2"
+    return "FAIL die_faces: "
 
 
 def tampered_shuffle(rec: dict[str, Any]) -> str:
     order = rec["shuffles"][1]["order"]
     order[0], order[1] = order[1], order[0]
     return (
-        f"FAIL shuffle 2 (epoch 3, reshuffle): position 0 holds {order[0]} in the log, "
-        f"recomputed {order[1]}"
+        f"FAIL shuffle 2 (epoch 3, shuffle the discards into a new deck): position 0 holds "
+        f"{order[0]} in the log, recomputed {order[1]}"
     )
 
 
@@ -230,34 +240,141 @@ def missing_deck_key(rec: dict[str, Any]) -> str:
 def negative_shuffle(rec: dict[str, Any]) -> str:
     rec["shuffles"][1]["n"] = -1
     rec["shuffles"][1]["order"] = []
-    return "FAIL shuffle 2: a negative number of items"
+    return "FAIL shuffle 2: -1 items, and the deck holds 60 cards"
 
 
-@pytest.mark.parametrize(
-    "tamper",
-    [
-        alter_roll,
-        wrong_key,
-        other_commitment,
-        missing_epoch,
-        other_orders,
-        inserted_roll,
-        loaded_die,
-        tampered_shuffle,
-        wrong_deck_key,
-        missing_deck_key,
-        negative_shuffle,
-    ],
-)
+def a_deck_larger_than_the_game(rec: dict[str, Any]) -> str:
+    rec["shuffles"][1]["n"] = 61
+    return "FAIL shuffle 2: 61 items, and the deck holds 60 cards"
+
+
+def cut_off(rec: dict[str, Any]) -> str:
+    del rec["epochs"][-1]  # the last epoch cut, the signed end left as it was
+    return "FAIL end: the referee signed 5 epochs and 2 shuffles, the record holds 4 and 2"
+
+
+def cut_off_and_end_edited(rec: dict[str, Any]) -> str:
+    del rec["epochs"][-1]
+    rec["end"]["epochs"] = 4
+    rec["end"]["final_key"] = rec["epochs"][-1]["key"]
+    return "FAIL end: the referee's signature: "
+
+
+def forged_nonce(rec: dict[str, Any]) -> str:
+    join = rec["joins"][0]
+    join["statement"] = join["statement"].replace(NONCES["north"].hex(), "11" * 32)
+    return "FAIL join of north: "
+
+
+def a_join_missing(rec: dict[str, Any]) -> str:
+    del rec["joins"][1]
+    return "FAIL joins: no signed join for south"
+
+
+def another_referee(rec: dict[str, Any]) -> str:
+    rec["referee_key"] = sshsig.public_key_of(PLAYER_KEYS["north"]).openssh()
+    return "FAIL end: the referee's signature: "
+
+
+def another_system(rec: dict[str, Any]) -> str:
+    rec["system"] = "gbh"
+    return "FAIL record: game system 'gbh' is not one this verifier knows"
+
+
+TAMPERS = [
+    alter_roll,
+    wrong_key,
+    other_commitment,
+    missing_epoch,
+    other_orders,
+    altered_order,
+    inserted_roll,
+    loaded_die,
+    a_die_of_its_own,
+    tampered_shuffle,
+    wrong_deck_key,
+    missing_deck_key,
+    negative_shuffle,
+    a_deck_larger_than_the_game,
+    cut_off,
+    cut_off_and_end_edited,
+    forged_nonce,
+    a_join_missing,
+    another_referee,
+    another_system,
+]
+
+
+@pytest.mark.parametrize("tamper", TAMPERS)
 def test_tampering_is_reported_exactly(
     check: Runner, tmp_path: Path, tamper: Callable[[dict[str, Any]], str]
 ) -> None:
     rec = record(game_over=True)
     expected = tamper(rec)
     rc, out = check(write(tmp_path, rec))
-    assert rc == 1
+    assert rc == 1, out
     assert out.startswith(expected), out
     assert len(out.strip().splitlines()) == 1
+
+
+def test_dice_derived_without_the_nonces_are_refused(check: Runner, tmp_path: Path) -> None:
+    # A referee who rolled from its seed alone (protocol v1), nonces shown for form's sake.
+    rec = record(game_over=True, mixed=False)
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 1
+    assert out.startswith("FAIL epoch 1, roll "), out
+
+
+def test_a_truncated_record_signed_as_such_verifies_as_that_length(
+    check: Runner, tmp_path: Path
+) -> None:
+    # The referee's record of an unfinished game is shorter and says so in its signed end.
+    rc, out = check(write(tmp_path, record(game_over=False, upto=3)))
+    assert rc == 0, out
+    assert "3 epochs chained" in out
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "said"),
+    [
+        ("version", True, "version True"),
+        ("version", 2.0, "version 2.0"),
+        ("version", "2", "version '2'"),
+        ("order", 3.0, "'order' is not a list of integers"),
+        ("order", True, "'order' is not a list of integers"),
+        ("counter", 1.0, "'counter' has the wrong type"),
+        ("epoch", True, "'epoch' has the wrong type"),
+        ("revealed", 1, "'revealed' has the wrong type"),
+        ("extra", "x", "unknown field 'extra'"),
+    ],
+)
+def test_the_schema_is_strict(
+    check: Runner, tmp_path: Path, where: str, value: object, said: str
+) -> None:
+    rec = record(game_over=True)
+    if where == "version":
+        rec["version"] = value
+    elif where == "order":
+        rec["shuffles"][0]["order"][5] = value
+    elif where == "counter":
+        rec["epochs"][0]["rolls"][0]["counter"] = value
+    elif where == "epoch":
+        rec["epochs"][0]["epoch"] = value
+    elif where == "revealed":
+        rec["deck"]["revealed"] = value
+    else:
+        rec["epochs"][0][where] = value
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 1, out
+    assert said in out, out
+
+
+def test_a_field_given_twice_cannot_be_read(check: Runner, tmp_path: Path) -> None:
+    text = json.dumps(record(game_over=True))
+    text = text.replace('"version": 2,', '"version": 2, "version": 2,', 1)
+    rc, out = check(write(tmp_path, None, text))
+    assert rc == 2
+    assert "appears twice" in out
 
 
 def test_a_deck_order_shown_mid_game_is_refused(check: Runner, tmp_path: Path) -> None:
@@ -273,7 +390,7 @@ def test_a_missing_field_is_named(check: Runner, tmp_path: Path) -> None:
     del rec["epochs"][3]["orders_hash"]
     rc, out = check(write(tmp_path, rec))
     assert rc == 1
-    assert "epoch 4: 'orders_hash' is missing" in out
+    assert "epochs[3]: 'orders_hash' is missing" in out
 
 
 def test_a_file_that_is_not_json_cannot_be_read(check: Runner, tmp_path: Path) -> None:
@@ -290,19 +407,86 @@ def test_pbem_audit_of_a_game_id_needs_a_store(capsys: pytest.CaptureFixture[str
 
 
 def test_build_refuses_an_epoch_without_its_key() -> None:
-    _, _, logs, _ = play()
-    unrevealed = EpochLog(6, None, bytes(32), (), ())
+    unrevealed = AuditEpoch(EpochLog(6, None, bytes(32), (), ()), "north", None)
     with pytest.raises(ValueError, match="no key"):
         build_record(
-            GAME, dice_commitment=bytes(32), deck_commitment=bytes(32), epochs=[*logs, unrevealed]
+            GAME,
+            system="cca",
+            dice_commitment=bytes(32),
+            deck_commitment=bytes(32),
+            joins=joins(),
+            epochs=[unrevealed],
+            server_key=REFEREE,
         )
 
 
 def test_parser_refuses_another_version() -> None:
     rec = record(game_over=False)
-    rec["version"] = 2
-    with pytest.raises(AuditFormatError, match="version 2"):
+    rec["version"] = 1
+    with pytest.raises(AuditFormatError, match="version 1"):
         parse_record(copy.deepcopy(rec))
+
+
+# --- Both verifiers give the same verdict on every record ----------------------------
+
+
+def _verdict_standalone(rec: object) -> str:
+    try:
+        verifier.verify(rec)
+    except verifier.Discrepancy:
+        return "FAIL"
+    return "OK"
+
+
+def _verdict_pbem(rec: object) -> str:
+    try:
+        check_record(parse_record(rec))
+    except (AuditFormatError, AuditMismatch):
+        return "FAIL"
+    return "OK"
+
+
+HONEST = record(game_over=True)
+
+
+def _paths(obj: object, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out += _paths(v, (*path, i))
+    return out
+
+
+PATHS = [p for p in _paths(HONEST) if p]
+json_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=70),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(max_size=8),
+    st.sampled_from(["G", "S", "north", "south", "cc-battle", "00" * 32]),
+    st.lists(st.integers(min_value=0, max_value=5), max_size=3),
+    st.just({}),
+)
+
+
+@given(path=st.sampled_from(PATHS), value=json_values, delete=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_both_verifiers_agree_on_any_altered_record(
+    path: tuple[Any, ...], value: object, delete: bool
+) -> None:
+    rec = copy.deepcopy(HONEST)
+    parent = rec
+    for step in path[:-1]:
+        parent = parent[step]
+    if delete:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    assert _verdict_standalone(rec) == _verdict_pbem(rec), (path, value, delete)
 
 
 # --- The verifier stays independent and agrees with the engine ---------------------
@@ -320,8 +504,13 @@ def test_verifier_imports_only_the_standard_library() -> None:
     assert not imported & {"engine", "pbem"}
 
 
-def test_verifier_knows_the_same_standard_dice() -> None:
-    assert {name: list(d.faces) for name, d in STANDARD_DICE.items()} == verifier.KNOWN_DICE
+def test_verifier_fixes_the_same_dice_and_deck_as_the_engine() -> None:
+    tables = system_tables("cca")
+    assert tables is not None
+    assert {n: list(d.faces) for n, d in tables.dice.items()} == verifier.SYSTEMS["cca"]["dice"]
+    assert dict(tables.deck) == verifier.SYSTEMS["cca"]["deck"]
+    assert list(tables.sides) == verifier.SYSTEMS["cca"]["sides"]
+    assert set(verifier.SYSTEMS) == {"cca"}
 
 
 game_ids = st.text(st.characters(codec="utf-8"), min_size=1, max_size=20)
@@ -364,3 +553,19 @@ def test_both_implementations_agree_on_shuffles(
     assert list(shuffle_order(key, game_id, shuffle, n)) == verifier.shuffle_order(
         key, game_id, shuffle, n
     )
+
+
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    game_id=game_ids,
+    nonces=st.lists(st.binary(min_size=32, max_size=32), min_size=2, max_size=2),
+)
+@settings(max_examples=100)
+def test_both_implementations_mix_the_nonces_alike(
+    key: bytes, game_id: str, nonces: list[bytes]
+) -> None:
+    mine = join_message(game_id, {"north": nonces[0], "south": nonces[1]})
+    theirs = verifier.join_message(game_id, {"north": nonces[0].hex(), "south": nonces[1].hex()})
+    assert mine == theirs
+    assert dice_stream_key(key, mine) == verifier.stream_key(key, b"dice", theirs)
+    assert deck_stream_key(key, mine) == verifier.stream_key(key, b"deck", theirs)

@@ -46,6 +46,17 @@ class CCASystem:
         """Parse a position or scenario file (raises PositionError)."""
         return load_position(text)
 
+    def audit_tables(self) -> dict[str, Any]:
+        """What this system rolls and shuffles, fixed for the audit verifiers (docs/audit.md).
+
+        ``dice``: every die by name; ``deck``: every card of the deck (codes,
+        catalogue order); ``sides``: the seats that join.
+        """
+        from engine.cca.cards import DECK  # noqa: PLC0415
+        from engine.cca.work import BATTLE_DIE  # noqa: PLC0415
+
+        return {"dice": {BATTLE_DIE.name: BATTLE_DIE}, "deck": DECK, "sides": SIDES}
+
     def write_position(self, state: State) -> str:
         """Print a state as a position file."""
         return write_position(state)

@@ -68,6 +68,7 @@ def _audit_game(game_id: str, out: Path | None = None, config_path: str | None =
     from sqlalchemy.engine import make_url  # noqa: PLC0415
 
     from pbem.config import ConfigError, load_config  # noqa: PLC0415
+    from pbem.pipeline import load_server_key  # noqa: PLC0415
     from pbem.pipeline.admin import audit_record  # noqa: PLC0415
     from pbem.pipeline.games import GameError  # noqa: PLC0415
     from pbem.store import Store  # noqa: PLC0415
@@ -84,11 +85,16 @@ def _audit_game(game_id: str, out: Path | None = None, config_path: str | None =
             f"game by id (no database at {url.database}; pass --config)\n"
         )
         return 2
+    server_key = load_server_key(config.server_key_path)
+    if server_key is None:
+        sys.stderr.write(f"pbem audit: no server key at {config.server_key_path} to sign with\n")
+        return 2
     store = Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
     try:
-        record = audit_record(store, game_id)
-    except GameError:
-        sys.stderr.write(f"pbem audit: {game_id} is neither a file nor a game in the store\n")
+        record = audit_record(store, game_id, server_key)
+    except GameError as err:
+        why = "is neither a file nor a game in the store" if "no game" in str(err) else str(err)
+        sys.stderr.write(f"pbem audit: {game_id} {why}\n")
         return 2
     except Exception as err:  # an unmigrated or missing database
         sys.stderr.write(f"pbem audit: cannot read the store: {type(err).__name__}: {err}\n")

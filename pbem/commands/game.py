@@ -1,9 +1,11 @@
 """``pbem game create|list|show|pause|resume``: the operator's view of games.
 
 ``create`` draws the two secret seeds with :mod:`secrets`, builds both hash
-chains, stores the commitments and queues the game-start mails (when every
-player's key is given; otherwise players join by mail with the invite
-token it prints). The running daemon sends what is queued.
+chains, stores the commitments and queues one invitation per seat: each
+player joins by mail with a signed statement carrying a nonce (and, for a
+seat created without a key, that seat's single-use invite token, printed
+here and mailed to the invitee). The game deals and starts when every
+player has joined. The running daemon sends what is queued.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from sqlmodel import col, select
 from pbem.clock import SystemClock
 from pbem.commands._shared import add_config_argument
 from pbem.config import Config, ConfigError, load_config, parse_duration
+from pbem.orders_text import OrdersMailError, extract_from_body
 from pbem.pipeline import load_server_key
-from pbem.pipeline.admin import create_and_start, pause, resume
+from pbem.pipeline.admin import create_and_start, join_game, pause, resume
 from pbem.pipeline.games import GameError, NewSeat, load_game
+from pbem.pipeline.joins import JoinRefused, SignedJoin, joined_sides, parse_statement
 from pbem.pipeline.settings import MISSED_TURN_POLICIES, GameSettings
 from pbem.scenarios import ScenarioError, find_scenario, load_file
 from pbem.sshsig import SshPublicKey, SshSigError
@@ -91,6 +95,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show = games.add_parser("show", help="show one game")
     show.add_argument("game")
     show.set_defaults(func=_show)
+    join = games.add_parser(
+        "join",
+        help="record a player's signed join statement received another way than by mail",
+    )
+    join.add_argument("game")
+    join.add_argument("file", type=Path, help="the statement followed by its signature block")
+    join.set_defaults(func=_join)
     for name, helptext in (
         ("pause", "pause a game (deadlines stop)"),
         ("resume", "resume a paused game"),
@@ -182,11 +193,13 @@ def _create(args: argparse.Namespace) -> int:
     _out(f"created {ctx.id} ({scenario.name}): status {ctx.game.status}")
     _out(f"dice commitment {ctx.game.dice_commitment}")
     _out(f"deck commitment {ctx.game.deck_commitment}")
-    if ctx.options.settings.invite_token:
+    for side, token in sorted(ctx.invite_tokens.items()):
         _out(
-            f"invite token {ctx.options.settings.invite_token} (players join with "
-            "'command join', see docs/mail-commands.md)"
+            f"invite token for {side}: {token} (mailed to {ctx.seats[side].player.email}; "
+            "it works once, see docs/mail-commands.md)"
         )
+    if ctx.game.status == "setup":
+        _out("waiting for every player's signed join (each player was mailed how to join)")
     return 0
 
 
@@ -247,8 +260,13 @@ def _show(args: argparse.Namespace) -> int:
                 f"missed turn {st.missed_turn}"
                 + (f" after {st.forfeit_after}" if st.missed_turn == "forfeit" else "")
             )
-            if st.invite_token:
-                _out(f"invite     {st.invite_token}")
+            for side, row in sorted(joined_sides(session, g.id).items()):
+                state = (
+                    f"joined with key {row.key_fingerprint}"
+                    if row.nonce
+                    else ("invited, token unused" if row.token_hash else "waiting for its join")
+                )
+                _out(f"join       {side:<6} {state}")
             if ctx.options.runtime.misses:
                 _out(f"missed     {ctx.options.runtime.misses}")
             for d in session.exec(
@@ -280,6 +298,35 @@ def _show(args: argparse.Namespace) -> int:
                 _out(f"event      #{ev.seq} e{ev.epoch} {ev.kind} {text}"[:160])
     finally:
         store.dispose()
+    return 0
+
+
+def _join(args: argparse.Namespace) -> int:
+    opened = open_store(args)
+    if opened is None:
+        return EX_CONFIG
+    config, store = opened
+    try:
+        found = extract_from_body(Path(args.file).read_text(encoding="utf-8"))
+        side = parse_statement(found.text).get("side", "")
+        ctx = join_game(
+            store,
+            config,
+            SystemClock(),
+            args.game,
+            side=side,
+            signed=SignedJoin(found.text, found.signature),
+            server_key=load_server_key(config.server_key_path),
+        )
+    except (OSError, UnicodeDecodeError, OrdersMailError, SshSigError) as exc:
+        _err(f"{args.file}: {exc}")
+        return EX_USAGE
+    except (GameError, JoinRefused) as exc:
+        _err(str(exc))
+        return EX_USAGE
+    finally:
+        store.dispose()
+    _out(f"{args.game}: {side} joined; game {ctx.game.status}")
     return 0
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session, col, select
 
-from engine.dice import STANDARD_DICE, EpochLog, RollRecord, ShuffleRecord, shuffle_order
-from pbem.audit import build_record
+from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, shuffle_order
+from pbem.audit import AUDIT_VERSION, AuditEpoch, SignedText, build_record
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.pipeline.games import (
@@ -27,16 +27,24 @@ from pbem.pipeline.games import (
     add_key,
     chains,
     create_game,
+    game_join,
     load_game,
+)
+from pbem.pipeline.joins import (
+    SignedJoin,
+    add_seat_joins,
+    join_records,
+    record_join,
+    send_invitations,
 )
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.settings import GameSettings
-from pbem.pipeline.turns import Env, pause_game, resume_game, start_game
+from pbem.pipeline.turns import Env, pause_game, resume_game
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey
 from pbem.store import DiceEpoch, Event, GameStatus, Player, Store
 
-__all__ = ["audit_record", "create_and_start", "pause", "resume", "rotate_key"]
+__all__ = ["audit_record", "create_and_start", "join_game", "pause", "resume", "rotate_key"]
 
 
 def _env(session: Session, config: Config, clock: Clock, key: ServerKey | None) -> Env:
@@ -56,15 +64,18 @@ def create_and_start(
     settings: GameSettings,
     engine_options: dict[str, Any] | None = None,
     server_key: ServerKey | None = None,
+    joins: Mapping[str, SignedJoin] | None = None,
 ) -> GameContext:
-    """Create a game with fresh secret seeds; start it (mails, deadline) if all seats have keys.
+    """Create a game with fresh secret seeds, committed; mail each player how to join.
 
-    An invite token is drawn when a seat has no key yet (players join with it).
+    Each seat without a key gets its own single-use invite token
+    (``ctx.invite_tokens``, shown to the operator once and mailed to the
+    invitee). The game deals and starts when every seat has sent its signed
+    join statement with a nonce (:mod:`pbem.pipeline.joins`). ``joins``: the
+    statements of players whose keys the caller holds (hot-seat, demo,
+    tests), recorded at once after the commitments; when every seat's is
+    given the game starts in the same transaction and no invitation is sent.
     """
-    if any(s.key is None for s in seats) and not settings.invite_token:
-        from dataclasses import replace  # noqa: PLC0415
-
-        settings = replace(settings, invite_token=secrets.token_urlsafe(12))
     with store.transaction() as session:
         ctx = create_game(
             session,
@@ -79,9 +90,32 @@ def create_and_start(
             settings=settings,
             engine_options=engine_options,
         )
-        if all(s.key is not None for s in seats):
-            start_game(_env(session, config, clock, server_key), ctx)
+        tokens = add_seat_joins(
+            session, ctx.id, [(s.side, s.email.strip().lower(), s.key is not None) for s in seats]
+        )
+        env = _env(session, config, clock, server_key)
+        for side, signed in (joins or {}).items():
+            ctx = record_join(env, ctx, side, signed)
+        if ctx.game.status == GameStatus.SETUP:
+            send_invitations(env, ctx, tokens)
+        ctx.invite_tokens = tokens
     return ctx
+
+
+def join_game(
+    store: Store,
+    config: Config,
+    clock: Clock,
+    game_id: str,
+    *,
+    side: str,
+    signed: SignedJoin,
+    server_key: ServerKey | None = None,
+) -> GameContext:
+    """Record a player's signed join statement (see :func:`pbem.pipeline.joins.record_join`)."""
+    with store.transaction() as session:
+        ctx = _load(session, game_id)
+        return record_join(_env(session, config, clock, server_key), ctx, side, signed)
 
 
 def pause(
@@ -125,25 +159,34 @@ def _load(session: Session, game_id: str) -> GameContext:
     return ctx
 
 
-def audit_record(store: Store, game_id: str) -> dict[str, Any]:
-    """Build the game's audit record (docs/audit.md) from the store.
+def audit_record(store: Store, game_id: str, server_key: ServerKey) -> dict[str, Any]:
+    """Build the game's audit record (docs/audit.md) from the store, its end signed.
 
     Shuffle orders and deck keys are included only once the game is over.
     """
     with store.transaction() as session:
         ctx = _load(session, game_id)
+        if ctx.game.dice_protocol < AUDIT_VERSION:
+            raise GameError(
+                f"game {game_id} was created under dice protocol {ctx.game.dice_protocol}: "
+                "export it with the pbem release it started under (docs/audit.md, migration)"
+            )
         finished = ctx.game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
         keys = {
             e.epoch: e
             for e in session.exec(select(DiceEpoch).where(col(DiceEpoch.game_id) == game_id)).all()
         }
-        logs = {}
+        logs: dict[int, dict[str, Any]] = {}
+        accepted: dict[int, dict[str, Any]] = {}
         for ev in session.exec(
-            select(Event).where(col(Event.game_id) == game_id).where(col(Event.kind) == DICE_LOG)
+            select(Event)
+            .where(col(Event.game_id) == game_id)
+            .where(col(Event.kind).in_([DICE_LOG, "pbem.accepted"]))
         ).all():
-            logs[ev.epoch] = json.loads(ev.payload_json)
+            (logs if ev.kind == DICE_LOG else accepted)[ev.epoch] = json.loads(ev.payload_json)
+        join = game_join(session, ctx) if ctx.game.status != GameStatus.SETUP else None
         _, deck_chain = chains(session, game_id)
-        epochs: list[EpochLog] = []
+        epochs: list[AuditEpoch] = []
         total_shuffles = 0
         for epoch in sorted(set(logs) | set(keys)):
             log = logs.get(epoch, {})
@@ -157,33 +200,47 @@ def audit_record(store: Store, game_id: str) -> dict[str, Any]:
             for sh in log.get("shuffles", []):
                 number, n = int(sh["shuffle"]), int(sh["n"])
                 order = (
-                    shuffle_order(deck_chain.key(number), game_id, number, n) if finished else ()
+                    shuffle_order(deck_stream_key(deck_chain.key(number), join), game_id, number, n)
+                    if finished
+                    else ()
                 )
                 shuffles.append(
                     ShuffleRecord(number, int(sh["epoch"]), str(sh["purpose"]), n, order)
                 )
                 total_shuffles = max(total_shuffles, number)
             if epoch == 0:
-                epochs.append(EpochLog(0, None, SETUP_HASH, (), tuple(shuffles)))
+                epochs.append(
+                    AuditEpoch(EpochLog(0, None, SETUP_HASH, (), tuple(shuffles)), "", None)
+                )
                 continue
             row = keys[epoch]
             if row.revealed_key is None:
                 continue
+            why = accepted.get(epoch, {})
+            signed = why.get("signed")
             epochs.append(
-                EpochLog(
-                    epoch,
-                    bytes.fromhex(row.revealed_key),
-                    bytes.fromhex(row.orders_hash),
-                    rolls,
-                    tuple(shuffles),
+                AuditEpoch(
+                    EpochLog(
+                        epoch,
+                        bytes.fromhex(row.revealed_key),
+                        bytes.fromhex(row.orders_hash),
+                        rolls,
+                        tuple(shuffles),
+                    ),
+                    str(why.get("side", "")),
+                    None
+                    if not signed
+                    else SignedText(signed["text"], signed["signature"], signed.get("signed")),
                 )
             )
         deck_keys = deck_chain.keys(max(total_shuffles, 1)) if finished else None
         return build_record(
             game_id,
+            system=ctx.game.system,
             dice_commitment=bytes.fromhex(ctx.game.dice_commitment),
             deck_commitment=bytes.fromhex(ctx.game.deck_commitment),
+            joins=join_records(session, game_id),
             epochs=epochs,
+            server_key=server_key,
             deck_keys=deck_keys,
-            dice=STANDARD_DICE,
         )

@@ -11,30 +11,26 @@ changes nothing. ``docs/mail-commands.md`` is the player's reference.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session
-
 from engine.core.api import OrdersError
 from pbem.deadlines import push_back
 from pbem.mailviews import model as mv
-from pbem.orders_text import SignedOrders, verify_orders
 from pbem.pipeline import mailkinds
 from pbem.pipeline.checkmail import handle_check
-from pbem.pipeline.games import GameContext, add_key, append_events, find_or_add_player
-from pbem.pipeline.inbound import COMMAND_LINE, Inbound, header_lines
+from pbem.pipeline.games import GameContext, append_events
+from pbem.pipeline.inbound import COMMAND_LINE, header_lines
+from pbem.pipeline.joins import handle_join
 from pbem.pipeline.mails import format_deadline
 from pbem.pipeline.orders import handle_orders, status_refusal
 from pbem.pipeline.steps import Outcome, Step, check_signature
-from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, start_game
-from pbem.sshsig import SshSigError, SshSignature
-from pbem.store import Absence, GameStatus, InboxMessage, Seat
+from pbem.pipeline.turns import finish_game, save_state, shown_deadline
+from pbem.store import Absence, GameStatus
 
-__all__ = ["COMMANDS", "command_of", "handle_command", "handle_join"]
+__all__ = ["COMMANDS", "command_of", "handle_command"]
 
 COMMANDS = (
     "help",
@@ -64,7 +60,8 @@ command except help and status with your key, namespace pbem-orders):
   command absence FROM TO        away from date FROM to date TO (YYYY-MM-DD, your time
                                  zone, whole days): deadlines in that time are extended
   command timezone ZONE          show deadlines in ZONE (e.g. Europe/Paris)
-  command join                   join a game: 'token <invite token>' and 'side <side>'
+  command join                   join a game: 'side <side>', 'nonce <64 hex digits>'
+                                 (and 'token <invite token>' if you were invited)
                                  lines follow; signed with the key you will play with
 
 Orders need no command line: send the template from your turn mail, filled in
@@ -128,8 +125,15 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
         step.text = COMMAND_LINE.sub("", step.text)
         return handle_orders(step)
     if name == "join":
-        step.notice("join", "Already joined", f"You already play {step.side} in {step.ctx.id}.\n")
-        return Outcome.done("join from a seated player: nothing to do", step.ctx.id)
+        joined = handle_join(step.env, step.row, step.mail, step.ctx, step.found)
+        assert joined is not None  # the step's sender plays the game
+        return joined
+    if step.ctx.game.status == GameStatus.SETUP and name != "check":
+        return step.refuse(
+            "game-setup",
+            f"game {step.ctx.id} has not started: it waits for every player's signed join "
+            "(see the invitation mail)",
+        )
     signed = _signed(step, name)
     if isinstance(signed, Outcome):
         return signed
@@ -374,70 +378,3 @@ def _draw(step: Step, args: str) -> Outcome:
         else f"{verb!r}: write 'command draw propose', 'accept' or 'decline'",
         legal=("command draw propose", "command draw accept", "command draw decline"),
     )
-
-
-def handle_join(
-    env: Env, row: InboxMessage, mail: Inbound, ctx: GameContext, found: SignedOrders | None
-) -> Outcome | None:
-    """Seat the sender with the key that signed the join (None: not a valid join)."""
-    session: Session = env.session
-    if found is None:
-        return None
-    text = found.text
-    head = header_lines(text)
-    token = ""
-    for raw in text.splitlines():
-        parts = raw.strip().split()
-        if len(parts) == 2 and parts[0].lower() == "token":
-            token = parts[1]
-    expected = ctx.options.settings.invite_token
-    if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
-        return None
-    if head.get("game", "").lower() != ctx.id or ctx.game.status != GameStatus.SETUP:
-        return None
-    try:
-        key = verify_orders(found, SshSignature.from_armor(found.signature).public_key).signer
-    except SshSigError:
-        return None
-    side = head.get("side", "").lower()
-    mine = ctx.sides_of(mail.sender)
-    if not side and len(mine) == 1:
-        side = mine[0]
-    free = [s for s in _sides(ctx) if s not in ctx.seats]
-    if side in mine and ctx.seats[side].key is None:
-        player = ctx.seats[side].player
-    elif side in free:
-        player = find_or_add_player(session, mail.sender, mail.sender, env.clock)
-        assert player.id is not None
-        session.add(Seat(game_id=ctx.id, side=side, player_id=player.id))
-    else:
-        return None
-    add_key(session, player, key, env.clock, note=f"joined {ctx.id}")
-    session.flush()
-    from pbem.pipeline.games import load_game  # noqa: PLC0415
-
-    fresh = load_game(session, ctx.id)
-    assert fresh is not None
-    append_events(
-        session, ctx.id, 0, [("pbem.joined", {"side": side, "key": key.fingerprint()})], env.clock
-    )
-    step = Step(env, row, mail, fresh, side, text)
-    step.notice(
-        "joined",
-        f"You joined as {side}",
-        f"You play {side} in {ctx.id} with key {key.fingerprint()}.\n",
-    )
-    if all(
-        fresh.seats.get(s) is not None and fresh.seats[s].key is not None for s in _sides(fresh)
-    ):
-        start_game(env, fresh)
-    return Outcome.done(f"{mail.sender} joined {ctx.id} as {side}", ctx.id)
-
-
-def _sides(ctx: GameContext) -> tuple[str, ...]:
-    """The sides of the game's system (both seats of a two-player game)."""
-    view = ctx.system.public_view(ctx.state)
-    sides = view.get("sides")
-    if isinstance(sides, dict) and sides:
-        return tuple(sides)
-    return tuple(ctx.seats) or ("north", "south")

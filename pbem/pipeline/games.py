@@ -4,10 +4,10 @@
 decodes its state with the game system. :func:`create_game` is what
 ``pbem game create`` (and the demo) call: it draws nothing itself — the
 caller passes the two secret seeds (from :mod:`secrets`) — builds both hash
-chains, starts the game with the setup epoch's deck shuffle, and stores the
-commitments, the first snapshot and the seats. Starting play (mails and
-deadlines) is :func:`pbem.pipeline.resolve.start_game`'s job, once every
-seat has a key.
+chains and stores the commitments, the seats and the scenario text. The deck
+is not shuffled yet: under dice protocol 2 the setup shuffle waits for every
+player's signed nonce (:mod:`pbem.pipeline.joins` deals the game and starts
+it); until then the stored state is the engine's unshuffled preview.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from engine.core.api import GameSystem, Prompt
-from engine.dice import EpochDice, HashChain
+from engine.dice import PROTOCOL_VERSION, EpochDice, HashChain, join_message
 from pbem.clock import Clock
 from pbem.pipeline.settings import GameOptions, GameSettings
 from pbem.pipeline.systems import resolve_system
@@ -36,7 +36,7 @@ from pbem.store import (
     Player,
     PlayerKey,
     Seat,
-    Snapshot,
+    SeatJoin,
 )
 
 __all__ = [
@@ -52,8 +52,10 @@ __all__ = [
     "create_game",
     "current_key",
     "find_or_add_player",
+    "game_join",
     "load_game",
     "shuffles_done",
+    "with_game_id",
 ]
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -90,6 +92,8 @@ class GameContext:
     state: Any
     options: GameOptions
     seats: dict[str, SeatInfo] = field(default_factory=dict)
+    invite_tokens: dict[str, str] = field(default_factory=dict)
+    """Set by ``create_and_start`` only: each keyless seat's invite token (never stored)."""
 
     @property
     def id(self) -> str:
@@ -138,6 +142,20 @@ def load_game(session: Session, game_id: str) -> GameContext | None:
         assert player.id is not None
         ctx.seats[seat.side] = SeatInfo(seat.side, player, current_key(session, player.id))
     return ctx
+
+
+def game_join(session: Session, ctx: GameContext) -> bytes | None:
+    """Return the game's join message ``J`` (dice protocol 2), or None (protocol 1 games).
+
+    Raises :class:`GameError` while a seat's signed nonce is still missing.
+    """
+    if ctx.game.dice_protocol < 2:
+        return None
+    rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == ctx.id)).all()
+    nonces = {r.side: bytes.fromhex(r.nonce) for r in rows if r.nonce}
+    if not rows or len(nonces) != len(rows):
+        raise GameError(f"game {ctx.id} has not collected every player's nonce")
+    return join_message(ctx.id, nonces)
 
 
 def chains(session: Session, game_id: str) -> tuple[HashChain, HashChain]:
@@ -303,13 +321,13 @@ def create_game(
     system = resolve_system(system_name)
     dice_chain = HashChain(dice_seed, chain_length)
     deck_chain = HashChain(deck_seed, chain_length)
-    setup = EpochDice(game_id, 0, None, SETUP_HASH, deck=deck_chain)
     try:
         position = system.load_position(scenario_text)
-        state = system.new_game(position, engine_options or {}, setup)
+        # The unshuffled preview (no randomness): the real deal waits for the nonces.
+        state = system.new_game(position, engine_options or {}, None)
     except ValueError as exc:
         raise GameError(f"the engine refused the game: {exc}") from exc
-    state = _with_game_id(system, state, game_id)
+    state = with_game_id(system, state, game_id)
     sides = {s.side for s in seats}
     now = clock.now()
     options = GameOptions(engine=dict(engine_options or {}), settings=settings or GameSettings())
@@ -326,6 +344,8 @@ def create_game(
         deck_commitment=deck_chain.commitment_hex,
         created_at=now,
         updated_at=now,
+        dice_protocol=PROTOCOL_VERSION,
+        setup_text=scenario_text,
     )
     session.add(game)
     session.flush()
@@ -334,8 +354,6 @@ def create_game(
             game_id=game_id, dice_seed=dice_seed, deck_seed=deck_seed, chain_length=chain_length
         )
     )
-    session.add(Snapshot(game_id=game_id, version=0, state_json=game.state_json, created_at=now))
-    append_events(session, game_id, 0, [(DICE_LOG, dice_log_payload(setup, "setup"))], clock)
     if len(sides) != len(seats):
         raise GameError("each side can be given only once")
     for seat in seats:
@@ -350,7 +368,7 @@ def create_game(
     return ctx
 
 
-def _with_game_id(system: GameSystem, state: Any, game_id: str) -> Any:
+def with_game_id(system: GameSystem, state: Any, game_id: str) -> Any:
     """Give the engine state the referee's game id (templates print it in ``game`` lines).
 
     Scenario files carry the scenario's id; orders must name the game, so the

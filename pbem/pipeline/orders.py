@@ -22,6 +22,7 @@ from sqlmodel import col, select
 
 from engine.core.api import OrdersError
 from engine.dice import hash_orders
+from pbem.audit import SignedText
 from pbem.mailviews import model as mv
 from pbem.pipeline.headers import game_problem, turn_problem
 from pbem.pipeline.inbound import COMMAND_LINE
@@ -89,11 +90,24 @@ def handle_orders(step: Step) -> Outcome:
         orders_text=text,
         orders_hash=orders_hash,
         source="mail",
+        signed=signed_text(step),
     )
     what = "answer" if prompt.kind == "question" else "orders"
     return Outcome.done(
         f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id
     )
+
+
+def signed_text(step: Step) -> SignedText | None:
+    """What the player signed, for the audit record: the canonical text, the signature,
+    and the exact bytes the signature covers when they are not the canonical text."""
+    verified = step.verified
+    if verified is None or step.found is None:
+        return None
+    exact: str | None = None
+    if verified.signed_bytes != verified.text.encode("utf-8"):
+        exact = verified.signed_bytes.decode("utf-8", "replace")
+    return SignedText(verified.text, step.found.signature, exact)
 
 
 def _accepted_before(step: Step, orders_hash: str) -> int | None:

@@ -3,8 +3,8 @@
 :class:`Processor` implements :class:`pbem.mailin.InboxProcessor`. For a row
 it: reads the MIME (oversized or malformed mail is refused with a reply when
 the sender is a player); finds the sender among the players (a stranger
-gets at most one rate-limited note, :mod:`pbem.pipeline.replies`, unless the
-mail is a valid ``join`` with the game's invite token); routes the mail to a
+gets at most one rate-limited note, :mod:`pbem.pipeline.replies`; a seat's
+invite goes to its player's address, :mod:`pbem.pipeline.joins`); routes the mail to a
 game (plus-address, subject tag, our thread headers, else the ``game`` line
 of the orders, else the sender's only active game); reads the orders or
 command text (HTML-only mail gets a reply saying how to send plain text);
@@ -37,9 +37,10 @@ from pbem.orders_text import (
     body_text,
     extract_orders,
 )
-from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command, handle_join
+from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command
 from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_lines, read_mail
+from pbem.pipeline.joins import handle_join
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.orders import handle_orders
 from pbem.pipeline.replies import reply_unknown
@@ -159,12 +160,9 @@ class Processor:
         player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()
         content = self._text(mail)
         ctx, how = self._route(session, mail, content.text, player)
-        keyless = ctx is not None and any(
-            ctx.seats[s].key is None for s in ctx.sides_of(mail.sender)
-        )
-        if ctx is not None and (player is None or not ctx.sides_of(mail.sender) or keyless):
+        if ctx is not None and player is not None and not mail.auto:
             name = command_of(content.text, mail.subject)
-            if name is not None and name[0] == "join" and not mail.auto:
+            if name is not None and name[0] == "join":
                 joined = handle_join(env, row, mail, ctx, content.found)
                 if joined is not None:
                     return joined

@@ -4,7 +4,7 @@
 
 - ``engine``: the rule options handed to the game system's ``new_game``;
 - ``settings``: :class:`GameSettings` (time per turn, grace, reminders,
-  missed-turn policy, the invite token) as set at creation;
+  missed-turn policy) as set at creation;
 - ``runtime``: what the referee tracks between turns (missed deadlines per
   side, a pending draw offer).
 
@@ -35,7 +35,6 @@ class GameSettings:
     reminders: tuple[timedelta, ...] = (timedelta(hours=12),)
     missed_turn: str = "wait"
     forfeit_after: int = 3
-    invite_token: str = ""
 
     def __post_init__(self) -> None:
         if self.missed_turn not in MISSED_TURN_POLICIES:
@@ -59,7 +58,6 @@ class GameSettings:
             "reminders": [int(r.total_seconds()) for r in self.reminders],
             "missed_turn": self.missed_turn,
             "forfeit_after": self.forfeit_after,
-            "invite_token": self.invite_token,
         }
 
     @classmethod
@@ -78,7 +76,6 @@ class GameSettings:
             ),
             missed_turn=str(data.get("missed_turn", d.missed_turn)),
             forfeit_after=int(data.get("forfeit_after", d.forfeit_after)),
-            invite_token=str(data.get("invite_token", "")),
         )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from sqlmodel import col, select
 
 from pbem.mailviews import model as mv
-from pbem.orders_text import SignedOrders
+from pbem.orders_text import SignedOrders, VerifiedOrders
 from pbem.pipeline import mailkinds
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.inbound import Inbound
@@ -51,6 +51,8 @@ class Step:
     text: str
     found: SignedOrders | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    verified: VerifiedOrders | None = None
+    """Set by :func:`check_signature`: what the signature covered."""
 
     @property
     def inbox_id(self) -> int:
@@ -140,4 +142,5 @@ def check_signature(step: Step, key: SshPublicKey | None) -> Outcome | bytes:
         )
     except SshSigError as exc:
         return step.refuse(str(getattr(exc, "code", "bad-signature")), str(exc))
+    step.verified = verified
     return verified.text.encode("utf-8")

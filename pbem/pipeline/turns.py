@@ -24,6 +24,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from engine.dice import EpochDice
+from pbem.audit import SignedText
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.deadlines import (
@@ -40,6 +41,7 @@ from pbem.pipeline.games import (
     append_events,
     chains,
     dice_log_payload,
+    game_join,
     shuffles_done,
 )
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
@@ -102,12 +104,15 @@ def apply_submission(
     orders_text: str,
     orders_hash: bytes,
     source: str,
+    signed: SignedText | None = None,
 ) -> int:
     """Resolve an accepted submission as the next epoch; return the epoch number.
 
     ``submission`` is what ``system.parse_orders`` returned; ``orders_text``
     is kept in the event log; ``source`` says where it came from ("mail",
-    "deadline default").
+    "deadline default"). ``signed`` (the player's signed text and armored
+    SSHSIG block; None for a referee's default) goes into the audit record,
+    so anyone can check the referee resolved exactly what the player signed.
     """
     session = env.session
     before = ctx.prompt()
@@ -124,6 +129,7 @@ def apply_submission(
         orders_hash,
         deck=deck_chain,
         shuffles_before=shuffles_done(session, ctx.id),
+        join=game_join(session, ctx),
     )
     result = ctx.system.resolve(ctx.state, submission, dice)
     env.at("after-engine")
@@ -158,6 +164,7 @@ def apply_submission(
                 "orders": orders_text,
                 "orders_hash": orders_hash.hex(),
                 "question": question_id,
+                "signed": None if signed is None else signed.to_dict(),
             },
         ),
     ]

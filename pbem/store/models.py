@@ -131,6 +131,12 @@ class Game(SQLModel, table=True):
     deck_commitment: str = Field(default="", max_length=64)  # hex head of the deck chain
     created_at: datetime = Field(sa_type=UTCDateTime)
     updated_at: datetime = Field(sa_type=UTCDateTime)
+    # Dice protocol (docs/audit.md): 2 mixes the players' signed join nonces into
+    # every roll and shuffle; games created before version 2 keep 1.
+    dice_protocol: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    # The scenario text, kept while the game waits for its joins: the deck is
+    # shuffled (the engine's new_game) only once every player's nonce is known.
+    setup_text: str = Field(default="", sa_type=Text, sa_column_kwargs={"server_default": ""})
 
 
 class GameSecret(SQLModel, table=True):
@@ -158,6 +164,33 @@ class Seat(SQLModel, table=True):
     game_id: str = Field(foreign_key="games.id", index=True, max_length=64)
     side: str = Field(max_length=32)  # the system's side name, e.g. "carthage"
     player_id: int = Field(foreign_key="players.id", index=True)
+
+
+class SeatJoin(SQLModel, table=True):
+    """One seat's join: its single-use invite token and the player's signed nonce.
+
+    Created with the game, one row per side. ``token_hash`` is SHA-256 (hex) of
+    the seat's invite token ("" when the seat was created with the player's
+    key). The first valid join binds the seat to the key that signed it
+    (``key_fingerprint``) and stores the signed statement (``statement`` and
+    its armored ``signature``) with its ``nonce`` (hex), which enters every
+    roll and shuffle of the game (docs/audit.md, protocol v2).
+    """
+
+    __tablename__ = "seat_joins"
+    __table_args__ = (UniqueConstraint("game_id", "side"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="games.id", index=True, max_length=64)
+    side: str = Field(max_length=32)
+    invitee: str = Field(default="", max_length=320)  # the address the invite went to
+    token_hash: str = Field(default="", max_length=64)
+    key_fingerprint: str = Field(default="", max_length=100)
+    public_key: str = Field(default="", sa_type=Text)
+    nonce: str = Field(default="", max_length=64)
+    statement: str = Field(default="", sa_type=Text)
+    signature: str = Field(default="", sa_type=Text)
+    joined_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class Snapshot(SQLModel, table=True):

@@ -1,0 +1,106 @@
+"""A short C&C Ancients audit record built the way the referee builds one (protocol v2).
+
+Two players join with signed nonces, five epochs of signed orders roll battle
+dice, the deck is shuffled at setup and again in epoch 3; the referee signs
+the end. Tests tamper with copies of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engine.dice import BATTLE_DIE, EpochDice, EpochLog, HashChain, join_message
+from pbem import sshsig
+from pbem.audit import AuditEpoch, SignedText, build_record
+from pbem.orders_text import canonicalize
+from pbem.server_key import ServerKey
+
+GAME = "club-2026-007"
+SIDES = ("north", "south")
+
+
+def _key(seed: int) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(hashlib.sha256(bytes([seed])).digest())
+
+
+PLAYER_KEYS = {"north": _key(1), "south": _key(2)}
+REFEREE = ServerKey.from_private_key(_key(3), comment="pbem server")
+NONCES = {"north": bytes(range(32)), "south": bytes(range(32, 64))}
+
+
+def statement(side: str, nonce: bytes) -> str:
+    return f"game {GAME}\ncommand join\nside {side}\nnonce {nonce.hex()}\n"
+
+
+def joins(nonces: dict[str, bytes] = NONCES) -> list[dict[str, str]]:
+    out = []
+    for side in SIDES:
+        text = statement(side, nonces[side])
+        out.append(
+            {
+                "side": side,
+                "key": sshsig.public_key_of(PLAYER_KEYS[side]).openssh(),
+                "statement": text,
+                "signature": sshsig.sign(text.encode(), PLAYER_KEYS[side]),
+            }
+        )
+    return out
+
+
+def play(*, mixed: bool = True) -> tuple[HashChain, HashChain, list[AuditEpoch], int]:
+    """The game's epochs; ``mixed=False`` derives the dice without the nonces (protocol v1)."""
+    dice_chain = HashChain(bytes(range(32)), 64)
+    deck = HashChain(bytes(range(100, 132)), 8)
+    join = join_message(GAME, NONCES) if mixed else None
+    setup = EpochDice(GAME, 0, None, bytes(32), deck=deck, join=join)
+    setup.permutation(60, "shuffle the command deck")
+    epochs = [AuditEpoch(setup.log(), "", None)]
+    done = setup.shuffles_done
+    for e in range(1, 6):
+        side = SIDES[(e - 1) % 2]
+        text = canonicalize(f"game {GAME}\nturn {e}\nside {side}\ncard 2L\n")
+        signed = SignedText(text, sshsig.sign(text.encode(), PLAYER_KEYS[side]))
+        rng = EpochDice(
+            GAME,
+            e,
+            dice_chain.key(e),
+            hashlib.sha256(text.encode()).digest(),
+            deck=deck,
+            shuffles_before=done,
+            join=join,
+        )
+        if e != 4:  # epoch 4 rolls nothing (a move without battle)
+            rng.roll(BATTLE_DIE, 2, "battle B2→B3")
+            rng.roll(BATTLE_DIE, 5, "battle C4→D5")
+            rng.roll(BATTLE_DIE, 1, "leader check")
+        if e == 3:
+            rng.permutation(45, "shuffle the discards into a new deck")
+        done = rng.shuffles_done
+        epochs.append(AuditEpoch(rng.log(), side, signed))
+    return dice_chain, deck, epochs, done
+
+
+def record(*, game_over: bool, mixed: bool = True, upto: int | None = None) -> dict[str, Any]:
+    """The audit record as the referee exports it (``upto``: only the first epochs)."""
+    dice_chain, deck, epochs, shuffles = play(mixed=mixed)
+    if upto is not None:
+        epochs = epochs[: upto + 1]
+        shuffles = sum(len(e.log.shuffles) for e in epochs)
+    return build_record(
+        GAME,
+        system="cca",
+        dice_commitment=dice_chain.commitment,
+        deck_commitment=deck.commitment,
+        joins=joins(),
+        epochs=epochs,
+        server_key=REFEREE,
+        deck_keys=deck.keys(shuffles) if game_over else None,
+    )
+
+
+def logs() -> list[EpochLog]:
+    """The epochs' dice logs alone."""
+    return [e.log for e in play()[2]]
