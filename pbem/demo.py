@@ -10,8 +10,8 @@
   its outbox pointed at the sink;
 - two scripted players with fresh Ed25519 keys. Each reads its own mail from
   the sink; when a mail holds an orders template for its side (or says its
-  orders were not accepted) it picks legal orders — the engine's
-  ``engine.cca.autoplay`` policy, random but seeded — signs them with pbem's
+  orders were not accepted) it picks legal orders — the game system's
+  ``autoplay`` capability, random but seeded — signs them with pbem's
   SSHSIG code (namespace ``pbem-orders``) and sends them with aiosmtplib to
   the daemon's listener, replying in the game's thread.
 
