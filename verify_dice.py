@@ -43,8 +43,8 @@ _CCA_DECK = {
     "IR": 1, "CS": 1, "CTA": 2, "DS": 1, "DT": 2, "FS": 1, "SP": 1, "LN": 4, "MFM": 2,
     "CH": 2, "RA": 1,
 }  # fmt: skip
-SYSTEMS: dict[str, dict[str, Any]] = {
-    "cca": {
+SYSTEMS: dict[tuple[str, str], dict[str, Any]] = {
+    ("cca", "1"): {
         "dice": {"cc-battle": ["G", "B", "R", "H", "F", "S"]},
         "deck": _CCA_DECK,
         "sides": ["north", "south"],
@@ -299,8 +299,8 @@ class Discrepancy(Exception):
 
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_TOP = {"format", "version", "game_id", "system", "referee_key", "dice", "deck", "joins",
-        "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
+_TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
+        "deck", "joins", "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
 _TOP_OPTIONAL = {"tables"}
 
 
@@ -348,16 +348,19 @@ def _header(record: Any) -> tuple[str, dict[str, Any]]:
         _hex32(record, "tables", "record")
     game_id = _get(record, "game_id", str, "record")
     system = _get(record, "system", str, "record")
-    if system not in SYSTEMS:
-        raise Discrepancy(f"record: game system {system!r} is not one this verifier knows")
+    version = _get(record, "system_version", str, "record")
+    if (system, version) not in SYSTEMS:
+        raise Discrepancy(
+            f"record: game system {system!r} version {version!r} is not one this verifier knows"
+        )
     table = _get(record, "die_faces", dict, "record")
-    fixed = SYSTEMS[system]["dice"]
+    fixed = SYSTEMS[system, version]["dice"]
     if table != fixed:
         raise Discrepancy(
             f"die_faces: {json.dumps(table, ensure_ascii=False)} is not what the protocol "
             f"fixes for {system}: {json.dumps(fixed)}"
         )
-    return game_id, SYSTEMS[system]
+    return game_id, SYSTEMS[system, version]
 
 
 # --- The checks --------------------------------------------------------------

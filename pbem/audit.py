@@ -37,7 +37,7 @@ from engine.dice import (
     shuffle_order,
 )
 from engine.randomness import Die
-from engine.systems import SYSTEMS, get_system
+from engine.systems import BUILT_IN, get_system
 from pbem import sshsig
 from pbem.orders_text import canonicalize
 from pbem.server_key import ServerKey
@@ -71,8 +71,8 @@ END_NAMESPACE = "pbem-audit"
 """SSHSIG namespace of the referee's signature over a record's end."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_TOP = {"format", "version", "game_id", "system", "referee_key", "dice", "deck", "joins",
-        "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
+_TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
+        "deck", "joins", "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
 _TOP_OPTIONAL = {"tables"}
 
 
@@ -102,18 +102,25 @@ class SystemTables:
         return sum(self.deck.values())
 
 
-def system_tables(name: str) -> SystemTables | None:
-    """Return the fixed tables of a built-in game system (None: not one pbem audits)."""
-    if name not in SYSTEMS:
+AUDITED = (("cca", "1"),)
+"""The game systems (name, version) whose records pbem audits; verify_dice.py knows the same."""
+
+
+def system_tables(name: str, version: str) -> SystemTables | None:
+    """Return the fixed tables of an audited game system (None: not one pbem audits).
+
+    They come from the built-in system itself (never from a record or a
+    system registered at run time): its dice, its deck and its seats.
+    """
+    if (name, version) not in AUDITED or name not in BUILT_IN:
         return None
-    tables = getattr(get_system(name), "audit_tables", None)
-    if tables is None:
+    system = get_system(name)
+    if system.version != version:
         return None
-    data = tables()
     deck: dict[str, int] = {}
-    for card in data["deck"]:
+    for card in getattr(system, "deck_contents", ()):
         deck[card] = deck.get(card, 0) + 1
-    return SystemTables(dict(data["dice"]), deck, tuple(data["sides"]))
+    return SystemTables(dict(system.dice), deck, tuple(system.sides))
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +225,7 @@ def build_record(
     game_id: str,
     *,
     system: str,
+    system_version: str,
     dice_commitment: bytes,
     deck_commitment: bytes,
     joins: Sequence[Mapping[str, str]],
@@ -234,9 +242,9 @@ def build_record(
     over: then shuffle orders are included; before, they are left out, since
     they are the hidden deck. The end is signed with ``server_key``.
     """
-    tables = system_tables(system)
+    tables = system_tables(system, system_version)
     if tables is None:
-        raise ValueError(f"game system {system!r} has no fixed audit tables")
+        raise ValueError(f"game system {system!r} version {system_version!r} is not audited")
     out_epochs: list[dict[str, Any]] = []
     shuffles: list[dict[str, Any]] = []
     revealed = deck_keys is not None
@@ -285,6 +293,7 @@ def build_record(
         "version": AUDIT_VERSION,
         "game_id": game_id,
         "system": system,
+        "system_version": system_version,
         "referee_key": server_key.public_key.openssh(),
         "dice": {"commitment": dice_commitment.hex()},
         "deck": deck,
@@ -354,9 +363,12 @@ def _parse_header(data: object) -> tuple[dict[str, Any], str, SystemTables]:
         _hex32(_field(rec, "tables", str, "record"), "record: 'tables'")
     _field(rec, "game_id", str, "record")
     system = _field(rec, "system", str, "record")
-    tables = system_tables(system)
+    version = _field(rec, "system_version", str, "record")
+    tables = system_tables(system, version)
     if tables is None:
-        raise AuditMismatch(f"record: game system {system!r} is not one this verifier knows")
+        raise AuditMismatch(
+            f"record: game system {system!r} version {version!r} is not one this verifier knows"
+        )
     table = _field(rec, "die_faces", dict, "record")
     fixed = {name: list(die.faces) for name, die in sorted(tables.dice.items())}
     if table != fixed:

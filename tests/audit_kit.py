@@ -92,6 +92,7 @@ def record(*, game_over: bool, mixed: bool = True, upto: int | None = None) -> d
     return build_record(
         GAME,
         system="cca",
+        system_version="1",
         dice_commitment=dice_chain.commitment,
         deck_commitment=deck.commitment,
         joins=joins(),

@@ -50,8 +50,8 @@ from pbem.config import load_config
 from pbem.orders_text import canonicalize
 from pbem.pipeline import load_server_key
 from pbem.pipeline.admin import create_and_start
-from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat, load_game
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.settings import GameSettings
 from pbem.scenarios import find_scenario, load_file
 from pbem.store import Game, GameStatus, InboxMessage, OutboxMessage, Store

@@ -19,8 +19,8 @@ from pbem.mailviews.compose import rejection_mail
 from pbem.mailviews.model import Envelope, OrdersRejected, Recipient
 from pbem.orders_text import canonicalize
 from pbem.pipeline.admin import create_and_start
-from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.settings import GameSettings
 from pbem.scenarios import find_scenario
 from pbem.store import Game, Store

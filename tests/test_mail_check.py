@@ -30,8 +30,8 @@ from pbem.config import Config
 from pbem.mailin.accept import store_message
 from pbem.pipeline import checkmail
 from pbem.pipeline.admin import create_and_start
-from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure

@@ -34,15 +34,14 @@ from pbem.mailin.accept import store_message
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import missed_turn_mail, question_mail, reminder_mail
 from pbem.pipeline.admin import create_and_start
-from pbem.pipeline.joins import sign_joins
-from pbem.sshsig import load_private_key
 from pbem.pipeline.games import NewSeat, load_game
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.scenarios import find_scenario
 from pbem.server_key import ServerKey
-from pbem.sshsig import SshPublicKey
+from pbem.sshsig import SshPublicKey, load_private_key
 from pbem.store import Game, InboxMessage, InboxSource, InboxStatus, OutboxMessage, Store
 
 SSH_KEYGEN = shutil.which("ssh-keygen")

@@ -24,7 +24,7 @@ def _pub(tmp_path: Path, name: str) -> Path:
 
 
 def _join(
-    tmp_path: Path, cfg: Path, capsys: pytest.CaptureFixture[str], game: str, side: str, key: str
+    tmp_path: Path, cfg: Path, capsys: pytest.CaptureFixture[str], game: str, *, side: str, key: str
 ) -> int:
     """The player prints a signed join statement; the operator records it."""
     assert main(["join-statement", game, side, "-f", str(tmp_path / key)]) == 0
@@ -79,11 +79,13 @@ def test_create_list_show_pause_resume_rotate_audit(
         assert game is not None and game.status == GameStatus.SETUP
         invites = s.exec(select(OutboxMessage)).all()
         assert sorted(m.recipient for m in invites) == ["ann@x.test", "bob@y.test"]
-    assert _join(tmp_path, cfg, capsys, "ak-1", "north", "ann") == 0
+    assert _join(tmp_path, cfg, capsys, "ak-1", side="north", key="ann") == 0
     assert "game setup" in capsys.readouterr().out
-    assert _join(tmp_path, cfg, capsys, "ak-1", "south", "ann") != 0  # Ann's key, Bob's seat
+    assert (
+        _join(tmp_path, cfg, capsys, "ak-1", side="south", key="ann") != 0
+    )  # Ann's key, Bob's seat
     assert "must be signed with the key registered for you" in capsys.readouterr().err
-    assert _join(tmp_path, cfg, capsys, "ak-1", "south", "bob") == 0
+    assert _join(tmp_path, cfg, capsys, "ak-1", side="south", key="bob") == 0
     assert "game active" in capsys.readouterr().out
     with store.transaction() as s:
         game = s.get(Game, "ak-1")

@@ -33,6 +33,7 @@ from engine.dice import (
 from engine.randomness import Die
 from pbem import sshsig
 from pbem.audit import (
+    AUDITED,
     AuditEpoch,
     AuditFormatError,
     AuditMismatch,
@@ -278,7 +279,12 @@ def another_referee(rec: dict[str, Any]) -> str:
 
 def another_system(rec: dict[str, Any]) -> str:
     rec["system"] = "gbh"
-    return "FAIL record: game system 'gbh' is not one this verifier knows"
+    return "FAIL record: game system 'gbh' version '1' is not one this verifier knows"
+
+
+def a_later_version(rec: dict[str, Any]) -> str:
+    rec["system_version"] = "2"  # same name, other rules: not the dice this verifier fixes
+    return "FAIL record: game system 'cca' version '2' is not one this verifier knows"
 
 
 TAMPERS = [
@@ -302,6 +308,7 @@ TAMPERS = [
     a_join_missing,
     another_referee,
     another_system,
+    a_later_version,
 ]
 
 
@@ -412,6 +419,7 @@ def test_build_refuses_an_epoch_without_its_key() -> None:
         build_record(
             GAME,
             system="cca",
+            system_version="1",
             dice_commitment=bytes(32),
             deck_commitment=bytes(32),
             joins=joins(),
@@ -505,12 +513,14 @@ def test_verifier_imports_only_the_standard_library() -> None:
 
 
 def test_verifier_fixes_the_same_dice_and_deck_as_the_engine() -> None:
-    tables = system_tables("cca")
-    assert tables is not None
-    assert {n: list(d.faces) for n, d in tables.dice.items()} == verifier.SYSTEMS["cca"]["dice"]
-    assert dict(tables.deck) == verifier.SYSTEMS["cca"]["deck"]
-    assert list(tables.sides) == verifier.SYSTEMS["cca"]["sides"]
-    assert set(verifier.SYSTEMS) == {"cca"}
+    assert set(verifier.SYSTEMS) == set(AUDITED)
+    for name, version in AUDITED:
+        tables = system_tables(name, version)
+        fixed = verifier.SYSTEMS[name, version]
+        assert tables is not None
+        assert {n: list(d.faces) for n, d in tables.dice.items()} == fixed["dice"]
+        assert dict(tables.deck) == fixed["deck"]
+        assert list(tables.sides) == fixed["sides"]
 
 
 game_ids = st.text(st.characters(codec="utf-8"), min_size=1, max_size=20)

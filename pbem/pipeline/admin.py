@@ -237,6 +237,7 @@ def audit_record(store: Store, game_id: str, server_key: ServerKey) -> dict[str,
         return build_record(
             game_id,
             system=ctx.game.system,
+            system_version=ctx.system.version,
             dice_commitment=bytes.fromhex(ctx.game.dice_commitment),
             deck_commitment=bytes.fromhex(ctx.game.deck_commitment),
             joins=join_records(session, game_id),

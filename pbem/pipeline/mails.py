@@ -305,15 +305,16 @@ class Mailer:
         text = body if body.endswith("\n") else body + "\n"
         if self.server_key is not None:
             signed = self.server_key.sign_text(text)
-            msg.set_content(signed.text)
+            msg.set_content(signed.text, charset="utf-8")
             msg.add_attachment(
                 signed.signature.encode("ascii"),
                 maintype="text",
                 subtype="plain",
                 filename="pbem.txt.sig",
+                params={"charset": "us-ascii"},
             )
         else:
-            msg.set_content(text)
+            msg.set_content(text, charset="utf-8")
         return msg
 
     # --- what players see -------------------------------------------------------
