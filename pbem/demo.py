@@ -194,8 +194,13 @@ async def _play(
     policy: Policy,
     done: asyncio.Event,
     max_epochs: int,
+    resign_at: int | None = None,
 ) -> None:
-    """Read mail, act when asked, until the game ends (or ``done`` is set)."""
+    """Read mail, act when asked, until the game ends (or ``done`` is set).
+
+    ``resign_at``: from that epoch on, the side to move resigns (a signed
+    ``command resign``) instead of giving orders, so a short game ends.
+    """
     while not done.is_set():
         message = await player.inbox.get()
         subject = str(message.get("Subject", ""))
@@ -232,6 +237,17 @@ async def _play(
         turn_match = _TEMPLATE_TURN.search(text)
         if not refused and turn_match and int(turn_match.group(1)) != prompt.turn:
             continue  # an old mail: the game has moved on
+        if resign_at is not None and epoch >= resign_at and prompt.kind == "orders":
+            resign = f"game {game_id}\ncommand resign\n"
+            await _send(
+                player,
+                game_id=game_id,
+                listener=listener,
+                answering=message,
+                text=resign,
+                what="resign",
+            )
+            return
         attempt = player.attempts.get(epoch, 0)
         player.attempts[epoch] = attempt + 1
         if attempt >= 5:
@@ -287,8 +303,13 @@ async def run_demo(
     policy: Policy | None = None,
     game_id: str | None = None,
     progress: Callable[[str], None] | None = None,
+    resign_at: int | None = None,
 ) -> DemoResult:
-    """Play one scripted game end to end (see the module docstring); return the summary."""
+    """Play one scripted game end to end (see the module docstring); return the summary.
+
+    ``resign_at``: the side to move resigns once that many epochs are played
+    (a short game that still ends, so its deck is revealed and audited).
+    """
     directory.mkdir(parents=True, exist_ok=True)
     mails_dir = directory / "mails"
     mails_dir.mkdir(exist_ok=True)
@@ -351,6 +372,7 @@ async def run_demo(
                     policy=policy,
                     done=done,
                     max_epochs=max_epochs,
+                    resign_at=resign_at,
                 )
             )
             for p in players.values()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core.api import Event, GameSystem, OrdersError, PositionError
-from engine.dice import EpochDice, HashChain, hash_orders
+from engine.dice import EpochDice, HashChain, hash_orders, join_message
 from engine.randomness import NotEnoughDice, Randomness, ScriptedDice
 from engine.systems import get_system
 
@@ -105,14 +105,21 @@ class DiceSource:
     shuffles: int = 0
     scripted: ScriptedDice | None = None
     log: list[dict[str, Any]] = field(default_factory=list)
+    nonces: dict[str, bytes] | None = None
+    """Each side's 32-byte nonce (protocol v2, docs/audit.md); None: the seed alone."""
     _chains: tuple[HashChain, HashChain] | None = None
+
+    def _join(self) -> bytes | None:
+        return join_message(self.game_id, self.nonces) if self.nonces else None
 
     def setup(self) -> Randomness:
         """The randomness for dealing a new game (shuffle only)."""
         if self.faces is not None:
             return ScriptedDice([])
         _d, k = self._chain()
-        return EpochDice(self.game_id, 0, None, hashlib.sha256(b"").digest(), deck=k)
+        return EpochDice(
+            self.game_id, 0, None, hashlib.sha256(b"").digest(), deck=k, join=self._join()
+        )
 
     def _chain(self) -> tuple[HashChain, HashChain]:
         if self._chains is None:
@@ -138,6 +145,7 @@ class DiceSource:
             hash_orders(text.encode()),
             deck=k,
             shuffles_before=self.shuffles,
+            join=self._join(),
         )
         return ed
 

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from mail_lint import lint_raw_or_raise
 
-from pbem.demo import check_system, run_demo
+from pbem.cli import main as pbem_main
+from pbem.demo import check_system, demo_config, run_demo
+from pbem.pipeline import load_server_key
+from pbem.pipeline.admin import audit_record
+from pbem.store import Store
+
+VERIFIER = Path(__file__).resolve().parent.parent / "verify_dice.py"
 
 pytestmark = pytest.mark.skipif(check_system() is not None, reason="engine not ready")
 
@@ -31,3 +41,51 @@ def test_demo_complete_game(tmp_path: Path) -> None:
     assert result.finished, result.message
     assert result.winner in ("north", "south")
     assert "shuffles recomputed" in result.audit and result.audit.startswith("OK")
+
+
+def test_demo_game_audits_and_refuses_altered_dice_or_deck(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 11: a finished demo game re-verifies under protocol v2; a changed die or card
+    does not, with either verifier."""
+    result = asyncio.run(run_demo(tmp_path, seed=5, max_epochs=12, resign_at=5, timeout=40))
+    assert result.finished, result.message
+    assert result.audit.startswith("OK") and "shuffles recomputed" in result.audit, result.audit
+    config = demo_config(tmp_path, 0)
+    store = Store(config.database_url)
+    key = load_server_key(config.server_key_path)
+    assert key is not None
+    try:
+        record = audit_record(store, result.game_id, key)
+    finally:
+        store.dispose()
+    assert [j["side"] for j in record["joins"]] == ["north", "south"]
+    assert all(e["orders"] is not None for e in record["epochs"])
+    honest = tmp_path / "honest.json"
+    honest.write_text(json.dumps(record), encoding="utf-8")
+    assert pbem_main(["audit", str(honest)]) == 0
+    assert capsys.readouterr().out.startswith(f"OK {result.game_id}: 2 joins")
+
+    rolled = next(e for e in record["epochs"] if e["rolls"])
+    die = copy.deepcopy(record)
+    roll = next(e for e in die["epochs"] if e["rolls"])["rolls"][0]
+    roll["face"] = "F" if roll["face"] != "F" else "S"
+    deck = copy.deepcopy(record)
+    order = deck["shuffles"][0]["order"]
+    order[0], order[1] = order[1], order[0]
+    for name, bad, said in (
+        ("dice", die, f"FAIL epoch {rolled['epoch']}, roll 1 "),
+        ("deck", deck, "FAIL shuffle 1 (epoch 0, shuffle the command deck): position 0 holds"),
+    ):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(bad), encoding="utf-8")
+        assert pbem_main(["audit", str(path)]) == 1
+        assert capsys.readouterr().out.startswith(said)
+        standalone = subprocess.run(
+            [sys.executable, "-I", str(VERIFIER), str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert standalone.returncode == 1 and standalone.stdout.startswith(said)

@@ -384,6 +384,13 @@ def test_game_end_mail_audit_commands_work(table: Table) -> None:
         cmds = run_commands(t, m)
         assert f"pbem audit {GAME} --out GAME_AUDIT.json" in cmds, cmds
         assert "python verify_dice.py GAME_AUDIT.json" in cmds, cmds
+        # Issue 11: the complete record is attached, signed orders and joins included.
+        d = t.scratch(f"attached-{m.side}")
+        (d / "GAME_AUDIT.json").write_bytes(m.files["GAME_AUDIT.json"])
+        shutil.copy(ROOT / "verify_dice.py", d)
+        res = t.shell("python verify_dice.py GAME_AUDIT.json", d)
+        assert res.stdout.startswith(f"OK {GAME}: 2 joins, 1 epochs chained"), res.stdout
+        assert "1 signed orders; 1 shuffles recomputed" in res.stdout, res.stdout
 
 
 def _as_north(m: Mail) -> Mail:

@@ -53,7 +53,7 @@ def test_scripted_bundled_game_two_turns(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The docs' example: two turns of Akragas typed on stdin, then quit."""
-    script = "card LT\norder D3\nmove D3 to D4\nend\ncard 3C\norder E7\nmove E7 to E6\n\n\nquit\n"
+    script = "card LN\norder D3\nmove D3 to D4\nend\ncard LT\norder E7\nmove E7 to E6\n\n\nquit\n"
     code, out = _play(monkeypatch, capsys, Path("001"), script, "--seed", "01")
     assert code == 0
     assert "south LB moves D3 > D4" in out
@@ -77,11 +77,11 @@ def test_refused_orders_are_explained_and_retyped(
 def test_a_game_to_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """§4.1: one banner wins; with seed 01 the first attack destroys the 1-block HI."""
+    """§4.1: one banner wins; with seed 02 the first attack destroys the 1-block HI."""
     pos = tmp_path / "p.toml"
     pos.write_text(POSITION)
     script = "card 2C\norder F4\nattack F4 at F5\nend\n"
-    code, out = _play(monkeypatch, capsys, pos, script, "--seed", "01", "--no-board")
+    code, out = _play(monkeypatch, capsys, pos, script, "--seed", "02", "--no-board")
     assert code == 0
     assert out.rstrip().endswith("The battle is over: south wins.")
 
@@ -104,3 +104,25 @@ def test_unknown_scenario_is_exit_2(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["play", "no-such-battle"]) == 2
+
+
+def test_hot_seat_mixes_a_nonce_per_side_into_the_deal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 11: hot-seat games join on the players' behalf: the seed and the printed
+    nonces replay a game, and another nonce deals other hands."""
+    nonces = ["--nonce", "north=" + "aa" * 32, "--nonce", "south=" + "55" * 32]
+    code, first = _play(monkeypatch, capsys, Path("001"), "quit\n", "--seed", "01", *nonces)
+    assert code == 0
+    assert f"nonces north={'aa' * 32} south={'55' * 32}" in first
+    code, again = _play(monkeypatch, capsys, Path("001"), "quit\n", "--seed", "01", *nonces)
+    hand = next(line for line in first.splitlines() if line.startswith("south hand"))
+    assert hand in again
+    other = ["--nonce", "north=" + "ab" * 32, "--nonce", "south=" + "55" * 32]
+    code, changed = _play(monkeypatch, capsys, Path("001"), "quit\n", "--seed", "01", *other)
+    assert hand not in changed
+    code, random = _play(monkeypatch, capsys, Path("001"), "quit\n")
+    code, again = _play(monkeypatch, capsys, Path("001"), "quit\n")
+    assert "nonces north=" in random and random.splitlines()[1] != again.splitlines()[1]
+    code, _ = _play(monkeypatch, capsys, Path("001"), "quit\n", "--nonce", "west=00")
+    assert code == 2

@@ -4,18 +4,23 @@ Each turn the board is drawn, the side to act types its orders (the same
 language as by mail, docs/orders.md) and ends them with a line ``end`` or
 two empty lines; questions are answered at the prompt with one line.
 ``quit`` leaves. Dice come from a committed stream seeded by ``--seed``
-(random if not given), so a game can be replayed exactly.
+(random if not given) mixed, as in a game by mail, with a nonce per side
+(``--nonce SIDE=HEX``; if not given, drawn at random on the players' behalf,
+or derived from ``--seed`` when one is given): the seed and the nonces
+printed at the start replay a game exactly.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine.core.api import GameSystem, OrdersError
+from engine.systems import get_system
 from pbem.enginecli import (
     CliError,
     DiceSource,
@@ -36,6 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cmd.add_argument("scenario", help="a scenario file or a bundled id such as 001")
     cmd.add_argument("--seed", default=None, metavar="HEX", help="dice seed (default: random)")
+    cmd.add_argument(
+        "--nonce",
+        action="append",
+        default=[],
+        metavar="SIDE=HEX",
+        help="a side's join nonce, 64 hex digits (default: random; give both to replay a game)",
+    )
     cmd.add_argument("--max-turns", type=int, default=500, help="stop after this many turns")
     cmd.add_argument("--no-board", action="store_true", help="do not draw the board each turn")
     cmd.set_defaults(func=_play)
@@ -74,12 +86,16 @@ def _play(args: argparse.Namespace) -> int:
         path = find_scenario(args.scenario)
         text = path.read_text(encoding="utf-8")
         seed = seed_bytes(args.seed) if args.seed else os.urandom(32)
-        src = DiceSource("game", seed=seed)
-        system, state = load(system_of(text), text, src)
-    except (CliError, FileNotFoundError, OSError) as exc:
+        name = system_of(text)
+        # As by mail (docs/audit.md): each side's nonce enters every die and shuffle.
+        nonces = _nonces(args.nonce, get_system(name).sides, seed if args.seed else None)
+        src = DiceSource("game", seed=seed, nonces=nonces)
+        system, state = load(name, text, src)
+    except (CliError, FileNotFoundError, OSError, KeyError) as exc:
         sys.stderr.write(f"pbem play: {getattr(exc, 'message', exc)}\n")
         return 2
     out.write(f"{system.public_view(state).get('name', '')}: dice seed {seed.hex()}\n")
+    out.write("nonces " + " ".join(f"{s}={n.hex()}" for s, n in nonces.items()) + "\n")
     lines = _lines(sys.stdin)
     while True:
         p = system.prompt(state)
@@ -129,6 +145,27 @@ def _play(args: argparse.Namespace) -> int:
         for e in res.events:
             dice = f"  [{' '.join(e.dice)}]" if e.dice else ""
             out.write(f"  {e.text}{dice}\n")
+
+
+def _nonces(given: list[str], sides: tuple[str, ...], seed: bytes | None) -> dict[str, bytes]:
+    """Each side's nonce: ``SIDE=HEX`` as given; else 32 fresh random bytes (its player's
+    share), or, when ``--seed`` was given, bytes derived from it so the seed alone replays."""
+    out: dict[str, bytes] = {}
+    for item in given:
+        side, _, value = item.partition("=")
+        try:
+            raw = bytes.fromhex(value.strip())
+        except ValueError:
+            raw = b""
+        if side.strip() not in sides or len(raw) != 32:
+            raise CliError(f"--nonce {item!r}: write SIDE=<64 hex digits>, SIDE one of {sides}")
+        out[side.strip()] = raw
+    return {
+        side: out.get(side)
+        or (hashlib.sha256(b"nonce|" + side.encode() + b"|" + seed).digest() if seed else None)
+        or os.urandom(32)
+        for side in sides
+    }
 
 
 def _with_header(system: GameSystem, state: Any, side: str, text: str) -> tuple[str, int]:

@@ -232,6 +232,7 @@ def turn_mail(m: TurnMail) -> EmailMessage:
             "previous": m.dice.epoch - 1,
             "dice_commitment": m.dice.dice_commitment,
             "deck_commitment": m.dice.deck_commitment,
+            "orders": [{"epoch": e, "side": s, "hash": h} for e, s, h in m.dice.orders],
         },
         "deadline": deadline_text(m.deadline, env.recipient.tz),
         "orders_template": fit_template(m.orders_template),
@@ -310,8 +311,10 @@ def game_end_mail(m: GameEnd) -> EmailMessage:
         "deck_commitment": m.deck_commitment,
         "audit_summary": list(m.audit_summary),
         "audit_file": m.audit_file,
+        "audit_attached": bool(m.audit_record),
     }
-    return _message(env, f"game over, {m.result}", "game_end", ctx, m.board)
+    files = ((m.audit_file, m.audit_record.encode("utf-8")),) if m.audit_record else ()
+    return _message(env, f"game over, {m.result}", "game_end", ctx, m.board, files=files)
 
 
 def compose(m: MailInput) -> EmailMessage:

@@ -123,6 +123,9 @@ class DiceReveal:
     key: str
     dice_commitment: str
     deck_commitment: str
+    orders: tuple[tuple[int, str, str], ...] = ()
+    """``(epoch, side, SHA-256 hex)`` of the signed orders (or answer) each epoch of the
+    turn resolved: a player checks them against what they signed (docs/audit.md)."""
 
 
 @dataclass(frozen=True)
@@ -255,3 +258,5 @@ class GameEnd:
     deck_commitment: str
     audit_summary: tuple[str, ...]
     audit_file: str = "GAME_AUDIT.json"
+    audit_record: str = ""
+    """The complete audit record (JSON text), attached as ``audit_file`` when given."""

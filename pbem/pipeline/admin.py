@@ -7,42 +7,35 @@ key, and exporting a game's audit record from the store.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session, col, select
 
-from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, shuffle_order
-from pbem.audit import AUDIT_VERSION, AuditEpoch, SignedText, build_record
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.pipeline.games import (
-    DICE_LOG,
-    SETUP_HASH,
     GameContext,
     GameError,
     NewSeat,
     add_key,
-    chains,
     create_game,
-    game_join,
     load_game,
 )
 from pbem.pipeline.joins import (
     SignedJoin,
     add_seat_joins,
-    join_records,
     record_join,
     send_invitations,
 )
 from pbem.pipeline.mails import Mailer
+from pbem.pipeline.records import game_record
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.turns import Env, pause_game, resume_game
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey
-from pbem.store import DiceEpoch, Event, GameStatus, Player, Store
+from pbem.store import GameStatus, Player, Store
 
 __all__ = ["audit_record", "create_and_start", "join_game", "pause", "resume", "rotate_key"]
 
@@ -165,83 +158,4 @@ def audit_record(store: Store, game_id: str, server_key: ServerKey) -> dict[str,
     Shuffle orders and deck keys are included only once the game is over.
     """
     with store.transaction() as session:
-        ctx = _load(session, game_id)
-        if ctx.game.dice_protocol < AUDIT_VERSION:
-            raise GameError(
-                f"game {game_id} was created under dice protocol {ctx.game.dice_protocol}: "
-                "export it with the pbem release it started under (docs/audit.md, migration)"
-            )
-        finished = ctx.game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
-        keys = {
-            e.epoch: e
-            for e in session.exec(select(DiceEpoch).where(col(DiceEpoch.game_id) == game_id)).all()
-        }
-        logs: dict[int, dict[str, Any]] = {}
-        accepted: dict[int, dict[str, Any]] = {}
-        for ev in session.exec(
-            select(Event)
-            .where(col(Event.game_id) == game_id)
-            .where(col(Event.kind).in_([DICE_LOG, "pbem.accepted"]))
-        ).all():
-            (logs if ev.kind == DICE_LOG else accepted)[ev.epoch] = json.loads(ev.payload_json)
-        join = game_join(session, ctx) if ctx.game.status != GameStatus.SETUP else None
-        _, deck_chain = chains(session, game_id)
-        epochs: list[AuditEpoch] = []
-        total_shuffles = 0
-        for epoch in sorted(set(logs) | set(keys)):
-            log = logs.get(epoch, {})
-            rolls = tuple(
-                RollRecord(
-                    epoch, int(r["counter"]), str(r["purpose"]), str(r["die"]), str(r["face"])
-                )
-                for r in log.get("rolls", [])
-            )
-            shuffles = []
-            for sh in log.get("shuffles", []):
-                number, n = int(sh["shuffle"]), int(sh["n"])
-                order = (
-                    shuffle_order(deck_stream_key(deck_chain.key(number), join), game_id, number, n)
-                    if finished
-                    else ()
-                )
-                shuffles.append(
-                    ShuffleRecord(number, int(sh["epoch"]), str(sh["purpose"]), n, order)
-                )
-                total_shuffles = max(total_shuffles, number)
-            if epoch == 0:
-                epochs.append(
-                    AuditEpoch(EpochLog(0, None, SETUP_HASH, (), tuple(shuffles)), "", None)
-                )
-                continue
-            row = keys[epoch]
-            if row.revealed_key is None:
-                continue
-            why = accepted.get(epoch, {})
-            signed = why.get("signed")
-            epochs.append(
-                AuditEpoch(
-                    EpochLog(
-                        epoch,
-                        bytes.fromhex(row.revealed_key),
-                        bytes.fromhex(row.orders_hash),
-                        rolls,
-                        tuple(shuffles),
-                    ),
-                    str(why.get("side", "")),
-                    None
-                    if not signed
-                    else SignedText(signed["text"], signed["signature"], signed.get("signed")),
-                )
-            )
-        deck_keys = deck_chain.keys(max(total_shuffles, 1)) if finished else None
-        return build_record(
-            game_id,
-            system=ctx.game.system,
-            system_version=ctx.system.version,
-            dice_commitment=bytes.fromhex(ctx.game.dice_commitment),
-            deck_commitment=bytes.fromhex(ctx.game.deck_commitment),
-            joins=join_records(session, game_id),
-            epochs=epochs,
-            server_key=server_key,
-            deck_keys=deck_keys,
-        )
+        return game_record(session, _load(session, game_id), server_key)

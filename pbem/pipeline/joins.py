@@ -396,19 +396,3 @@ def joined_sides(session: Session, game_id: str) -> dict[str, SeatJoin]:
     """Return the game's join rows by side."""
     rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == game_id)).all()
     return {r.side: r for r in rows}
-
-
-def join_records(session: Session, game_id: str) -> list[dict[str, str]]:
-    """Return the signed joins for the audit record (side order)."""
-    out = []
-    for side, r in sorted(joined_sides(session, game_id).items()):
-        if r.nonce:
-            out.append(
-                {
-                    "side": side,
-                    "key": r.public_key,
-                    "statement": r.statement,
-                    "signature": r.signature,
-                }
-            )
-    return out

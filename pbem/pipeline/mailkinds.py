@@ -126,11 +126,15 @@ def send_turn(
     epoch: int,
     key_hex: str,
     deadline: datetime | None,
+    orders: Sequence[tuple[int, str, str]] = (),
 ) -> None:
-    """Report a resolved turn to every player, with their own hand and the revealed key."""
+    """Report a resolved turn to every player, with their own hand, the revealed key and
+    the SHA-256 of each signed order the turn's epochs resolved."""
     p = ctx.prompt()
     version = ctx.game.state_version
-    reveal = mv.DiceReveal(epoch, key_hex, ctx.game.dice_commitment, ctx.game.deck_commitment)
+    reveal = mv.DiceReveal(
+        epoch, key_hex, ctx.game.dice_commitment, ctx.game.deck_commitment, tuple(orders)
+    )
     for side, seat in ctx.seats.items():
         env = m.envelope(ctx, side, "turn", version, turn=p.turn)
         hand = m.hand(ctx, side)
@@ -162,6 +166,7 @@ def send_turn(
             "",
             f"Dice key of epoch {epoch} (s_{epoch}): {key_hex}",
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
+            *[f"SHA-256 of the signed orders of epoch {e} ({s}): {h}" for e, s, h in orders],
             deadline_text(deadline, seat.player.time_zone),
         ]
         if template:
@@ -231,8 +236,12 @@ def send_game_end(
     dice_seed: str,
     deck_seed: str,
     summary: Sequence[str],
+    audit_record: str = "",
 ) -> None:
-    """Close the game for every player: result, the seeds revealed, how to audit."""
+    """Close the game for every player: result, the seeds revealed, how to audit.
+
+    ``audit_record``: the game's complete audit record (JSON), attached to each mail.
+    """
     winner = None if result in ("draw", "") else result
     for side in ctx.seats:
         env = m.envelope(ctx, side, "end", ctx.game.state_version, turn=ctx.prompt().turn)
@@ -249,6 +258,7 @@ def send_game_end(
                 ctx.game.dice_commitment,
                 ctx.game.deck_commitment,
                 tuple(summary),
+                audit_record=audit_record,
             )
 
         outcome = "a draw" if winner is None else f"won by {winner}"

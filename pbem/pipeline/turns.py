@@ -24,7 +24,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from engine.dice import EpochDice
-from pbem.audit import SignedText
+from pbem.audit import AUDIT_VERSION, SignedText
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.deadlines import (
@@ -45,6 +45,7 @@ from pbem.pipeline.games import (
     shuffles_done,
 )
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
+from pbem.pipeline.records import game_record
 from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
 
 log = logging.getLogger(__name__)
@@ -118,8 +119,9 @@ def apply_submission(
     before = ctx.prompt()
     question_id = before.question.id if before.question is not None else None
     epoch = ctx.game.epoch + 1
-    # The turn's earlier epochs' events, read before this transaction writes.
+    # The turn's earlier epochs' events and orders, read before this transaction writes.
     prior = turn_events(session, ctx.id, epoch)
+    orders = [*turn_orders(session, ctx.id, epoch), (epoch, side, orders_hash.hex())]
     dice_chain, deck_chain = chains(session, ctx.id)
     key = dice_chain.key(epoch)
     dice = EpochDice(
@@ -145,7 +147,7 @@ def apply_submission(
         json.loads(json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False))
         for e in result.events
     ]
-    ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex())
+    ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex(), orders=orders)
     session.add(
         DiceEpoch(
             game_id=ctx.id,
@@ -188,6 +190,13 @@ def turn_events(session: Session, game_id: str, epoch: int) -> list[dict[str, An
             select(Event).where(col(Event.game_id) == game_id).where(col(Event.kind) == DICE_LOG)
         ).all()
     }
+    return [json.loads(r.payload_json) for r in _turn_rows(session, game_id, epoch, logs)]
+
+
+def _turn_rows(
+    session: Session, game_id: str, epoch: int, logs: dict[int, str], kind: str | None = None
+) -> list[Event]:
+    """The events of the epochs of ``epoch``'s turn: the engine's, or those of ``kind``."""
     first = epoch
     while first - 1 >= 1 and logs.get(first - 1) == "question":
         first -= 1
@@ -198,7 +207,24 @@ def turn_events(session: Session, game_id: str, epoch: int) -> list[dict[str, An
         .where(col(Event.epoch) <= epoch)
         .order_by(col(Event.seq))
     ).all()
-    return [json.loads(r.payload_json) for r in rows if not r.kind.startswith("pbem.")]
+    if kind is None:
+        return [r for r in rows if not r.kind.startswith("pbem.")]
+    return [r for r in rows if r.kind == kind]
+
+
+def turn_orders(session: Session, game_id: str, epoch: int) -> list[tuple[int, str, str]]:
+    """``(epoch, side, orders hash)`` of every submission stored for ``epoch``'s turn."""
+    logs = {
+        e.epoch: json.loads(e.payload_json).get("prompt", "")
+        for e in session.exec(
+            select(Event).where(col(Event.game_id) == game_id).where(col(Event.kind) == DICE_LOG)
+        ).all()
+    }
+    out = []
+    for row in _turn_rows(session, game_id, epoch, logs, "pbem.accepted"):
+        data = json.loads(row.payload_json)
+        out.append((row.epoch, str(data.get("side", "")), str(data.get("orders_hash", ""))))
+    return out
 
 
 @dataclass(frozen=True)
@@ -231,7 +257,13 @@ def _prompt_terms(ctx: GameContext) -> tuple[str, str, int | None, timedelta, ti
 
 
 def compose_ahead(
-    env: Env, ctx: GameContext, events: Sequence[dict[str, Any]], *, epoch: int, key_hex: str
+    env: Env,
+    ctx: GameContext,
+    events: Sequence[dict[str, Any]],
+    *,
+    epoch: int,
+    key_hex: str,
+    orders: Sequence[tuple[int, str, str]] = (),
 ) -> Ahead | None:
     """Compose the mails :func:`after_change` will queue, touching the store only to read.
 
@@ -264,7 +296,13 @@ def compose_ahead(
             mailkinds.send_question(env.mailer, ctx, prompt.question, story, deadline)
         else:
             mailkinds.send_turn(
-                env.mailer, ctx, story, epoch=epoch, key_hex=key_hex, deadline=deadline
+                env.mailer,
+                ctx,
+                story,
+                epoch=epoch,
+                key_hex=key_hex,
+                deadline=deadline,
+                orders=orders,
             )
     ahead = Ahead(kind, now, deadline, tuple(held))
     if cache is not None:
@@ -340,7 +378,15 @@ def after_change(
         assert prompt.question is not None  # _prompt_terms says so
         mailkinds.send_question(env.mailer, ctx, prompt.question, events, deadline)
         return
-    mailkinds.send_turn(env.mailer, ctx, events, epoch=epoch, key_hex=key_hex, deadline=deadline)
+    mailkinds.send_turn(
+        env.mailer,
+        ctx,
+        events,
+        epoch=epoch,
+        key_hex=key_hex,
+        deadline=deadline,
+        orders=turn_orders(env.session, ctx.id, epoch),
+    )
 
 
 def start_game(env: Env, ctx: GameContext) -> None:
@@ -460,6 +506,11 @@ def finish_game(
         f"Result: {result} ({reason}).",
         f"{epochs} epochs, {rolls} dice rolled, {shuffles_done(session, ctx.id)} shuffles.",
     )
+    record = ""
+    key = env.mailer.server_key
+    if key is not None and ctx.game.dice_protocol >= AUDIT_VERSION:
+        # The complete record (signed joins and orders included), signed at its end.
+        record = json.dumps(game_record(session, ctx, key), indent=1, ensure_ascii=False) + "\n"
     mailkinds.send_game_end(
         env.mailer,
         ctx,
@@ -468,6 +519,7 @@ def finish_game(
         dice_seed=secret.dice_seed.hex(),
         deck_seed=secret.deck_seed.hex(),
         summary=summary,
+        audit_record=record,
     )
 
 

@@ -1,0 +1,112 @@
+"""A game's audit record (docs/audit.md, protocol v2), built from the store.
+
+:func:`game_record` reads, in the caller's transaction, every epoch's dice
+log, revealed key and accepted signed orders, and every seat's signed join,
+and returns :func:`pbem.audit.build_record`'s dict with its end signed by the
+server key. ``pbem audit GAME`` exports it; the game-end mail attaches it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, shuffle_order
+from pbem.audit import AUDIT_VERSION, AuditEpoch, SignedText, build_record
+from pbem.pipeline.games import DICE_LOG, SETUP_HASH, GameContext, GameError, chains, game_join
+from pbem.server_key import ServerKey
+from pbem.store import DiceEpoch, Event, GameStatus, SeatJoin
+
+__all__ = ["game_record", "join_records"]
+
+
+def join_records(session: Session, game_id: str) -> list[dict[str, str]]:
+    """Return the seats' signed joins for the audit record (side order)."""
+    rows = session.exec(
+        select(SeatJoin).where(col(SeatJoin.game_id) == game_id).order_by(col(SeatJoin.side))
+    ).all()
+    return [
+        {"side": r.side, "key": r.public_key, "statement": r.statement, "signature": r.signature}
+        for r in rows
+        if r.nonce
+    ]
+
+
+def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> dict[str, Any]:
+    """Build the game's audit record from the store (see the module docstring)."""
+    game_id = ctx.id
+    if ctx.game.dice_protocol < AUDIT_VERSION:
+        raise GameError(
+            f"game {game_id} was created under dice protocol {ctx.game.dice_protocol}: "
+            "export it with the pbem release it started under (docs/audit.md, migration)"
+        )
+    finished = ctx.game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
+    keys = {
+        e.epoch: e
+        for e in session.exec(select(DiceEpoch).where(col(DiceEpoch.game_id) == game_id)).all()
+    }
+    logs: dict[int, dict[str, Any]] = {}
+    accepted: dict[int, dict[str, Any]] = {}
+    for ev in session.exec(
+        select(Event)
+        .where(col(Event.game_id) == game_id)
+        .where(col(Event.kind).in_([DICE_LOG, "pbem.accepted"]))
+    ).all():
+        (logs if ev.kind == DICE_LOG else accepted)[ev.epoch] = json.loads(ev.payload_json)
+    join = game_join(session, ctx) if ctx.game.status != GameStatus.SETUP else None
+    _, deck_chain = chains(session, game_id)
+    epochs: list[AuditEpoch] = []
+    total_shuffles = 0
+    for epoch in sorted(set(logs) | set(keys)):
+        log = logs.get(epoch, {})
+        rolls = tuple(
+            RollRecord(epoch, int(r["counter"]), str(r["purpose"]), str(r["die"]), str(r["face"]))
+            for r in log.get("rolls", [])
+        )
+        shuffles = []
+        for sh in log.get("shuffles", []):
+            number, n = int(sh["shuffle"]), int(sh["n"])
+            order = (
+                shuffle_order(deck_stream_key(deck_chain.key(number), join), game_id, number, n)
+                if finished
+                else ()
+            )
+            shuffles.append(ShuffleRecord(number, int(sh["epoch"]), str(sh["purpose"]), n, order))
+            total_shuffles = max(total_shuffles, number)
+        if epoch == 0:
+            epochs.append(AuditEpoch(EpochLog(0, None, SETUP_HASH, (), tuple(shuffles)), "", None))
+            continue
+        row = keys[epoch]
+        if row.revealed_key is None:
+            continue
+        why = accepted.get(epoch, {})
+        signed = why.get("signed")
+        epochs.append(
+            AuditEpoch(
+                EpochLog(
+                    epoch,
+                    bytes.fromhex(row.revealed_key),
+                    bytes.fromhex(row.orders_hash),
+                    rolls,
+                    tuple(shuffles),
+                ),
+                str(why.get("side", "")),
+                None
+                if not signed
+                else SignedText(signed["text"], signed["signature"], signed.get("signed")),
+            )
+        )
+    deck_keys = deck_chain.keys(max(total_shuffles, 1)) if finished else None
+    return build_record(
+        game_id,
+        system=ctx.game.system,
+        system_version=ctx.system.version,
+        dice_commitment=bytes.fromhex(ctx.game.dice_commitment),
+        deck_commitment=bytes.fromhex(ctx.game.deck_commitment),
+        joins=join_records(session, game_id),
+        epochs=epochs,
+        server_key=server_key,
+        deck_keys=deck_keys,
+    )
