@@ -321,63 +321,17 @@ def legal_report(
         "cards": hints.get("cards", []),
         "hints": hints,
     }
-    out["units"] = _unit_options(state, who, card)
+    out["units"] = _unit_options(system, state, who, card)
     return out
 
 
-def _unit_options(state: Any, side: str, card: str | None) -> list[dict[str, Any]]:
-    """Per unit: hexes it could reach if ordered, adjacent enemies, fire targets."""
-    from engine.cca import combat, movement  # noqa: PLC0415
-    from engine.cca.autoplay import choice_stream  # noqa: PLC0415
-    from engine.cca.decide import Decider  # noqa: PLC0415
-    from engine.cca.policy import parse_policy  # noqa: PLC0415
-    from engine.cca.work import Work  # noqa: PLC0415
-    from engine.core.replay import AnswerBook  # noqa: PLC0415
-
-    pol = {s: parse_policy(v.standing or "") for s, v in state.sides.items()}
-    w = Work.start(state, choice_stream(b"legal"), Decider(pol, AnswerBook(())))
-    w.active = side
-    w.card = card
-    out: list[dict[str, Any]] = []
-    for u in w.live_units(side):
-        assert u.hex is not None
-        w.ordered = {u.id}
-        reach = sorted(str(h) for h in movement.reach(w, u) if h != u.hex)
-        adjacent = sorted(str(e.hex) for e in w.enemy_units_adjacent(u))
-        rmax = combat.fire_range(w, u)
-        fire: list[str] = []
-        if rmax and not adjacent:
-            for h in w.state.board:
-                e = w.unit_at(h)
-                if (
-                    e is not None
-                    and e.side != side
-                    and 2 <= u.hex.distance(h) <= rmax
-                    and combat.los_clear(w, u.hex, h)
-                ):
-                    fire.append(str(h))
-        ld = w.attached(u)
-        out.append(
-            {
-                "hex": str(u.hex),
-                "type": u.type,
-                "blocks": u.blocks,
-                "leader": None if ld is None else ld.name,
-                "reach": reach,
-                "attack": adjacent,
-                "fire": sorted(fire),
-            }
-        )
-    for ld in w.leaders.values():
-        if ld.side == side and ld.hex is not None and w.lone(ld):
-            out.append(
-                {
-                    "leader": ld.name,
-                    "hex": str(ld.hex),
-                    "reach": sorted(str(h) for h in movement.leader_reach(w, ld) if h != ld.hex),
-                }
-            )
-    return out
+def _unit_options(
+    system: GameSystem, state: Any, side: str, card: str | None
+) -> list[dict[str, Any]]:
+    """Per unit: hexes it could reach if ordered, close-combat and fire targets (the
+    system's own legal list, from the rules its orders checker applies)."""
+    legal_units = getattr(system, "legal_units", None)
+    return [] if legal_units is None else list(legal_units(state, side, card))
 
 
 def board_text(system: GameSystem, state: Any) -> str:

@@ -144,6 +144,13 @@ class CCASystem:
 
         return legal_hints(state, side)
 
+    def legal_units(self, state: State, side: str, card: str | None = None) -> list[dict[str, Any]]:
+        """Per unit: hexes it may reach if ordered by ``card``, close-combat and fire targets
+        (the same rules the orders checker applies; see engine.cca.legal)."""
+        from engine.cca.legal import unit_options  # noqa: PLC0415
+
+        return unit_options(state, side, card)
+
     def orders_template(self, state: State, side: str) -> str:
         """An orders template ready to fill in (comments explain the choices)."""
         from engine.cca.view import orders_template  # noqa: PLC0415

@@ -1,0 +1,88 @@
+"""What each unit may do now: the legal list behind ``pbem engine legal`` (cca.md §7-§9).
+
+One source for the legal list and the orders checker: reach comes from
+:func:`engine.cca.movement.reach` (the one movement rule that
+:func:`~engine.cca.movement.check_path` also applies), targets from
+:func:`targets` (which :mod:`engine.cca.validate` checks battle lines
+against), and the card in effect, with its fallback clause, from
+:mod:`engine.cca.ordering`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.cca.combat import fire_range, los_clear
+from engine.cca.decide import Decider
+from engine.cca.movement import leader_reach, reach
+from engine.cca.state import State
+from engine.cca.work import Work, WUnit
+from engine.core.replay import AnswerBook
+from engine.randomness import ScriptedDice
+
+__all__ = ["targets", "unit_options"]
+
+
+def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
+    """Hexes ``u`` may close-combat (adjacent) or fire at (range and sight): enemy units
+    and lone enemy leaders (§8.7, §9.1, §16.3)."""
+    assert u.hex is not None
+    out = []
+    for h in w.state.board.hexes:
+        e = w.unit_at(h)
+        ld = w.leader_at(h)
+        enemy = (e is not None and e.side != u.side) or (
+            e is None and ld is not None and ld.side != u.side
+        )
+        if not enemy:
+            continue
+        d = u.hex.distance(h)
+        if (close and d == 1) or (
+            not close and 2 <= d <= fire_range(w, u) and los_clear(w, u.hex, h)
+        ):
+            out.append(str(h))
+    return tuple(out)
+
+
+def unit_options(state: State, side: str, card: str | None) -> list[dict[str, Any]]:
+    """Per unit of ``side``: hexes it could reach if ordered by ``card``, close-combat and
+    fire targets; per lone leader: its reach."""
+    from engine.cca.cards import CARDS  # noqa: PLC0415
+    from engine.cca.ordering import effective_card, fallback_applies  # noqa: PLC0415
+
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    w.simulate = True
+    w.active = side
+    w.card = card
+    if card is not None and card in CARDS:
+        spec, _sec, _why = effective_card(w.state, side, card)
+        if spec is not None:
+            w.card = spec.code
+            w.fallback = fallback_applies(w, side, spec)
+    out: list[dict[str, Any]] = []
+    for u in w.live_units(side):
+        assert u.hex is not None
+        w.ordered = {u.id}
+        adjacent = [e.hex for e in w.enemy_units_adjacent(u)]
+        ld = w.attached(u)
+        out.append(
+            {
+                "hex": str(u.hex),
+                "type": u.type,
+                "blocks": u.blocks,
+                "leader": None if ld is None else ld.name,
+                "reach": sorted(str(h) for h in reach(w, u) if h != u.hex),
+                "attack": sorted(targets(w, u, True)),
+                "fire": [] if adjacent else sorted(targets(w, u, False)),
+            }
+        )
+    for lead in w.leaders.values():
+        if lead.side == side and lead.hex is not None and w.lone(lead):
+            out.append(
+                {
+                    "leader": lead.name,
+                    "hex": str(lead.hex),
+                    "reach": sorted(str(h) for h in leader_reach(w, lead) if h != lead.hex),
+                }
+            )
+    return out
