@@ -12,15 +12,15 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from test_cca_helpers import SYS, position
 
 from engine.cca.decide import Decider
 from engine.cca.legal import unit_options
 from engine.cca.movement import allowance, check_path
-from engine.cca.orders import parse_submission
 from engine.cca.ordering import order_units
+from engine.cca.orders import parse_submission
 from engine.cca.state import State
 from engine.cca.work import Work
 from engine.core.api import OrdersError
@@ -28,8 +28,23 @@ from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
 from engine.randomness import ScriptedDice
 
-MOVING_CARDS = ("3L", "4C", "3R", "LT", "MT", "HT", "MO", "LA", "DT", "LN", "MFM", "CH", "SP",
-                "RA", "DS")
+MOVING_CARDS = (
+    "3L",
+    "4C",
+    "3R",
+    "LT",
+    "MT",
+    "HT",
+    "MO",
+    "LA",
+    "DT",
+    "LN",
+    "MFM",
+    "CH",
+    "SP",
+    "RA",
+    "DS",
+)
 """Every card that moves units (Clash of Shields and First Strike never do)."""
 
 
@@ -57,8 +72,12 @@ def test_s3_2_legal_warriors_reach_only_2_hex_moves_next_to_an_enemy() -> None:
     assert "F3" in reach and "G4" in reach  # 1 hex; 2 hexes ending next to H5
     assert "F4" not in reach and "E4" not in reach  # 2 hexes, no enemy next to them
     for h in ("F3", "G4"):
-        assert _accepts(st_, f"card 3C\norder F2\nmove F2 to {h}\nattack {h} at H5\n"
-                        if h == "G4" else f"card 3C\norder F2\nmove F2 to {h}\n")
+        assert _accepts(
+            st_,
+            f"card 3C\norder F2\nmove F2 to {h}\nattack {h} at H5\n"
+            if h == "G4"
+            else f"card 3C\norder F2\nmove F2 to {h}\n",
+        )
     assert not _accepts(st_, "card 3C\norder F2\nmove F2 to F4\n")
 
 
@@ -78,8 +97,11 @@ def test_s16_3_legal_lone_leaders_are_fire_and_close_combat_targets() -> None:
 
 
 def test_s7_1_legal_light_troops_pass_friends_but_not_through_forest() -> None:
-    st_ = position(south=["F2 LI", "F3 HI", "E2 HI"], north=["A9 LI"],
-                   terrain={"forest": ["F3"], "lake": ["G3"]})
+    st_ = position(
+        south=["F2 LI", "F3 HI", "E2 HI"],
+        north=["A9 LI"],
+        terrain={"forest": ["F3"], "lake": ["G3"]},
+    )
     reach = _report(st_, "south", "LT")["F2"]["reach"]
     assert isinstance(reach, list)
     assert "F4" not in reach  # only through the friend in forest: it would stop there
@@ -91,8 +113,23 @@ def test_s7_1_legal_light_troops_pass_friends_but_not_through_forest() -> None:
 
 # --- the property: legal list == checker, for every unit and moving card ------------
 
-_TYPES = ("LI", "LB", "LS", "AUX", "WAR", "MI", "HI", "HWM", "LC", "MC", "HC", "ELE", "HCH",
-          "BCH", "CAM")
+_TYPES = (
+    "LI",
+    "LB",
+    "LS",
+    "AUX",
+    "WAR",
+    "MI",
+    "HI",
+    "HWM",
+    "LC",
+    "MC",
+    "HC",
+    "ELE",
+    "HCH",
+    "BCH",
+    "CAM",
+)
 _TERRAIN = ("forest", "marsh", "hill", "lake", "broken-ground", "fordable-river", "city-wall")
 _HEXES = [str(Hex.from_offset(c, r)) for r in range(1, 8) for c in range(12)]
 
@@ -108,12 +145,16 @@ def _positions(draw: st.DrawFn) -> State:
         terrain.setdefault(draw(st.sampled_from(_TERRAIN)), []).append(h)
     leaders = draw(st.lists(st.sampled_from(_HEXES), max_size=2, unique=True))
     try:
-        return position(south=south, north=north, terrain=terrain,
-                        south_leaders=[f"{h} S{i}" for i, h in enumerate(leaders)],
-                        south_hand=MOVING_CARDS, deck=("2C", "2L"), command=4)
+        return position(
+            south=south,
+            north=north,
+            terrain=terrain,
+            south_leaders=[f"{h} S{i}" for i, h in enumerate(leaders)],
+            south_hand=MOVING_CARDS,
+            deck=("2C", "2L"),
+            command=4,
+        )
     except Exception:  # a random layout the position loader refuses (unit on a lake, ...)
-        from hypothesis import reject  # noqa: PLC0415
-
         reject()
 
 
@@ -126,8 +167,12 @@ def _paths(start: Hex, n: int) -> list[tuple[Hex, ...]]:
     return out
 
 
-@settings(max_examples=30, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(_positions())
 def test_s7_legal_list_equals_what_the_checker_accepts(state: State) -> None:
     """For every unit and moving card: legal reach == ends of the paths the checker accepts."""
@@ -150,8 +195,7 @@ def test_s7_legal_list_equals_what_the_checker_accepts(state: State) -> None:
             near = [h for h in _HEXES if 0 < u.hex.distance(Hex.parse(h)) <= 2]
             for h in itertools.islice(sorted(legal) + near, 8):
                 ok = _accepts(state, f"{order}move {u.hex} to {h}\n", moves_only=True)
-                assert ok == (h in legal), (
-                    card, str(u.hex), h)
+                assert ok == (h in legal), (card, str(u.hex), h)
 
 
 @pytest.mark.parametrize("card", ["DS", "LN", "CH"])
