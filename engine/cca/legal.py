@@ -1,4 +1,9 @@
-"""What each unit may do now: the legal list behind ``pbem engine legal`` (cca.md §7-§9).
+"""What a side may do now, piece by piece: ``pbem engine legal`` (docs/engine-cli.md).
+
+:func:`legal_actions` is the system's ``legal_actions``: the playable cards
+(:func:`engine.cca.view.legal_hints`) and, per unit and lone leader, the
+hexes it could reach if ordered, the enemies it could attack and the hexes
+it could fire at (cca.md §7-§9).
 
 One source for the legal list and the orders checker: reach comes from
 :func:`engine.cca.movement.reach` (the one movement rule that
@@ -20,7 +25,16 @@ from engine.cca.work import Work, WUnit
 from engine.core.replay import AnswerBook
 from engine.randomness import ScriptedDice
 
-__all__ = ["targets", "unit_options"]
+__all__ = ["legal_actions", "targets", "unit_options"]
+
+
+def legal_actions(state: State, side: str, card: str | None = None) -> dict[str, Any]:
+    """``cards`` (playable, with the units each orders), ``hints`` and ``units``."""
+    from engine.cca.view import legal_hints  # noqa: PLC0415
+
+    hints = legal_hints(state, side)
+    units = unit_options(state, side, card)
+    return {"cards": hints.get("cards", []), "hints": hints, "units": units}
 
 
 def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
