@@ -1,4 +1,4 @@
-"""SIGTERM while the worker reads a huge mail: the daemon stops at once, the next start sets it aside.
+"""SIGTERM while the worker reads a huge mail: the daemon stops at once; a restart sets it aside.
 
 Before, the worker read mail in the event loop's default executor, which the
 loop joins when it closes: SIGTERM while the standard library parsed a
