@@ -49,6 +49,11 @@ SYSTEMS: dict[tuple[str, str], dict[str, Any]] = {
         "deck": _CCA_DECK,
         "sides": ["north", "south"],
     },
+    ("toy", "1"): {  # the example system: a dice race with nine cards twice
+        "dice": {"d6": ["1", "2", "3", "4", "5", "6"]},
+        "deck": {str(i): 2 for i in range(1, 10)},
+        "sides": ["north", "south"],
+    },
 }
 
 ORDERS_NAMESPACE = "pbem-orders"

@@ -169,6 +169,7 @@ def test_demo_by_mail_then_audit_verify(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from pbem.demo import check_system, demo_config, run_demo
+    from pbem.pipeline import load_server_key
     from pbem.pipeline.admin import audit_record
     from pbem.store import Store
 
@@ -180,9 +181,12 @@ def test_demo_by_mail_then_audit_verify(
     assert result.epochs >= 4 or result.finished, result.message
     assert result.mails_from_players >= 4
     assert result.audit.startswith("OK"), result.audit
-    store = Store(demo_config(tmp_path / "demo", 0).database_url)
+    config = demo_config(tmp_path / "demo", 0)
+    store = Store(config.database_url)
+    key = load_server_key(config.server_key_path)
+    assert key is not None
     try:
-        record = audit_record(store, result.game_id)
+        record = audit_record(store, result.game_id, key)
     finally:
         store.dispose()
     path = tmp_path / "audit.json"

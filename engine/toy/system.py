@@ -58,6 +58,8 @@ class ToySystem:
     title = "Toy dice race (the example system)"
     sides: tuple[str, ...] = SIDES
     dice: Mapping[str, Die] = {D6.name: D6}
+    deck_contents: tuple[str, ...] = tuple(str(i) for i in range(1, 10)) * 2
+    """Every card of the deck (the audit verifiers fix it, docs/audit.md)."""
 
     def load_position(self, text: str) -> dict[str, Any]:
         """Read a toy position (TOML); a ``state`` key holds a game in progress."""
