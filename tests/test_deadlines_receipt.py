@@ -138,6 +138,7 @@ def test_a_game_created_by_another_process_is_armed_within_a_second(kit: Kit, db
     try:
         from pbem.pipeline.admin import create_and_start
         from pbem.pipeline.games import NewSeat
+        from pbem.pipeline.joins import sign_joins
 
         create_and_start(
             other,
@@ -152,6 +153,7 @@ def test_a_game_created_by_another_process_is_armed_within_a_second(kit: Kit, db
                 NewSeat("south", "Bob", "bob@south.test", kit.pub("south")),
             ],
             settings=GameSettings(turn_time=2 * H, grace=timedelta(0)),
+            joins=sign_joins("quick-1", kit.keys),  # both players joined (their nonces)
         )
     finally:
         other.dispose()

@@ -28,6 +28,7 @@ from pbem.mailin import InboxWorker
 from pbem.mailin.budget import Budget, over_budget, scan
 from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure
@@ -40,6 +41,7 @@ H = timedelta(hours=1)
 
 
 def _second_game(kit: Kit) -> None:
+    keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
     create_and_start(
         kit.store,
         kit.config,
@@ -49,10 +51,11 @@ def _second_game(kit: Kit) -> None:
         scenario_id="toy-race",
         scenario_text='first = "north"\n',
         seats=[
-            NewSeat("north", "Carol", CAROL, sshsig.public_key_of(Ed25519PrivateKey.generate())),
-            NewSeat("south", "Dave", DAVE, sshsig.public_key_of(Ed25519PrivateKey.generate())),
+            NewSeat("north", "Carol", CAROL, sshsig.public_key_of(keys["north"])),
+            NewSeat("south", "Dave", DAVE, sshsig.public_key_of(keys["south"])),
         ],
         settings=GameSettings(turn_time=48 * H),
+        joins=sign_joins(OTHER, keys),  # both players joined (their nonces)
     )
 
 
