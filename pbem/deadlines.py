@@ -24,6 +24,9 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   pick up rows written by other processes. Start-up costs one indexed query,
   whatever the number of games. Tests call :func:`sweep` directly with a
   ``FakeClock``.
+- What a due row does is the caller's ``fire`` handler (the pipeline's
+  :func:`pbem.pipeline.timing.fire_deadline`, which the daemon passes in):
+  this module never imports the pipeline, which imports it.
 """
 
 from __future__ import annotations
@@ -268,12 +271,8 @@ def next_due(store: Store) -> datetime | None:
         ).first()
 
 
-def sweep(store: Store, clock: Clock, fire: FireHandler | None = None) -> SweepReport:
-    """Fire every due deadline once (see the module docstring); return the counts."""
-    if fire is None:
-        from pbem.pipeline.timing import fire_deadline  # noqa: PLC0415 - avoid an import cycle
-
-        fire = fire_deadline
+def sweep(store: Store, clock: Clock, fire: FireHandler) -> SweepReport:
+    """Fire every due deadline once with ``fire`` (see the module docstring); return the counts."""
     now = clock.now()
     counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0}
     for deadline_id in due_ids(store, now):
@@ -313,8 +312,8 @@ class DeadlineScheduler:
         clock: Clock,
         scheduler: Any,
         *,
+        fire: FireHandler,
         interval: timedelta = timedelta(seconds=30),
-        fire: FireHandler | None = None,
         on_fired: Callable[[], None] | None = None,
     ) -> None:
         self.config = config

@@ -327,9 +327,9 @@ def legal_report(
 
 def _unit_options(state: Any, side: str, card: str | None) -> list[dict[str, Any]]:
     """Per unit: hexes it could reach if ordered, adjacent enemies, fire targets."""
+    from engine.cc.decide import Decider  # noqa: PLC0415
     from engine.cca import combat, movement  # noqa: PLC0415
     from engine.cca.autoplay import choice_stream  # noqa: PLC0415
-    from engine.cca.decide import Decider  # noqa: PLC0415
     from engine.cca.policy import parse_policy  # noqa: PLC0415
     from engine.cca.work import Work  # noqa: PLC0415
     from engine.core.replay import AnswerBook  # noqa: PLC0415

@@ -21,6 +21,7 @@ from engine.cca.combat import (
 )
 from engine.cca.evade import evade_paths, may_evade, resolve_evade
 from engine.cca.leaders import attack_lone_leader, check_after_losses
+from engine.cca.momentum import after_success
 from engine.cca.orders import Action
 from engine.cca.retreat import take_flags
 from engine.cca.work import Work, WUnit
@@ -163,9 +164,9 @@ def close_combat(
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
         if att.hex is not None:
-            from engine.cca.momentum import after_success  # noqa: PLC0415
-
-            after_success(w, att, target_hex, act, is_bonus)
+            bonus = after_success(w, att, target_hex, act, is_bonus)
+            if bonus is not None:
+                close_combat(w, att, bonus, act, is_bonus=True)
         return
     if first or tgt.hex is None or att.hex is None or not tgt.hex.is_adjacent(att.hex):
         return

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from engine.cc.decide import Decider, norm_answer
 from engine.cca.cards import CARDS
 from engine.cca.combat import fire_range, los_clear
-from engine.cca.decide import Decider, norm_answer
 from engine.cca.movement import (
     check_leader_path,
     check_path,
