@@ -13,7 +13,7 @@ from engine.cca.state import other
 from engine.cca.work import WLeader, Work, WUnit
 from engine.hexgrid import Hex
 
-__all__ = ["attack_lone_leader", "check_after_losses", "leader_evade"]
+__all__ = ["attack_lone_leader", "check_after_losses", "leader_evade", "leader_marsh"]
 
 OFF = "off"
 
@@ -21,10 +21,19 @@ OFF = "off"
 def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -> bool:
     """Casualty check for an attached leader whose unit lost blocks (§16.1).
 
+    One roll, one check: a leader already checked in this combat (his unit
+    loses more blocks to a marsh roll or a blocked retreat of the same
+    combat) does not roll again; if the unit is now gone he just evades.
     Returns True if the leader is still attached and alive afterwards.
     """
     if ld is None or ld.hex is None:
         return False
+    if ld.name in w.checked:
+        if eliminated:
+            leader_evade(w, ld)
+            return False
+        return True
+    w.checked.add(ld.name)
     if eliminated:
         faces = w.roll(1, f"leader check for {ld.name} (unit eliminated)")
         w.log("leader-check", f"{ld.name}'s unit is gone: check with 1 die: {faces[0]}", faces,
@@ -44,7 +53,11 @@ def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -
 
 
 def attack_lone_leader(w: Work, roller: WUnit, ld: WLeader, dice: int, how: str) -> None:
-    """Fire or close combat against a lone leader: one H kills it, else it evades (§16.3)."""
+    """Fire or close combat against a lone leader: one H kills it, else it evades (§16.3).
+
+    An attack reduced below one die is not made (§17.1): the caller reports it.
+    """
+    assert dice >= 1
     faces = w.roll(dice, f"{how} on leader {ld.name}")
     w.log("battle", f"{roller.label} {how} lone leader {ld.name} in {ld.hex}: "
           f"{' '.join(faces) or 'no dice'}", faces, unit=roller.id, leader=ld.name)
@@ -135,6 +148,10 @@ def leader_evade(w: Work, ld: WLeader) -> None:
             if "H" in faces:
                 w.kill_leader(ld, enemy, "caught while escaping")
                 return
+        if w.terrain(h).marsh_roll:  # evading or escaping through marsh rolls too (§17.4)
+            ld.hex = h
+            if leader_marsh(w, ld, h):
+                return
     if pick.endswith(OFF):
         ld.hex = None
         w.log("leader-evade", f"leader {ld.name} evades off the board from {start}; "
@@ -144,3 +161,18 @@ def leader_evade(w: Work, ld: WLeader) -> None:
     host = w.host(ld)
     w.log("leader-evade", f"leader {ld.name} evades {start} > {pick.replace('>', ' > ')}"
           + (f" and joins the {host.type}" if host else ""), leader=ld.name)
+
+
+def leader_marsh(w: Work, ld: WLeader, h: Hex) -> bool:
+    """A lone leader entering marsh rolls 1 die: a helmet kills it (§17.4); True if killed.
+
+    It rolls however it enters: a move, an evade or an escape.
+    """
+    if ld.hex is None or not w.terrain(h).marsh_roll or w.simulate:
+        return False
+    faces = w.roll(1, f"marsh at {h} (leader {ld.name})")
+    w.log("marsh", f"leader {ld.name} enters marsh: {faces[0]}", faces, leader=ld.name)
+    if faces[0] == "H":
+        w.kill_leader(ld, other(ld.side), "marsh")
+        return True
+    return False

@@ -11,7 +11,7 @@ are read by the combat modules, ``no-move-first-turn`` and
 from __future__ import annotations
 
 from engine.cca.state import name_key, other
-from engine.cca.work import WLeader, Work, WUnit
+from engine.cca.work import Work, WUnit
 from engine.hexgrid import Hex
 
 __all__ = ["end_of_turn_specials", "enter_step", "exit_board", "exit_hexes", "marsh_entry"]
@@ -53,16 +53,6 @@ def marsh_entry(w: Work, u: WUnit, h: Hex) -> None:
         ld = w.attached(u)
         w.lose_blocks(u, 1, other(u.side), "marsh")
         check_after_losses(w, ld, u.hex is None, other(u.side))
-
-
-def leader_marsh(w: Work, ld: WLeader, h: Hex) -> None:
-    """A lone leader entering marsh rolls 1 die: a helmet kills it (§17.4)."""
-    if ld.hex is None or not w.terrain(h).marsh_roll or w.simulate:
-        return
-    faces = w.roll(1, f"marsh at {h} (leader {ld.name})")
-    w.log("marsh", f"leader {ld.name} enters marsh: {faces[0]}", faces, leader=ld.name)
-    if faces[0] == "H":
-        w.kill_leader(ld, other(ld.side), "marsh")
 
 
 def end_of_turn_specials(w: Work) -> None:
@@ -162,7 +152,7 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
             w.moved[u.id] = 1
             w.entered.setdefault(u.id, set()).add(a.target)
             w.ordered.add(u.id)
-            w.pinned.add(u.id)  # the entry is its move this turn
+            w.placed.add(u.id)  # the entry hex is its first hex of movement (§19)
             w.log("enter", f"{side} {u.type} enters at {a.target}", unit=u.id)
             return None
     return f"no {a.unit_type} is waiting in reserve"
