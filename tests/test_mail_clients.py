@@ -14,6 +14,7 @@ import email.policy
 from email.message import EmailMessage
 
 import pytest
+from mail_lint import lint_raw_or_raise
 from pipeline_kit import GAME, NORTH, body_of, make_kit, orders
 
 from pbem import sshsig
@@ -27,7 +28,9 @@ LONG = "# " + "this comment is long enough that a mail program wraps it " * 2 + 
 def kit(store, config, clock):
     k = make_kit(store, config, clock)
     k.set_hand("north", ["2", "3", "4"])
-    return k
+    yield k
+    for row in k.outbox():  # every mail these tests made passes the mail lint
+        lint_raw_or_raise(row.raw, f"{row.kind} mail to {row.recipient}")
 
 
 def _message(body: str = "Orders attached.\n") -> EmailMessage:
@@ -138,7 +141,6 @@ def _second_game(kit) -> None:
     from datetime import timedelta
 
     from pipeline_kit import SOUTH
-    from toy_system import SYSTEM  # noqa: F401 - registered by make_kit
 
     from pbem.pipeline.admin import create_and_start
     from pbem.pipeline.games import NewSeat

@@ -338,10 +338,7 @@ class Mailer:
             signed = self.server_key.sign_text(text)
             msg.set_content(signed.text)
             msg.add_attachment(
-                signed.signature.encode("ascii"),
-                maintype="text",
-                subtype="plain",
-                filename="pbem.txt.sig",
+                signed.signature, subtype="plain", charset="us-ascii", filename="pbem.txt.sig"
             )
         else:
             msg.set_content(text)
