@@ -188,6 +188,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     if spec is None:
         return [OrdersProblem(sub.card_line, cq, "nothing-to-copy", why)]
     w.card = spec.code
+    w.fallback = fallback_applies(w, side, spec)
     picked = _resolve_refs(w, side, sub, problems)
     items = [it for it, _ in picked]
     legal = tuple(_name(x) for x in eligible(w, side, spec, spec.code))
@@ -219,7 +220,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     if spec.kind == SECTION:
         if not _assign_sections(w, side, items, spec.sections):
             want = ", ".join(f"{n} in your {s}" for s, n in spec.per_section)
-            bad(line0, "wrong-section", f"{spec.name} orders {want}; these do not fit")
+            bad(line0, "wrong-section", _too_many(spec.name, want, items) + "; they do not fit")
     elif spec.kind == TROOP:
         troop = spec.troop or ""
         have = [u for u in all_units if _category(u, troop)]
@@ -230,7 +231,8 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if isinstance(it, WLeader) and spec.code != "MO":
                     bad(n, "wrong-troop", f"{spec.name} does not order leaders")
             if len(items) > command:
-                bad(line0, "too-many", f"{spec.name} orders up to {command} (your Command)")
+                bad(line0, "too-many", _too_many(spec.name, f"up to {command} (your Command)",
+                                                 items))
         elif not any_one and items:
             bad(line0, "any-one-unit", f"you have no {troop} units: order any one unit")
     elif spec.kind == LEADERSHIP:
@@ -242,7 +244,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if not (isinstance(it, WUnit) and it.spec.foot):
                     bad(n, "not-foot", f"{_name(it)} is not a foot unit")
             if spec.code == "DT" and len(items) > 4:
-                bad(line0, "too-many", "Double Time orders up to 4 foot units")
+                bad(line0, "too-many", _too_many(spec.name, "up to 4 foot units", items))
             hexes = [u.hex for u in units if u.hex]
             if hexes and not _connected(hexes, hexes[:1]):
                 bad(line0, "not-connected", "the ordered units must form one connected group")
@@ -258,28 +260,34 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if isinstance(it, WLeader) and (spec.code == "MFM" or not w.lone(it)):
                     bad(n, "wrong-troop", f"{spec.name} does not order this leader")
             if len(items) > command:
-                bad(line0, "too-many", f"{spec.name} orders up to {command} (your Command)")
+                bad(line0, "too-many", _too_many(spec.name, f"up to {command} (your Command)",
+                                                 items))
         elif not any_one and items:
             bad(line0, "any-one-unit", f"you have no {want} units: order any one unit")
     elif spec.code in ("CS", "DS"):
         auto = eligible(w, side, spec, spec.code)
-        fallback = spec.code == "DS" and not any(_missile(w, u) for u in all_units)
-        if fallback:
+        if w.fallback:
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no missile units: order any one unit")
         else:
             items = list(auto)
             units = [it for it in items if isinstance(it, WUnit)]
             lds = []
-    elif spec.code == "SP" and not validating:
-        items = _spartacus(w, side, items)
-        units = [it for it in items if isinstance(it, WUnit)]
-        lds = [it for it in items if isinstance(it, WLeader)]
+    elif spec.code == "SP":
+        if len(items) > command:  # one die per unit ordered: Command dice (§18.5)
+            bad(line0, "too-many", _too_many(spec.name, f"at most {command} (your Command "
+                                             "dice)", items))
+        elif not validating:
+            items = _spartacus(w, side, items)
+            units = [it for it in items if isinstance(it, WUnit)]
+            lds = [it for it in items if isinstance(it, WLeader)]
     elif spec.code == "RA":
-        if not any(w.lone(ld) or w.host(ld) for ld in w.leaders.values()
-                   if ld.side == side and ld.hex):
+        if w.fallback:
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no leader on the board: order any one unit")
+        elif len(items) > command:  # one die per block: Command dice (§18.5)
+            bad(line0, "too-many", _too_many(spec.name, f"at most {command} (your Command "
+                                             "dice)", items))
         elif not validating:
             units = _rally(w, side, units)
             lds = []
@@ -308,6 +316,33 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     return []
 
 
+def _too_many(card: str, limit: str, items: list[Item] | list[WUnit]) -> str:
+    """The "too many units" message: the card's limit and the units counted."""
+    names = ", ".join(_name(it) for it in items)
+    return f"{card} orders {limit}; these orders name {len(items)}: {names}"
+
+
+def fallback_applies(w: Work, side: str, spec: CardSpec) -> bool:
+    """True if ``spec`` can only order "any one unit" (its fallback clause, §18).
+
+    Such an order is a normal one (:attr:`Work.effect` is None): the unit moves
+    and battles as usual, without the card's bonuses or limits. A Leadership
+    card's fallback depends on the orders (no leader named) and is set there.
+    """
+    units = w.live_units(side)
+    if spec.kind == TROOP:
+        return not any(_category(u, spec.troop or "") for u in units)
+    if spec.code in ("DT", "LN"):
+        return not any(u.spec.foot for u in units)
+    if spec.code in ("MFM", "CH"):
+        return not any(_category(u, "light" if spec.code == "MFM" else "mounted") for u in units)
+    if spec.code == "DS":
+        return not any(_missile(w, u) for u in units)
+    if spec.code == "RA":
+        return not any(ld.side == side and ld.hex for ld in w.leaders.values())
+    return False
+
+
 def _no_move_first(w: Work, u: WUnit) -> bool:
     for p in w.specials("no-move-first-turn", u.side):
         if u.hex is not None and str(u.hex) in p.get("hexes", ()):
@@ -329,6 +364,7 @@ def _check_leadership(  # noqa: PLR0917
 ) -> None:
     leaders = [(it, n) for it, n in picked if isinstance(it, WLeader)]
     if not leaders:
+        w.fallback = True
         if not any_one and picked:
             bad(line0, "need-leader", f"{spec.name}: name the leader, or order any one unit",
                 tuple(f"leader {x.name}" for x in w.leaders.values() if x.side == side and x.hex))
@@ -344,7 +380,8 @@ def _check_leadership(  # noqa: PLR0917
     host = w.host(ld)
     others = [it for it, _ in picked if isinstance(it, WUnit) and it is not host]
     if len(others) > spec.chain:
-        bad(line0, "too-many", f"{spec.name}: the leader's unit and up to {spec.chain} more")
+        bad(line0, "too-many", _too_many(spec.name, f"the leader's unit and up to {spec.chain} "
+                                         "more", others))
     hexes = [u.hex for u in others if u.hex]
     if hexes and not _connected(hexes, [ld.hex]):
         bad(line0, "not-connected", "the units must form a chain starting next to the leader")
@@ -373,23 +410,90 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
 
 
 def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
+    """Roll Command dice; the owner assigns them to the listed units (§18.5 Rally).
+
+    Each G/B/R returns a block to a depleted unit of that weight on or next to
+    a friendly leader, each H to any such unit. The owner chooses among the
+    assignments that return the most blocks (standing order ``rally``: ``auto``,
+    the default, gives colours first and helmets to the first units listed;
+    ``ask`` asks when there is a choice).
+    """
     command = w.state.sides[side].command
     faces = w.roll(command, "Rally")
     w.log("rally", f"Rally: {' '.join(faces)}", faces)
     near = [u for u in units if u.spec.rally and u.hex is not None and any(
         ld.side == side and ld.hex is not None and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
         for ld in w.leaders.values())]
+    greedy = _rally_greedy(faces, near)
+    options = _rally_outcomes(faces, near)
+    names = {_gains_text(g, near): g for g in options}
+    auto = _gains_text(greedy, near)
+    answers = [auto, *sorted(n for n in names if n != auto)]
+    explicit = dict(w.decider.policies[side].rules).get("rally") == "ask"
+    pick = w.decider.choose(side, "rally", f"Rally: {' '.join(faces)}: which units get the "
+                            "blocks?", answers, auto, None if explicit else auto)
     rallied: list[WUnit] = []
-    for f in sorted(faces, key=lambda x: x == "H"):  # colours first, helmets for the rest
-        weight = weight_of_face(f)
-        for u in near:
-            if u.blocks < u.full and (f == "H" or u.spec.weight == weight):
-                u.blocks += 1
-                if u not in rallied:
-                    rallied.append(u)
-                w.log("rallied", f"{u.label} gets a block back ({f})", unit=u.id, blocks=u.blocks)
-                break
+    if pick == auto:  # colours first, helmets for the rest, in the order listed
+        for f in sorted(faces, key=lambda x: x == "H"):
+            weight = weight_of_face(f)
+            for u in near:
+                if u.blocks < u.full and (f == "H" or u.spec.weight == weight):
+                    u.blocks += 1
+                    if u not in rallied:
+                        rallied.append(u)
+                    w.log("rallied", f"{u.label} gets a block back ({f})", unit=u.id,
+                          blocks=u.blocks)
+                    break
+        return rallied
+    for u, n in zip(near, names[pick], strict=True):
+        if n:
+            u.blocks += n
+            rallied.append(u)
+            w.log("rallied", f"{u.label} gets {n} block{'s' if n > 1 else ''} back", unit=u.id,
+                  blocks=u.blocks)
     return rallied
+
+
+def _rally_greedy(faces: tuple[str, ...], near: list[WUnit]) -> tuple[int, ...]:
+    room = [u.full - u.blocks for u in near]
+    gains = [0] * len(near)
+    for f in sorted(faces, key=lambda x: x == "H"):
+        weight = weight_of_face(f)
+        for i, u in enumerate(near):
+            if room[i] > gains[i] and (f == "H" or u.spec.weight == weight):
+                gains[i] += 1
+                break
+    return tuple(gains)
+
+
+def _rally_outcomes(faces: tuple[str, ...], near: list[WUnit]) -> set[tuple[int, ...]]:
+    """Every distinct block return the dice allow that returns the most blocks."""
+    dice = [f for f in faces if f == "H" or weight_of_face(f)]
+    room = tuple(u.full - u.blocks for u in near)
+    found: set[tuple[int, ...]] = set()
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+
+    def go(i: int, gains: tuple[int, ...]) -> None:
+        if (i, gains) in seen:
+            return
+        seen.add((i, gains))
+        if i == len(dice):
+            found.add(gains)
+            return
+        weight = weight_of_face(dice[i])
+        for k, u in enumerate(near):
+            if gains[k] < room[k] and (dice[i] == "H" or u.spec.weight == weight):
+                go(i + 1, (*gains[:k], gains[k] + 1, *gains[k + 1 :]))
+        go(i + 1, gains)
+
+    go(0, (0,) * len(near))
+    most = max(sum(g) for g in found)
+    return {g for g in found if sum(g) == most}
+
+
+def _gains_text(gains: tuple[int, ...], near: list[WUnit]) -> str:
+    parts = [f"{u.hex} +{n}" for u, n in zip(near, gains, strict=True) if n]
+    return ", ".join(parts) or "none"
 
 
 def hints(state: State, side: str) -> dict[str, Any]:
