@@ -30,7 +30,7 @@ from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import finish_game, save_state, shown_deadline
 from pbem.store import Absence, GameStatus
 
-__all__ = ["COMMANDS", "command_of", "handle_command"]
+__all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command"]
 
 COMMANDS = (
     "help",
@@ -45,6 +45,8 @@ COMMANDS = (
     "timezone",
 )
 UNSIGNED_OK = ("help", "status")
+GAMELESS = ("help",)
+"""Commands answered without a game (sent to the plain address by a player of several games)."""
 
 HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
 command except help and status with your key, namespace pbem-orders):
