@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.api import GameSystem, OrdersError
+from engine.core.picture import BattleMark, Picture
 from pbem.mailviews.format import error_dicts
 from pbem.mailviews.model import OrderError
 from pbem.orders_text import (
@@ -39,7 +40,6 @@ from pbem.orders_text import (
 from pbem.pipeline.headers import header_problem
 from pbem.pipeline.inbound import COMMAND_LINE, header_lines
 from pbem.render.templating import chop, wrap
-from pbem.render.view import BattleView, BoardView
 from pbem.sshsig import SshPublicKey, SshSigError
 
 log = logging.getLogger(__name__)
@@ -272,7 +272,7 @@ def format_report(report: CheckReport, orders_name: str) -> str:
 
 def report_text(
     system: GameSystem, report: CheckReport, orders_name: str
-) -> tuple[str, BoardView | None]:
+) -> tuple[str, Picture | None]:
     """The text of a check as a player reads it, and the preview board (None if refused).
 
     The verdict (:func:`format_report`), then the board after the moves as
@@ -280,7 +280,9 @@ def report_text(
     """
     from pbem.render.ascii import render_ascii  # noqa: PLC0415
 
-    view = preview_view(system, report.forecast) if report.forecast is not None else None
+    view = (
+        preview_view(system, report.forecast, report.side) if report.forecast is not None else None
+    )
     text = format_report(report, orders_name)
     if view is not None:
         text += "\nThe board after the moves (battles marked with their dice):\n\n"
@@ -317,13 +319,15 @@ def without_hidden(system: GameSystem, state: Any, side: str) -> Any:
     return system.from_json(json.dumps(data))
 
 
-def preview_view(system: GameSystem, fc: Any) -> BoardView:
+def preview_view(system: GameSystem, fc: Any, viewer: str | None = None) -> Picture:
     """The board after the moves: move arrows, and a marker per battle with its dice."""
-    from pbem.render.from_engine import from_public_view  # noqa: PLC0415
+    from pbem.render.picture import picture_of  # noqa: PLC0415
 
-    view = from_public_view(system.public_view(fc.state), [e.to_dict() for e in fc.events])
+    view = picture_of(
+        system, system.public_view(fc.state), [e.to_dict() for e in fc.events], viewer
+    )
     battles = tuple(
-        BattleView(b.attacker_hex, b.target_hex, b.kind, f"{b.dice}d") for b in fc.battles
+        BattleMark(b.attacker_hex, b.target_hex, b.kind, f"{b.dice}d") for b in fc.battles
     )
     return replace(view, battles=battles, title=(view.title + " (preview)").strip())
 

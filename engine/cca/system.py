@@ -22,7 +22,7 @@ skipped), ``question`` (the turn waits for a side) and ``victory``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -32,6 +32,7 @@ from engine.cca.position import load_position, write_position
 from engine.cca.state import DEFAULT_OPTIONS, SIDES, State, state_from_dict, state_to_dict
 from engine.core.api import Prompt, Resolution
 from engine.core.canonical import canonical_json, load_json
+from engine.core.picture import Picture
 from engine.randomness import Randomness
 
 __all__ = ["SYSTEM", "CCASystem"]
@@ -129,6 +130,21 @@ class CCASystem:
         from engine.cca.view import public_view  # noqa: PLC0415
 
         return public_view(state)
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Iterable[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """The board of a ``public_view`` dict as a neutral picture (optional capability).
+
+        ``events`` (``Event.to_dict()``) draw last turn's moves, combats and
+        losses; ``viewer`` turns the board to that side's point of view.
+        """
+        from engine.cca.picture import build_picture  # noqa: PLC0415
+
+        return build_picture(view, events, viewer)
 
     def to_json(self, state: State) -> str:
         """Canonical JSON of the whole state (secrets included: store only)."""

@@ -9,8 +9,8 @@ from pathlib import Path
 from engine.systems import get_system
 from pbem.commands._shared import err, out
 from pbem.render.ascii import render_ascii
+from pbem.render.picture import position_picture
 from pbem.render.png import render_png
-from pbem.render.view import from_position_toml
 from pbem.scenarios import (
     Scenario,
     ScenarioError,
@@ -96,7 +96,7 @@ def _show(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ScenarioError) as exc:
         err(str(exc))
         return 1
-    view = from_position_toml(path.read_text(encoding="utf-8"))
+    view = position_picture(path.read_text(encoding="utf-8"))
     head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
     out("\n".join([head, render_ascii(view).rstrip("\n"), *render_details(scenario)]))
     if args.png is not None:

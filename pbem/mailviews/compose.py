@@ -36,7 +36,7 @@ from pbem.mailviews.model import (
 )
 from pbem.orders_text import canonicalize
 from pbem.render.bundle import RenderedBoard
-from pbem.render.png import board_size
+from pbem.render.png import display_size
 from pbem.render.templating import environment, wrap
 
 __all__ = [
@@ -74,14 +74,14 @@ def _common(env: Envelope) -> dict[str, Any]:
 
 
 def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
-    w, h = board_size(board.view)
+    w, h = display_size(board.picture)
     return {
         "ascii": board.ascii.rstrip("\n"),
         "cid": cid,
         "width": w,
         "height": h,
-        "north": side_label(board.view, "north"),
-        "south": side_label(board.view, "south"),
+        "top": side_label(board.picture, board.picture.top),
+        "bottom": side_label(board.picture, board.picture.bottom),
     }
 
 
@@ -178,7 +178,7 @@ def _message(
 
 
 def _army(board: RenderedBoard, side: str) -> str:
-    return side_label(board.view, side)
+    return side_label(board.picture, side)
 
 
 def game_start_mail(m: GameStart) -> EmailMessage:
