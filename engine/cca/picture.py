@@ -15,7 +15,7 @@ round, and the flanks are named as the viewer calls them (cca.md §1.2).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -36,7 +36,7 @@ from engine.core.picture import (
 )
 from engine.hexgrid import Board
 
-__all__ = ["NORTH", "SOUTH", "board_grid", "build_picture"]
+__all__ = ["NORTH", "SOUTH", "PictureBuilder", "board_grid", "build_picture"]
 
 NORTH, SOUTH = "north", "south"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -317,3 +317,16 @@ def _side(side: object) -> str:
 @lru_cache(maxsize=8)
 def _reading_order(grid: OffsetGrid) -> tuple[str, ...]:
     return tuple(str(h) for h in sorted(grid.board, key=lambda h: (h.y, h.x)))
+
+
+class PictureBuilder:
+    """C&C Ancients' ``picture`` capability (:class:`engine.core.capabilities.PictureBuilder`)."""
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """See :func:`build_picture`."""
+        return build_picture(view, events, viewer)

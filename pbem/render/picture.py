@@ -1,4 +1,5 @@
-"""Ask a game system for the picture of its board (its optional ``picture`` capability).
+"""Ask a game system for the picture of its board (its optional ``picture`` capability,
+:data:`engine.core.capabilities.PICTURE`).
 
 pbem never builds a picture itself: the system turns its public view and
 the turn's events into an :class:`engine.core.picture.Picture`, seen from the
@@ -12,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.core.api import GameSystem
+from engine.core.capabilities import PICTURE, find
 from engine.core.picture import Picture
 from engine.systems import get_system
 
@@ -24,7 +26,7 @@ class NoPicture(LookupError):
 
 def has_picture(system: GameSystem) -> bool:
     """True if ``system`` can draw its board."""
-    return callable(getattr(system, "picture", None))
+    return find(system, PICTURE) is not None
 
 
 def picture_of(
@@ -38,10 +40,10 @@ def picture_of(
     Raises :class:`NoPicture` for a system without the capability and
     ``ValueError`` for a view that is not a board.
     """
-    build = getattr(system, "picture", None)
-    if not callable(build):
-        raise NoPicture(f"the game system {getattr(system, 'name', '?')!r} draws no board")
-    pic = build(view, tuple(events), viewer)
+    builder = find(system, PICTURE)
+    if builder is None:
+        raise NoPicture(f"the game system {system.name!r} draws no board")
+    pic = builder.picture(view, tuple(events), viewer)
     if not isinstance(pic, Picture):
         raise TypeError(f"the system's picture is a {type(pic).__name__}, not a Picture")
     return pic
