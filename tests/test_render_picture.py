@@ -138,6 +138,9 @@ def test_a_system_without_the_picture_capability_draws_no_board() -> None:
     class Plain:
         name = "plain"
 
+        def capability(self, name: str) -> object | None:
+            return None
+
     with pytest.raises(NoPicture):
         picture_of(Plain(), {})  # type: ignore[arg-type]
 
