@@ -37,9 +37,9 @@ def _turn_mails_draw_the_turn_from_each_players_side(saved: list[Path]) -> None:
         msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         assert isinstance(msg, EmailMessage)
         text_part = msg.get_body(("plain",))
-        if text_part is None or "Flanks as" not in text_part.get_content():
+        text = "" if text_part is None else text_part.get_content()
+        if "Flanks as" not in " ".join(text.split()):
             continue
-        text = text_part.get_content()
         header = next(line.split() for line in text.splitlines() if line.startswith("    A ")
                       or line.startswith("    M "))  # fmt: skip
         side = "north" if "Flanks as North sees them." in " ".join(text.split()) else "south"
