@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.cca.picture import build_picture
-from engine.core.grid import FlatGrid, OffsetGrid
+from engine.cca.picture import board_grid, build_picture
+from engine.core.hexlayout import offset_columns
 from engine.core.picture import Picture, cells, half_turn
+from engine.gboh.grid import HexMap
 from engine.hexgrid import STANDARD_BOARD
 from engine.systems import get_system
 from pbem.render import NoPicture, picture_of, position_picture, render_board
@@ -168,45 +169,45 @@ def test_north_sees_the_board_turned_round() -> None:
     assert flat == pytest.approx([v for c in north.hexes for v in c.centre])
 
 
-def test_the_offset_grid_is_the_cc_board() -> None:
-    g = OffsetGrid(STANDARD_BOARD)
-    assert len(g.ids()) == 13 * 5 + 12 * 4
-    assert g.parse(" c4 ") == "C4"
-    assert set(g.neighbours("C4")) == {
-        str(n) for n in STANDARD_BOARD.neighbours(STANDARD_BOARD.parse("C4"))
-    }
-    assert g.distance("A1", "M1") == 12
-    # Pointy-top: a corner straight above the centre; row 1 at the bottom.
-    _, cy = g.centre("A1")
-    assert min(y for _, y in g.corners("A1")) == pytest.approx(cy - 1)
-    assert g.centre("A9")[1] < cy
-    assert g.orientation == "pointy"
+def test_the_cc_board_is_laid_out_pointy_top_with_row_1_at_the_bottom() -> None:
+    layout = board_grid().layout
+    assert len(layout.ids()) == 13 * 5 + 12 * 4
+    assert layout.orientation == "pointy"
+    _, cy = layout.centre("A1")
+    assert min(y for _, y in layout.corners("A1")) == pytest.approx(cy - 1)  # a corner on top
+    assert layout.centre("A9")[1] < cy
+    assert layout.centre("A2")[0] > layout.centre("A1")[0]  # even rows half a hex right
+    for n in STANDARD_BOARD.neighbours(STANDARD_BOARD.parse("C4")):
+        (x, y), (cx, cy) = layout.centre(str(n)), layout.centre("C4")
+        assert ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5 == pytest.approx(3**0.5)
 
 
-def test_the_flat_grid_is_a_gboh_map() -> None:
-    g = FlatGrid(40, 30)
-    assert len(g.ids()) == 1200
-    assert g.parse("1423") == "1423"
-    with pytest.raises(ValueError, match="off the map"):
-        g.parse("4101")
-    with pytest.raises(ValueError, match="four digits"):
-        g.parse("C4")
-    # Flat-top: an edge at the top, corners left and right of the centre.
-    cx, cy = g.centre("1423")
-    assert min(x for x, _ in g.corners("1423")) == pytest.approx(cx - 1)
-    # Every neighbour is one step away and its centre sqrt(3) radii away.
-    for n in g.neighbours("1423"):
-        assert g.distance("1423", n) == 1
-        nx, ny = g.centre(n)
-        assert ((nx - cx) ** 2 + (ny - cy) ** 2) ** 0.5 == pytest.approx(3**0.5)
-    assert len(g.neighbours("1423")) == 6
-    assert g.distance("0101", "0103") == 2
-    assert g.orientation == "flat"
-    # A picture of the map can be built from the grid alone, and drawn.
-    p = Picture(
-        size=g.size, hexes=cells(g, {"1423": ("woods", "forest")}), sides=(), top="", bottom=""
-    )
+def test_a_gboh_map_is_laid_out_flat_top_with_odd_columns_lower() -> None:
+    hexmap = HexMap(40, 30)
+    layout = offset_columns(hexmap, str, lambda h: (h.col, h.row), (1, 1), (40, 30))
+    assert len(layout.ids()) == 1200 and layout.orientation == "flat"
+    cx, cy = layout.centre("1423")
+    assert min(x for x, _ in layout.corners("1423")) == pytest.approx(cx - 1)  # a side on top
+    assert layout.centre("1323")[1] > cy  # column 13 (odd) sits lower than 14
+    # Every neighbour (the rules' grid) is drawn touching: centres sqrt(3) radii apart.
+    for n in hexmap.neighbours(hexmap.parse("1423")):
+        x, y = layout.centre(str(n))
+        assert ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5 == pytest.approx(3**0.5)
+    # The field starts at the top left and holds every hex.
+    assert min(y for _, (_, y) in layout.centres) == pytest.approx(3**0.5 / 2)
+    assert max(y for _, (_, y) in layout.centres) + 3**0.5 / 2 == pytest.approx(layout.size[1])
+    # A picture of the map can be built from the layout alone.
+    hexes = cells(layout, {"1423": ("woods", "forest")})
+    p = Picture(size=layout.size, hexes=hexes, sides=(), top="", bottom="")
     assert p.cell("1423").style == "forest"
+
+
+def test_the_toy_race_draws_its_track_on_a_flat_top_map() -> None:
+    view = {"pos": {"north": 7, "south": 12}, "turn": 3}
+    p = picture_of(get_system("toy"), view, (), "south")
+    assert {(c.hex, c.count) for c in p.counters} == {("0801", 7), ("1302", 12)}
+    board = render_board(p)
+    assert board.png.startswith(b"\x89PNG") and "S12" in board.ascii
 
 
 def test_pbem_render_knows_no_unit_type() -> None:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from engine.cca.terrain import ALIASES
 from engine.cca.units import UNITS
-from engine.core.grid import OffsetGrid
+from engine.core.hexlayout import HexLayout, offset_rows
 from engine.core.picture import (
     Arrow,
     BattleMark,
@@ -34,7 +35,7 @@ from engine.core.picture import (
     cells,
     half_turn,
 )
-from engine.hexgrid import Board
+from engine.hexgrid import Board, Hex
 
 __all__ = ["NORTH", "SOUTH", "PictureBuilder", "board_grid", "build_picture"]
 
@@ -67,13 +68,38 @@ _HEX = re.compile(r"[A-Za-z]\d{1,2}")
 _CHAIN = re.compile(r"\b([A-Za-z]\d{1,2})((?:\s*>\s*[A-Za-z]\d{1,2})+)")
 
 
+@dataclass(frozen=True)
+class CCGrid:
+    """A C&C board (the rules' grid) with its pointy-top layout for drawing."""
+
+    board: Board
+    layout: HexLayout
+
+    def parse(self, text: str) -> str:
+        """The canonical name of a hex (raises ``ValueError`` off the board)."""
+        return str(self.board.parse(text))
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return self.layout.size
+
+    def column_x(self, x: int) -> float:
+        """The x of doubled column ``x`` (column letters, section lines)."""
+        return self.layout.centre(str(Hex(x, x % 2)))[0]
+
+    def row_y(self, row: int) -> float:
+        """The y of the centres of 1-based ``row``."""
+        return self.layout.centre(str(Hex.from_offset(0, row)))[1]
+
+
 @lru_cache(maxsize=8)
-def board_grid(wide: int = 13, deep: int = 9, lines: tuple[int, int] | None = None) -> OffsetGrid:
+def board_grid(wide: int = 13, deep: int = 9, lines: tuple[int, int] | None = None) -> CCGrid:
     """The (cached) grid of a C&C board; section lines through columns E and I by default."""
     if lines is None:
         third = (wide - 1) // 3
         lines = (8, 16) if wide == 13 else (2 * third, 2 * (wide - 1 - third))
-    return OffsetGrid(Board(wide=wide, deep=deep, section_lines=lines))
+    board = Board(wide=wide, deep=deep, section_lines=lines)
+    return CCGrid(board, offset_rows(board, str, lambda h: (h.x, h.y), wide, deep))
 
 
 def _terrain(name: str) -> tuple[str, str]:
@@ -82,14 +108,14 @@ def _terrain(name: str) -> tuple[str, str]:
     return n, (n if n in _STYLES else "clear")
 
 
-def _on(grid: OffsetGrid, name: str) -> str | None:
+def _on(grid: CCGrid, name: str) -> str | None:
     try:
         return grid.parse(name)
     except ValueError:
         return None
 
 
-def _counter(u: Mapping[str, Any], grid: OffsetGrid, leader: str) -> Counter:
+def _counter(u: Mapping[str, Any], grid: CCGrid, leader: str) -> Counter:
     code = str(u["type"]).upper()
     spec = UNITS.get(code)
     weight = spec.weight if spec else ""
@@ -143,7 +169,7 @@ def _last_turn(
     events: list[Mapping[str, Any]],
     final: dict[str, str],
     units: dict[str, tuple[str, str]],
-    grid: OffsetGrid,
+    grid: CCGrid,
 ) -> tuple[list[Arrow], list[BattleMark], list[Loss]]:
     """Arrows, battle marks and losses of ``events``; ``units`` maps an id to (side, type)."""
     pos = dict(final)
@@ -191,7 +217,7 @@ def _arrow_kind(kind: str) -> str:
     return "retreat" if kind in ("retreat", "evade-move") else "move"
 
 
-def _sections(p: Picture, grid: OffsetGrid) -> tuple[Label, ...]:
+def _sections(p: Picture, grid: CCGrid) -> tuple[Label, ...]:
     """Flank names between the section lines, as the viewer calls them."""
     xs = sorted(a[0] for a, _ in p.lines)
     if len(xs) != 2:
@@ -278,7 +304,7 @@ def build_picture(
     board = grid.board
     pic = Picture(
         size=grid.size,
-        hexes=cells(grid, terrain),
+        hexes=cells(grid.layout, terrain),
         sides=bands,
         top=NORTH,
         bottom=SOUTH,
@@ -300,7 +326,7 @@ def build_picture(
     return _finish(pic, grid, viewer or SOUTH)
 
 
-def _finish(pic: Picture, grid: OffsetGrid, viewer: str) -> Picture:
+def _finish(pic: Picture, grid: CCGrid, viewer: str) -> Picture:
     from dataclasses import replace  # noqa: PLC0415
 
     pic = replace(pic, sections=_sections(pic, grid))
@@ -315,7 +341,7 @@ def _side(side: object) -> str:
 
 
 @lru_cache(maxsize=8)
-def _reading_order(grid: OffsetGrid) -> tuple[str, ...]:
+def _reading_order(grid: CCGrid) -> tuple[str, ...]:
     return tuple(str(h) for h in sorted(grid.board, key=lambda h: (h.y, h.x)))
 
 

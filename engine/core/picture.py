@@ -4,7 +4,7 @@ A system's optional ``picture`` capability turns its public view (and the
 turn's events) into a :class:`Picture`; pbem's renderer draws pictures as
 SVG, PNG and ASCII and never knows a unit type, a terrain rule or a hex
 notation. Everything a picture shows is spelled out here: hex geometry (from
-the system's :class:`engine.core.grid.Grid`), terrain style keys, counters
+the system's grid laid out by :mod:`engine.core.hexlayout`), terrain style keys, counters
 or blocks with their visible count, markers, arrows, battle marks, losses,
 side bands and legend lines.
 
@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from engine.core.grid import Grid, Pt
+from engine.core.hexlayout import HexLayout, Pt
 
 __all__ = [
     "Arrow",
@@ -195,13 +195,15 @@ class Picture:
         return SideBand(side, side.capitalize(), side.capitalize())
 
 
-def cells(grid: Grid, terrain: dict[str, tuple[str, str]] | None = None) -> tuple[HexCell, ...]:
-    """Every hex of ``grid`` with its geometry; ``terrain`` maps an id to (kind, style)."""
+def cells(
+    layout: HexLayout, terrain: dict[str, tuple[str, str]] | None = None
+) -> tuple[HexCell, ...]:
+    """Every hex of ``layout`` with its geometry; ``terrain`` maps an id to (kind, style)."""
     terrain = terrain or {}
     out = []
-    for h in grid.ids():
+    for h in layout.ids():
         kind, style = terrain.get(h, ("clear", "clear"))
-        out.append(HexCell(h, grid.centre(h), grid.corners(h), kind, style))
+        out.append(HexCell(h, layout.centre(h), layout.corners(h), kind, style))
     return tuple(out)
 
 

@@ -108,10 +108,14 @@ class _Picture:
         events: Sequence[Mapping[str, Any]] = (),
         viewer: str | None = None,
     ) -> Picture:
-        from engine.core.grid import FlatGrid  # noqa: PLC0415
+        from engine.core.hexlayout import offset_columns  # noqa: PLC0415
+        from engine.gboh.grid import HexMap  # noqa: PLC0415 - a flat-top map, as in GBoH
         from engine.toy.system import SIDES, TARGET  # noqa: PLC0415
 
-        grid = FlatGrid(TARGET + 1, len(SIDES))
+        track = HexMap(TARGET + 1, len(SIDES))
+        grid = offset_columns(
+            track, str, lambda h: (h.col, h.row), (1, 1), (track.last_col, track.last_row)
+        )
         pos = view.get("pos") or {}
         counters = tuple(
             Counter(
