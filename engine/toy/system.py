@@ -246,11 +246,13 @@ class ToySystem:
         return v
 
     def public_view(self, state: Any) -> dict[str, Any]:
+        # A loaded position before the game starts has no turn, squares or hands yet.
+        hands = state.get("hands") or {s: [] for s in SIDES}
         return {
             "game_id": state["game_id"],
-            "turn": state["turn"],
-            "pos": dict(state["pos"]),
-            "sides": {s: {"army": s.title(), "hand_count": len(state["hands"][s])} for s in SIDES},
+            "turn": state.get("turn", 0),
+            "pos": dict(state.get("pos") or dict.fromkeys(SIDES, 0)),
+            "sides": {s: {"army": s.title(), "hand_count": len(hands[s])} for s in SIDES},
             "units": [],
             "terrain": {},
             "leaders": [],
