@@ -12,6 +12,7 @@ from pbem.orders_text import SignedOrders
 from pbem.pipeline import mailkinds
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.inbound import Inbound
+from pbem.pipeline.replies import reply_allowed
 from pbem.pipeline.turns import Env, shown_deadline
 from pbem.sshsig import SshPublicKey, SshSigError
 from pbem.sshsig_errors import WrongKeyError
@@ -74,6 +75,8 @@ class Step:
             if errors is not None
             else (mv.OrderError(code, message, line, quote, tuple(legal)),)
         )
+        if not self.may_reply():
+            return Outcome.refused(f"{code}: {errs[0].message} (no reply: rate limit)", self.ctx.id)
         mailkinds.send_rejection(
             self.env.mailer,
             self.ctx,
@@ -86,8 +89,15 @@ class Step:
         )
         return Outcome.refused(f"{code}: {errs[0].message}", self.ctx.id)
 
+    def may_reply(self) -> bool:
+        """Is one more reply to this mail's sender within the hourly allowance?"""
+        address = self.ctx.seats[self.side].player.email
+        return reply_allowed(self.env.session, self.env.config, self.env.clock, address)
+
     def notice(self, kind: str, subject: str, body: str) -> None:
-        """Send the player a plain note answering this message."""
+        """Send the player a plain note answering this message (if the rate limit allows)."""
+        if not self.may_reply():
+            return
         mailkinds.send_notice(
             self.env.mailer,
             self.ctx,
