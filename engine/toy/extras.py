@@ -39,7 +39,8 @@ class _AutoPlayer:
         seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
         deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
         dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), max(16, max_turns * 2))
-        state = SYSTEM.new_game(start, None, EpochDice("toy", 0, None, b"", deck=deck))
+        setup = EpochDice("toy", 0, None, hashlib.sha256(b"").digest(), deck=deck)
+        state = SYSTEM.new_game(start, None, setup)
         for epoch in range(1, dice.length + 1):
             if SYSTEM.prompt(state).kind == "over" or state["turn"] > max_turns:
                 break
