@@ -1,4 +1,8 @@
-"""The toy race's optional capabilities: autoplayer, scenario checker, rules help, picture."""
+"""The toy race's optional capabilities: autoplayer, scenario checker, rules help, picture.
+
+Each provider is given the system it serves (:func:`providers`), so this
+module does not import :mod:`engine.toy.system` (which imports it).
+"""
 
 from __future__ import annotations
 
@@ -13,17 +17,18 @@ from engine.core.choices import below, choice_stream
 from engine.core.picture import Counter, Label, Picture, SideBand, cells, half_turn
 from engine.dice import EpochDice, HashChain, hash_orders
 
-__all__ = ["PROVIDERS"]
+__all__ = ["providers"]
 
 
 class _AutoPlayer:
     """Plays a random card, answers block or allow at random."""
 
-    def orders(self, state: Any, seed: bytes, label: str = "autoplay") -> str:
-        from engine.toy.system import SYSTEM  # noqa: PLC0415 - the system imports this module
+    def __init__(self, system: Any) -> None:
+        self.system = system
 
+    def orders(self, state: Any, seed: bytes, label: str = "autoplay") -> str:
         rng = choice_stream(seed, label)
-        p = SYSTEM.prompt(state)
+        p = self.system.prompt(state)
         if p.kind == "over" or p.side is None:
             raise ValueError("the race is over: nobody acts")
         head = f"game {state['game_id']}\nturn {state['turn']}\nside {p.side}\n"
@@ -34,31 +39,30 @@ class _AutoPlayer:
         return head + f"card {hand[below(rng, len(hand), 'card')]}\n"
 
     def play_game(self, start: Any, seed: bytes, max_turns: int) -> Any:
-        from engine.toy.system import SYSTEM  # noqa: PLC0415
-
         seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
         deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
         dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), max(16, max_turns * 2))
         setup = EpochDice("toy", 0, None, hashlib.sha256(b"").digest(), deck=deck)
-        state = SYSTEM.new_game(start, None, setup)
+        state = self.system.new_game(start, None, setup)
         for epoch in range(1, dice.length + 1):
-            if SYSTEM.prompt(state).kind == "over" or state["turn"] > max_turns:
+            if self.system.prompt(state).kind == "over" or state["turn"] > max_turns:
                 break
             text = self.orders(state, seed + epoch.to_bytes(4, "big"))
-            sub = SYSTEM.parse_orders(state, SYSTEM.prompt(state).side or "", text)
+            sub = self.system.parse_orders(state, self.system.prompt(state).side or "", text)
             rng = EpochDice("toy", epoch, dice.key(epoch), hash_orders(text.encode()), deck=deck)
-            state = SYSTEM.resolve(state, sub, rng).state
+            state = self.system.resolve(state, sub, rng).state
         return state
 
 
 class _Scenarios:
     """Checks a toy scenario: the loader's errors, and an ``[meta]`` with id and name."""
 
-    def check(self, text: str) -> tuple[list[ScenarioProblem], ScenarioInfo | None]:
-        from engine.toy.system import SYSTEM  # noqa: PLC0415
+    def __init__(self, system: Any) -> None:
+        self.system = system
 
+    def check(self, text: str) -> tuple[list[ScenarioProblem], ScenarioInfo | None]:
         try:
-            pos = SYSTEM.load_position(text)
+            pos = self.system.load_position(text)
         except PositionError as exc:
             return [ScenarioProblem(exc.line, "invalid", exc.message)], None
         meta = tomllib.loads(text).get("meta", {})
@@ -103,6 +107,10 @@ class _RulesHelp:
 class _Picture:
     """The race as a picture: a flat-top track of hexes ``CCRR`` (column = square, row = side)."""
 
+    def __init__(self, system: Any) -> None:
+        self.sides: tuple[str, ...] = tuple(system.sides)
+        self.target = int(system.target)
+
     def picture(
         self,
         view: Mapping[str, Any],
@@ -111,48 +119,48 @@ class _Picture:
     ) -> Picture:
         from engine.core.hexlayout import offset_columns  # noqa: PLC0415
         from engine.gboh.grid import HexMap  # noqa: PLC0415 - a flat-top map, as in GBoH
-        from engine.toy.system import SIDES, TARGET  # noqa: PLC0415
 
-        track = HexMap(TARGET + 1, len(SIDES))
+        sides, target = self.sides, self.target
+        track = HexMap(target + 1, len(sides))
         grid = offset_columns(
             track, str, lambda h: (h.col, h.row), (1, 1), (track.last_col, track.last_row)
         )
         pos = view.get("pos") or {}
         counters = tuple(
             Counter(
-                f"{min(int(pos.get(s, 0)), TARGET) + 1:02d}{row:02d}",
+                f"{min(int(pos.get(s, 0)), target) + 1:02d}{row:02d}",
                 s,
                 s[0].upper(),
                 int(pos.get(s, 0)),
-                TARGET,
+                target,
                 symbol="circle",
             )
-            for row, s in enumerate(SIDES, 1)
+            for row, s in enumerate(sides, 1)
         )
-        sides = view.get("sides") or {}
+        armies = view.get("sides") or {}
         bands = tuple(
             SideBand(
                 s,
                 s.title(),
-                str((sides.get(s) or {}).get("army", s.title())),
+                str((armies.get(s) or {}).get("army", s.title())),
                 score=int(pos.get(s, 0)),
-                goal=TARGET,
+                goal=target,
                 score_word="squares",
             )
-            for s in SIDES
+            for s in sides
         )
         columns = tuple(
-            Label((grid.centre(f"{c:02d}01")[0], 0.0), str(c - 1)) for c in range(1, TARGET + 2)
+            Label((grid.centre(f"{c:02d}01")[0], 0.0), str(c - 1)) for c in range(1, target + 2)
         )
         rows = tuple(
-            Label((0.0, grid.centre(f"01{r:02d}")[1]), s[0].upper()) for r, s in enumerate(SIDES, 1)
+            Label((0.0, grid.centre(f"01{r:02d}")[1]), s[0].upper()) for r, s in enumerate(sides, 1)
         )
         pic = Picture(
             size=grid.size,
             hexes=cells(grid),
             sides=bands,
-            top=SIDES[0],
-            bottom=SIDES[1],
+            top=sides[0],
+            bottom=sides[1],
             columns=columns,
             rows=rows,
             counters=counters,
@@ -160,12 +168,14 @@ class _Picture:
             title=f"Race, turn {view.get('turn', '')}",
             viewer=viewer or "",
         )
-        return half_turn(pic) if viewer == SIDES[0] else pic
+        return half_turn(pic) if viewer == sides[0] else pic
 
 
-PROVIDERS: dict[str, object] = {
-    "autoplay": _AutoPlayer(),
-    "scenarios": _Scenarios(),
-    "rules-help": _RulesHelp(),
-    "picture": _Picture(),
-}
+def providers(system: Any) -> dict[str, object]:
+    """Return the capabilities ``system`` (the toy race) offers, by name."""
+    return {
+        "autoplay": _AutoPlayer(system),
+        "scenarios": _Scenarios(system),
+        "rules-help": _RulesHelp(),
+        "picture": _Picture(system),
+    }

@@ -58,6 +58,8 @@ class ToySystem:
     title = "Toy dice race (the example system)"
     sides: tuple[str, ...] = SIDES
     dice: Mapping[str, Die] = {D6.name: D6}
+    target: int = TARGET
+    """The square that wins."""
 
     def load_position(self, text: str) -> dict[str, Any]:
         """Read a toy position (TOML); a ``state`` key holds a game in progress."""
@@ -295,7 +297,7 @@ class ToySystem:
         if name in ("autoplay", "scenarios", "rules-help", "picture"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 
-            return extras.PROVIDERS[name]
+            return extras.providers(self)[name]
         return None
 
     def orders_template(self, state: Any, side: str) -> str:

@@ -15,7 +15,7 @@ from pbem.pipeline.inbound import Inbound
 from pbem.pipeline.replies import reply_allowed
 from pbem.pipeline.turns import Env, shown_deadline
 from pbem.sshsig import SshPublicKey, SshSigError
-from pbem.sshsig_errors import WrongKeyError
+from pbem.sshsig.errors import WrongKeyError
 from pbem.store import InboxMessage, InboxStatus, PlayerKey
 
 __all__ = ["Outcome", "Step", "check_signature"]
