@@ -34,7 +34,7 @@ from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, st
 from pbem.sshsig import SshSigError, SshSignature
 from pbem.store import Absence, GameStatus, InboxMessage, Seat
 
-__all__ = ["COMMANDS", "command_of", "handle_command", "handle_join"]
+__all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command", "handle_join"]
 
 COMMANDS = (
     "help",
@@ -49,6 +49,8 @@ COMMANDS = (
     "timezone",
 )
 UNSIGNED_OK = ("help", "status")
+GAMELESS = ("help",)
+"""Commands answered without a game (sent to the plain address by a player of several games)."""
 
 HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
 command except help and status with your key, namespace pbem-orders):
