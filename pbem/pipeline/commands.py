@@ -34,7 +34,7 @@ from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, st
 from pbem.sshsig import SshSigError, SshSignature
 from pbem.store import Absence, GameStatus, InboxMessage, Seat
 
-__all__ = ["COMMANDS", "command_of", "handle_command", "handle_join"]
+__all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command", "handle_join"]
 
 COMMANDS = (
     "help",
@@ -49,6 +49,8 @@ COMMANDS = (
     "timezone",
 )
 UNSIGNED_OK = ("help", "status")
+GAMELESS = ("help",)
+"""Commands answered without a game (sent to the plain address by a player of several games)."""
 
 HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
 command except help and status with your key, namespace pbem-orders):
@@ -153,7 +155,12 @@ def _status(step: Step) -> Outcome:
     p = ctx.prompt()
     deadline = shown_deadline(step.env, ctx)
     tz = ctx.seats[step.side].player.time_zone
-    body = [f"Game {ctx.id} ({ctx.game.status}). {p.text}", "", m.ascii_board(ctx), "Your hand:"]
+    body = [
+        f"Game {ctx.id} ({ctx.game.status}). {p.text}",
+        "",
+        m.ascii_board(ctx, step.side),
+        "Your hand:",
+    ]
     body += [f"  {c.code:<4} {c.name}" for c in m.hand(ctx, step.side)] or ["  (no cards)"]
     body += ["", mailkinds.deadline_text(deadline, tz)]
     if p.side == step.side and p.kind != "over" and ctx.game.status == GameStatus.ACTIVE:

@@ -7,14 +7,16 @@ Message-IDs are deterministic: ``(game, kind, version, recipient)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from engine.core.api import Question
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.mails import Mailer, format_deadline
+from pbem.store import GameStatus
 
 __all__ = [
     "deadline_text",
@@ -60,7 +62,10 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
         template = m.template(ctx, side) if p.side == side else ""
 
         def view(
-            env: mv.Envelope = env, hand: tuple[mv.Card, ...] = hand, template: str = template
+            env: mv.Envelope = env,
+            hand: tuple[mv.Card, ...] = hand,
+            template: str = template,
+            side: str = side,
         ) -> MailInput:
             return mv.GameStart(
                 env,
@@ -70,7 +75,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 ctx.game.deck_commitment,
                 fingerprint,
                 allowed,
-                m.board(ctx),
+                m.board(ctx, side),
                 hand,
                 deadline or m.clock.now(),
                 template,
@@ -93,7 +98,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
-            m.ascii_board(ctx),
+            m.ascii_board(ctx, side),
             "Your hand:",
             *m._hand_text(hand),
             "",
@@ -126,8 +131,13 @@ def send_turn(
     epoch: int,
     key_hex: str,
     deadline: datetime | None,
+    board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
-    """Report a resolved turn to every player, with their own hand and the revealed key."""
+    """Report a resolved turn to every player, with their own hand and the revealed key.
+
+    ``board_events`` (the turn's engine event dicts) draw what happened on
+    each player's board, seen from his side.
+    """
     p = ctx.prompt()
     version = ctx.game.state_version
     reveal = mv.DiceReveal(epoch, key_hex, ctx.game.dice_commitment, ctx.game.deck_commitment)
@@ -137,13 +147,16 @@ def send_turn(
         template = m.template(ctx, side) if p.side == side else ""
 
         def view(
-            env: mv.Envelope = env, hand: tuple[mv.Card, ...] = hand, template: str = template
+            env: mv.Envelope = env,
+            hand: tuple[mv.Card, ...] = hand,
+            template: str = template,
+            side: str = side,
         ) -> MailInput:
             return mv.TurnMail(
                 env,
                 p.side or "",
                 tuple(events),
-                m.board(ctx),
+                m.board(ctx, side, board_events),
                 hand,
                 reveal,
                 deadline or m.clock.now(),
@@ -156,7 +169,7 @@ def send_turn(
             "What happened:",
             *_lines(events),
             "",
-            m.ascii_board(ctx),
+            m.ascii_board(ctx, side, board_events),
             "Your hand:",
             *m._hand_text(hand),
             "",
@@ -183,6 +196,8 @@ def send_question(
     question: Question,
     events: Sequence[mv.NarrativeEvent],
     deadline: datetime | None,
+    *,
+    board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
     """Ask the deciding player only; the other player hears when the turn continues."""
     side = question.side
@@ -195,7 +210,7 @@ def send_question(
     )
 
     def view() -> MailInput:
-        return mv.QuestionMail(env, q, tuple(events), m.board(ctx), hand)
+        return mv.QuestionMail(env, q, tuple(events), m.board(ctx, side, board_events), hand)
 
     body = [
         f"Game {ctx.id}: the turn waits for your decision.",
@@ -231,19 +246,20 @@ def send_game_end(
     dice_seed: str,
     deck_seed: str,
     summary: Sequence[str],
+    board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
     """Close the game for every player: result, the seeds revealed, how to audit."""
     winner = None if result in ("draw", "") else result
     for side in ctx.seats:
         env = m.envelope(ctx, side, "end", ctx.game.state_version, turn=ctx.prompt().turn)
 
-        def view(env: mv.Envelope = env) -> MailInput:
+        def view(env: mv.Envelope = env, side: str = side) -> MailInput:
             return mv.GameEnd(
                 env,
                 result,
                 winner,
                 tuple(events),
-                m.board(ctx),
+                m.board(ctx, side, board_events),
                 dice_seed,
                 deck_seed,
                 ctx.game.dice_commitment,
@@ -258,7 +274,7 @@ def send_game_end(
             "Last events:",
             *_lines(events),
             "",
-            m.ascii_board(ctx),
+            m.ascii_board(ctx, side, board_events),
             f"Dice seed (s_L): {dice_seed}",
             f"Deck seed (d_L): {deck_seed}",
             f"Dice commitment: {ctx.game.dice_commitment}",
@@ -283,14 +299,24 @@ def send_rejection(
     deadline: datetime | None,
     subject: str = "",
 ) -> None:
-    """Tell ``side``'s player what is wrong (line by line) and that nothing changed."""
+    """Tell ``side``'s player what is wrong (line by line), that nothing changed, what is due."""
     seat = ctx.seats[side]
-    env = m.envelope(
-        ctx, side, "refused", inbox_id, turn=ctx.prompt().turn, in_reply_to=in_reply_to
-    )
+    p = ctx.prompt()
+    env = m.envelope(ctx, side, "refused", inbox_id, turn=p.turn, in_reply_to=in_reply_to)
+    active = ctx.game.status == GameStatus.ACTIVE and p.kind != "over"
+    due_from = (p.side or "") if active else ""
+    due_what = "answer" if p.kind == "question" else "orders"
+    mine = due_from == side
 
     def view() -> MailInput:
-        return mv.OrdersRejected(env, tuple(errors), subject or "your mail", deadline)
+        return mv.OrdersRejected(
+            env,
+            tuple(errors),
+            subject or "your mail",
+            deadline,
+            due_from=None if mine else due_from,
+            due_what=due_what,
+        )
 
     body = ["Your mail was refused; the game did not move.", ""]
     for e in errors:
@@ -301,8 +327,14 @@ def send_rejection(
             body.append(f"- {e.message}")
         if e.legal:
             body.append(f"     legal: {', '.join(e.legal)}")
-    body += ["", deadline_text(deadline, seat.player.time_zone)]
-    title = f"[{ctx.id}] Refused: {errors[0].code if errors else 'error'}"
+    when = format_deadline(deadline, seat.player.time_zone) if deadline else "no deadline"
+    if mine:
+        body += ["", f"Still due from you: your {due_what} for turn {p.turn}, by {when}."]
+    elif due_from:
+        body += ["", f"Nothing is due from you now: the game waits for {due_from} (due {when})."]
+    title = f"[{ctx.id}] Turn {p.turn}: refused, " + (
+        f"your {due_what} still due" if mine else "nothing due from you"
+    )
     m.queue_view(
         ctx,
         env,

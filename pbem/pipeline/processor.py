@@ -38,7 +38,14 @@ from pbem.orders_text import (
     body_text,
     extract_orders,
 )
-from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command, handle_join
+from pbem.pipeline.commands import (
+    GAMELESS,
+    HELP_TEXT,
+    UNSIGNED_OK,
+    command_of,
+    handle_command,
+    handle_join,
+)
 from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_lines, read_mail
 from pbem.pipeline.mails import Mailer
@@ -296,6 +303,9 @@ class Processor:
         games = env.session.exec(select(Seat.game_id).where(col(Seat.player_id) == player.id)).all()
         if not games:
             return self._stranger(env, row, mail.sender, mail.auto, "a player without games")
+        command = command_of(self._text(mail).text, mail.subject)
+        if command is not None and command[0] in GAMELESS:
+            return self._gameless(env, row, mail, player, sorted(set(games)))
         # Reply in the thread of one of the player's games (the recipient is its player).
         ctx = load_game(env.session, sorted(set(games))[-1])
         assert ctx is not None
@@ -311,6 +321,32 @@ class Processor:
             ).text,
             None,
         )
+
+    def _gameless(
+        self, env: Env, row: InboxMessage, mail: Inbound, player: Player, games: list[str]
+    ) -> Outcome:
+        """Answer ``help`` sent to the plain address by a player of several games."""
+        listing = []
+        for gid in games:
+            game = env.session.get(Game, gid)
+            status = game.status if game is not None else "?"
+            listing.append(f"  {gid}  ({status})")
+        body = (
+            HELP_TEXT
+            + "\nYour games:\n"
+            + "\n".join(listing)
+            + "\n\nTo talk to one game, reply to one of its mails, put [game-id] in the "
+            "subject, or start the text with a 'game <id>' line.\n"
+        )
+        env.mailer.queue_player_note(
+            player.email,
+            "[pbem] Help",
+            body,
+            kind="help",
+            version=row.id or 0,
+            in_reply_to=mail.message_id,
+        )
+        return Outcome.done(f"help sent to {player.email} (games: {', '.join(games)})")
 
     def _unreadable(self, env: Env, row: InboxMessage, exc: Unreadable) -> Outcome:
         sender = exc.reply_to

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from sqlmodel import col, select
 
 from pbem.mailviews import model as mv
+from pbem.orders_repair import explain_bad_signature
 from pbem.orders_text import SignedOrders
 from pbem.pipeline import mailkinds
 from pbem.pipeline.games import GameContext
@@ -15,7 +16,7 @@ from pbem.pipeline.inbound import Inbound
 from pbem.pipeline.replies import reply_allowed
 from pbem.pipeline.turns import Env, shown_deadline
 from pbem.sshsig import SshPublicKey, SshSigError
-from pbem.sshsig.errors import WrongKeyError
+from pbem.sshsig.errors import BadSignatureError, WrongKeyError
 from pbem.store import InboxMessage, InboxStatus, PlayerKey
 
 __all__ = ["Outcome", "Step", "check_signature"]
@@ -148,6 +149,8 @@ def check_signature(step: Step, key: SshPublicKey | None) -> Outcome | bytes:
         return step.refuse(
             "wrong-key", f"signed with key {fp}: {note} (your key is {key.fingerprint()})"
         )
+    except BadSignatureError:
+        return step.refuse("bad-signature", explain_bad_signature(step.found, key))
     except SshSigError as exc:
         return step.refuse(str(getattr(exc, "code", "bad-signature")), str(exc))
     return verified.text.encode("utf-8")
