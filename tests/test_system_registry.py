@@ -118,3 +118,15 @@ def test_rules_help_by_topic() -> None:
     assert helper.help("3C").startswith("3C: Order Three Units Center, section card, 4 in")
     with pytest.raises(KeyError):
         helper.help("no such card")
+
+
+def test_pbem_rules_prints_a_systems_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "MO"]) == 0
+    assert "Order Mounted Troops" in capsys.readouterr().out
+    assert main(["rules", "--system", "toy"]) == 0
+    assert "block" in capsys.readouterr().out
+    assert main(["rules", "--system", "toy", "block"]) == 0
+    assert "4+" in capsys.readouterr().out
+    assert main(["rules", "--system", "toy", "castling"]) == 1
+    assert "topics: turn, block, victory" in capsys.readouterr().err
+    assert main(["rules", "--system", "chess"]) == 2
