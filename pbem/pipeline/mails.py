@@ -39,6 +39,7 @@ from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput, compose
 from pbem.outbox import make_message_id, message_bytes, queue_message, queue_raw
 from pbem.pipeline.games import GameContext
+from pbem.pipeline.ruleshelp import help_text, rules_helper
 from pbem.server_key import ServerKey
 
 log = logging.getLogger(__name__)
@@ -374,8 +375,6 @@ class Mailer:
 
     def hand(self, ctx: GameContext, side: str) -> tuple[mv.Card, ...]:
         """Return ``side``'s own hand (never the other side's)."""
-        from pbem.pipeline.rulesmail import help_text, rules_helper  # noqa: PLC0415
-
         view = ctx.system.player_view(ctx.state, side)
         helper = rules_helper(ctx)
         out = []
@@ -390,8 +389,6 @@ class Mailer:
 
     def standing(self, ctx: GameContext, side: str) -> tuple[str, tuple[str, ...]]:
         """Return ``side``'s standing orders and the rules help on those that have some."""
-        from pbem.pipeline.rulesmail import help_text, rules_helper  # noqa: PLC0415
-
         text = str(ctx.system.player_view(ctx.state, side).get("standing", "") or "")
         helper = rules_helper(ctx)
         topics = set(helper.topics()) if helper is not None else set()

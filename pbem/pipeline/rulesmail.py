@@ -13,26 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.core.capabilities import RULES_HELP, RulesHelp, find
+from engine.core.capabilities import RulesHelp
 from pbem.pipeline.games import GameContext
+from pbem.pipeline.ruleshelp import help_text, rules_helper
 from pbem.pipeline.steps import Outcome, Step
 
-__all__ = ["handle_cards", "handle_rules", "help_text", "rules_helper"]
-
-
-def rules_helper(ctx: GameContext) -> RulesHelp | None:
-    """The game system's rules help, or None when it offers none."""
-    return find(ctx.system, RULES_HELP)
-
-
-def help_text(helper: RulesHelp | None, code: str) -> str:
-    """The rules help on one topic, a card code for instance (empty when there is none)."""
-    if helper is None or not code:
-        return ""
-    try:
-        return helper.help(code)
-    except KeyError:
-        return ""
+__all__ = ["handle_cards", "handle_rules"]
 
 
 def _paragraph(text: str, indent: str = "  ") -> str:
