@@ -392,10 +392,9 @@ def board_text(system: GameSystem, state: Any) -> str:
     """Draw ``state`` as an ASCII board (pbem.render), or a plain list if that fails."""
     try:
         from pbem.render.ascii import render_ascii  # noqa: PLC0415
-        from pbem.render.view import from_position_toml  # noqa: PLC0415
+        from pbem.render.picture import picture_of  # noqa: PLC0415
 
-        writer = getattr(system, "write_position")  # noqa: B009
-        return str(render_ascii(from_position_toml(writer(state))))
+        return render_ascii(picture_of(system, system.public_view(state)))
     except Exception:
         view = system.public_view(state)
         lines = [

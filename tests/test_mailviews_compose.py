@@ -33,7 +33,7 @@ from pbem.mailviews.model import (
     TurnMail,
 )
 from pbem.render.bundle import RenderedBoard, render_board
-from pbem.render.sample import sample_view
+from pbem.render.sample import sample_picture as sample_view
 from pbem.render.templating import environment
 
 DEADLINE = datetime(2026, 11, 23, 17, 0, tzinfo=UTC)
@@ -160,7 +160,7 @@ def test_turn_mail_says_everything_the_design_promises() -> None:
     # one line per roll: the faces, named (every die's rules event is in the audit record)
     assert "dice R F S (red square, flag, crossed swords)" in text
     assert "die 1 of 3" not in text
-    assert "hi3" in text and "HC1" in text  # the ASCII board
+    assert "hi3" in text and "LC1" in text  # the ASCII board
     assert "Leadership Any Section" in text  # the hand
     assert "a" * 64 in text  # the revealed dice key
     assert "Monday 23 November 2026, 18:00 CET (UTC+01:00)" in text
