@@ -538,6 +538,7 @@ def finish_game(
         deck_seed=secret.deck_seed.hex(),
         summary=summary,
         audit_record=record,
+        reason=reason,
         board_events=raw,
     )
 
