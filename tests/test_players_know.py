@@ -25,6 +25,7 @@ from engine.systems import get_system
 from pbem import sshsig
 from pbem.mailin.accept import store_message
 from pbem.pipeline.admin import create_and_start
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
@@ -53,6 +54,7 @@ class Table:
             scenario_text=find_scenario("001").read_text(encoding="utf-8"),
             seats=seats,
             settings=GameSettings(turn_time=timedelta(hours=48)),
+            joins=sign_joins(GAME, self.keys),  # both players joined (their nonces)
         )
         self.processor = Processor(config, store, clock)
         self.seen = 0
