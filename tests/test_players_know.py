@@ -25,8 +25,8 @@ from engine.systems import get_system
 from pbem import sshsig
 from pbem.mailin.accept import store_message
 from pbem.pipeline.admin import create_and_start
-from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.scenarios import find_scenario
