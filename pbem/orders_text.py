@@ -160,7 +160,9 @@ class SignedOrders:
     ``text`` is canonical; ``signature`` is the armored block alone;
     ``raw`` holds the exact bytes of ``orders.txt`` (None when inline);
     ``signature_line`` is the body line (from 1) where the inline block
-    begins, 0 for attachments.
+    begins, 0 for attachments; ``trailing`` holds the unquoted, non-blank
+    lines after the block (a sign-off, a footer): never read as orders, and
+    quoted back to the player as ignored.
     """
 
     text: str
@@ -168,6 +170,7 @@ class SignedOrders:
     source: Source
     raw: bytes | None = None
     signature_line: int = 0
+    trailing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,8 @@ class VerifiedOrders:
     detection and the dice stream); ``form`` says whether they are the
     canonical text or the raw attachment; ``unsigned_lines`` counts the
     non-blank lines above the inline orders that the signature did not
-    cover and that were therefore ignored.
+    cover and that were therefore ignored; ``namespace`` is the one the
+    signature was checked against.
     """
 
     text: str
@@ -188,6 +192,12 @@ class VerifiedOrders:
     signed_bytes: bytes
     form: Literal["canonical", "raw"]
     unsigned_lines: int = 0
+    namespace: str = sshsig.DEFAULT_NAMESPACE
+
+    def ignored(self, found: SignedOrders) -> tuple[str, ...]:
+        """The unsigned lines of ``found`` (above the signed text, then after the block)."""
+        above = [line for line in canonicalize(found.text).split("\n") if line.strip()]
+        return (*above[: self.unsigned_lines], *found.trailing)
 
 
 def parse_message(raw: bytes) -> EmailMessage:
@@ -309,7 +319,14 @@ def extract_from_body(body: str) -> SignedOrders:
     if not text:
         raise NoOrdersError("the signature block has no orders text above it")
     block = "\n".join(line.strip() for line in lines[begin : end + 1]) + "\n"
-    return SignedOrders(text, block, "inline", None, begin + 1)
+    after = lines[end + 1 :]
+    skip_after = {i - end - 1 for i in _attribution_lines(lines) | server if i > end}
+    trailing = tuple(
+        line.strip()
+        for i, line in enumerate(after)
+        if line.strip() and not _is_quoted(line) and i not in skip_after
+    )
+    return SignedOrders(text, block, "inline", None, begin + 1, trailing)
 
 
 def _signature_block(text: str) -> str:
@@ -479,6 +496,6 @@ def verify_orders(
             except sshsig.BadSignatureError as exc:
                 failure = failure or exc
                 continue
-            return VerifiedOrders(text, sig.public_key, sig, data, form, dropped)
+            return VerifiedOrders(text, sig.public_key, sig, data, form, dropped, namespace)
     assert failure is not None
     raise failure
