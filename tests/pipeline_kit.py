@@ -5,7 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -23,7 +23,7 @@ from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import register_system
 from pbem.sshsig import SshPublicKey
-from pbem.store import Game, InboxMessage, InboxSource, OutboxMessage, Store
+from pbem.store import Deadline, Game, InboxMessage, InboxSource, OutboxMessage, Store
 
 GAME = "race-1"
 NORTH = "ann@north.test"
@@ -99,6 +99,24 @@ class Kit:
 
     def new_mail(self, since: int) -> list[OutboxMessage]:
         return [m for m in self.outbox() if (m.id or 0) > since]
+
+    def send(self, raw: bytes) -> tuple[str, str, list[OutboxMessage]]:
+        """Deliver and process ``raw``; return its inbox status, outcome and the mail it caused."""
+        before = self.last_id()
+        i = self.deliver(raw)
+        self.process_all()
+        row = self.inbox(i)
+        assert row.status != "failed", row.outcome
+        return row.status, row.outcome, self.new_mail(before)
+
+    def turn_due(self) -> datetime:
+        """The due time of the pending (unfired) turn deadline."""
+        with self.store.transaction() as s:
+            return s.exec(
+                select(Deadline.due_at)
+                .where(col(Deadline.kind) == "turn")
+                .where(col(Deadline.fired).is_(False))
+            ).one()
 
     def last_id(self) -> int:
         rows = self.outbox()

@@ -13,12 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, command, make_kit
 from pipeline_kit import mail as make_mail
-from sqlmodel import col, select
 
 from pbem.pipeline.absences import MAX_PER_GAME, MAX_PER_PERIOD
 from pbem.pipeline.commands import COMMANDS
 from pbem.pipeline.timing import configure
-from pbem.store import Deadline, InboxStatus, OutboxMessage
+from pbem.store import InboxStatus, OutboxMessage
 
 
 @pytest.fixture
@@ -28,12 +27,7 @@ def kit(store, config, clock) -> Kit:  # type: ignore[no-untyped-def]
 
 
 def _send(kit: Kit, raw: bytes) -> tuple[str, str, list[OutboxMessage]]:
-    before = kit.last_id()
-    i = kit.deliver(raw)
-    kit.process_all()
-    row = kit.inbox(i)
-    assert row.status in (InboxStatus.PROCESSED, InboxStatus.REFUSED), row.outcome
-    return row.status, row.outcome, kit.new_mail(before)
+    return kit.send(raw)
 
 
 def _cmd(kit: Kit, args: str, side: str = "north") -> tuple[str, str, list[OutboxMessage]]:
@@ -79,12 +73,7 @@ def test_bad_absences_are_refused_with_a_reason(kit: Kit, args: str) -> None:
 
 
 def _due(kit: Kit) -> object:
-    with kit.store.transaction() as s:
-        return s.exec(
-            select(Deadline.due_at)
-            .where(col(Deadline.kind) == "turn")
-            .where(col(Deadline.fired).is_(False))
-        ).one()
+    return kit.turn_due()
 
 
 def test_the_same_absence_sent_three_times_moves_the_deadline_once(kit: Kit) -> None:

@@ -8,11 +8,10 @@ from datetime import timedelta
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pipeline_kit import GAME, NORTH, SOUTH, Kit, answer, body_of, command, mail, make_kit
-from sqlmodel import col, select
 
 from pbem.pipeline.games import load_game
 from pbem.pipeline.timing import configure
-from pbem.store import Deadline, Game, GameStatus, InboxStatus
+from pbem.store import Game, GameStatus, InboxStatus
 
 
 @pytest.fixture
@@ -22,11 +21,7 @@ def kit(store, config, clock) -> Kit:
 
 
 def _one(kit: Kit, raw: bytes) -> tuple[str, str, list]:
-    before = kit.last_id()
-    i = kit.deliver(raw)
-    kit.process_all()
-    row = kit.inbox(i)
-    return row.status, row.outcome, kit.new_mail(before)
+    return kit.send(raw)
 
 
 def test_help_and_status_need_no_signature(kit: Kit) -> None:
@@ -81,31 +76,18 @@ def test_answer_command(kit: Kit) -> None:
 
 
 def test_draw_propose_then_accept(kit: Kit) -> None:
-    status, _, out = _one(
-        kit, mail(NORTH, command("draw propose"), key=kit.keys["north"])
-    )
+    status, _, out = _one(kit, mail(NORTH, command("draw propose"), key=kit.keys["north"]))
     assert status == InboxStatus.PROCESSED
     assert sorted(m.recipient for m in out) == [NORTH, SOUTH]
-    status, _, _ = _one(
-        kit, mail(NORTH, command("draw accept"), key=kit.keys["north"])
-    )
+    status, _, _ = _one(kit, mail(NORTH, command("draw accept"), key=kit.keys["north"]))
     assert status == InboxStatus.REFUSED  # one cannot accept one's own offer
-    status, _, _ = _one(
-        kit, mail(SOUTH, command("draw accept"), key=kit.keys["south"])
-    )
+    status, _, _ = _one(kit, mail(SOUTH, command("draw accept"), key=kit.keys["south"]))
     assert status == InboxStatus.PROCESSED
     assert kit.game().status == GameStatus.FINISHED
 
 
 def test_absence_pushes_the_pending_deadline_back(kit: Kit, clock) -> None:
-    def due() -> object:
-        with kit.store.transaction() as s:
-            return s.exec(
-                select(Deadline.due_at)
-                .where(col(Deadline.kind) == "turn")
-                .where(col(Deadline.fired).is_(False))
-            ).one()
-
+    due = kit.turn_due
     first = due()
     # Ann (Europe/Paris) is away on 2 January, a whole day in her time zone.
     text = command("absence 2026-01-02 2026-01-02 family")
@@ -120,9 +102,7 @@ def test_timezone(kit: Kit) -> None:
     status, _, out = _one(kit, mail(SOUTH, text, key=kit.keys["south"]))
     assert status == InboxStatus.PROCESSED
     assert "America/New_York" in body_of(out[0])
-    status, _, _ = _one(
-        kit, mail(SOUTH, command("timezone Mars/Olympus"), key=kit.keys["south"])
-    )
+    status, _, _ = _one(kit, mail(SOUTH, command("timezone Mars/Olympus"), key=kit.keys["south"]))
     assert status == InboxStatus.REFUSED
 
 
