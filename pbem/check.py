@@ -6,9 +6,10 @@ checks are the same functions, :mod:`pbem.pipeline.headers`: the ``game``
 line, the side, whose turn it is, the ``turn`` line; then the engine's
 ``parse_orders``) and returns every problem as the
 :class:`~pbem.mailviews.model.OrderError` the refusal mail would carry.
-Accepted orders get a forecast (:mod:`engine.cca.odds`): the moves, and for
-each battle its dice, the faces that hit and exact odds. No die is rolled
-and nothing is written anywhere.
+Accepted orders get the system's forecast, if it offers one (the
+``forecast`` capability, :mod:`engine.core.capabilities`): for C&C Ancients
+the moves, and for each battle its dice, the faces that hit and exact odds.
+No die is rolled and nothing is written anywhere.
 
 :func:`read_orders` reads an orders file as the referee would: an inline
 signature block is cut off (the orders are the lines above it), a
@@ -19,7 +20,6 @@ problems exactly as the refusal mail's text part does (tested against it).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.api import GameSystem, OrdersError
+from engine.core.capabilities import FORECAST, Forecast, find
 from pbem.mailviews.format import error_dicts
 from pbem.mailviews.model import OrderError
 from pbem.orders_text import (
@@ -78,7 +79,7 @@ class CheckReport:
     side: str
     turn: int
     problems: tuple[OrderError, ...]
-    forecast: Any = None  # engine.cca.odds.Forecast (None: refused, or no odds here)
+    forecast: Forecast | None = None  # None: refused, or the system gives no odds
     signature_note: str = ""
 
     @property
@@ -152,7 +153,7 @@ def check_orders(
         text = COMMAND_LINE.sub("", orders.text)
         problems.append(OrderError(exc.code, str(exc), exc.line, exc.quote, exc.legal))
     said = header_lines(text).get("side", "").lower()
-    me = side or (said if said in ("north", "south") else None) or prompt.side or "south"
+    me = side or (said if said in system.sides else None) or prompt.side or system.sides[-1]
     note, bad_sig = _signature_note(orders, key)
     problems += [bad_sig] if bad_sig else []
     bad = header_problem(game_id, prompt, me, text)
@@ -165,11 +166,10 @@ def check_orders(
         errs = tuple(OrderError.from_problem(p) for p in exc.problems)
         return CheckReport(game_id, me, prompt.turn, errs, None, note)
     fc = None
-    if system.name == "cca" and prompt.kind == "orders":
-        from engine.cca.odds import forecast  # noqa: PLC0415
-
+    forecaster = find(system, FORECAST)
+    if forecaster is not None and prompt.kind == "orders":
         try:
-            fc = forecast(state, me, sub)
+            fc = forecaster.forecast(state, me, sub)
         except ValueError:  # accepted but not replayable here: an engine bug, not the player's
             log.exception("no forecast for accepted orders of %s in %s", me, game_id)
     return CheckReport(game_id, me, prompt.turn, (), fc, note)
@@ -195,75 +195,6 @@ def format_problems(problems: Sequence[OrderError]) -> str:
     return "\n".join(out)
 
 
-def _pct(p: Any) -> str:
-    from engine.cca.odds import percent  # noqa: PLC0415
-
-    return percent(p)
-
-
-def _dice_text(steps: Sequence[tuple[str, int]]) -> str:
-    parts = [f"{n} {what}" if what == "base" else f"{what} -> {n}" for what, n in steps]
-    return ", ".join(parts)
-
-
-def format_forecast(fc: Any) -> str:
-    """The moves, then a table of the battles' dice and odds, then notes by line."""
-    out: list[str] = []
-    if fc.moves:
-        out.append("Moves (as the referee would carry them out):")
-        for m in fc.moves:
-            extra = [x for x in (f"stops: {m.stopped_by}" if m.stopped_by else "", m.note) if x]
-            tail = f"  ({'; '.join(extra)})" if extra else ""
-            out.append(f"  line {m.line:>3}  {m.who}: {' > '.join(m.path)}{tail}")
-    else:
-        out.append("Moves: none.")
-    out.append("")
-    if not fc.battles:
-        out.append("Battles: none.")
-        return "\n".join(out) + "\n"
-    out.append("Battles (no dice rolled; chances for each battle on its own):")
-    head = (
-        f"  {'line':>4}  {'attacker':<14} {'target':<14} {'dice':>4}  {'hits on':<8} "
-        f"{'E[hits]':>7} {'hit':>6} {'elim':>6} {'flag':>6} {'retreat':>7}"
-    )
-    out.append(head)
-    notes: list[str] = []
-    for b in fc.battles:
-        o = b.odds
-        att = b.attacker.split(" ", 1)[-1]
-        tgt = b.target.split(" ", 1)[-1]
-        out.append(
-            f"  {b.line:>4}  {att:<14} {tgt:<14} {b.dice:>4}  {' '.join(b.hit_faces):<8} "
-            f"{float(o.expected_hits):>7.2f} {_pct(o.p_hit):>6} {_pct(o.p_eliminate):>6} "
-            f"{_pct(o.p_flag):>6} {_pct(o.p_retreat):>7}"
-        )
-        kind = "fires at" if b.kind == "ranged" else "attacks"
-        what = [
-            f"{b.attacker} {kind} {b.target} ({b.target_blocks} blocks)",
-            f"dice: {_dice_text(b.dice_steps)}",
-        ]
-        if b.ignored:
-            what.append("ignored: " + ", ".join(f"the first {n} {f}" for f, n in b.ignored))
-        if b.flag_ignores:
-            what.append(f"the target may ignore {b.flag_ignores} flag(s)")
-        notes.append(f"line {b.line}: " + "; ".join([*what, *b.notes]) + ".")
-    out.append("")
-    out.append(
-        wrap(
-            "hits on: the faces that score (G/B/R colours, H helmet, S swords). "
-            "E[hits]: expected hits; hit: at least one; elim: the target is "
-            "eliminated; flag: at least one flag; retreat: more flags than it may "
-            "ignore, and not eliminated.",
-            78,
-            "    ",
-            "  ",
-        )
-    )
-    out += [wrap(n, 78, "    ", "  ") for n in notes]
-    out += [wrap(f"Note: {n}.", 78, "    ", "  ") for n in fc.notes]
-    return "\n".join(out) + "\n"
-
-
 def format_report(report: CheckReport, orders_name: str) -> str:
     """The whole text ``pbem check`` prints (the board preview is added by the command)."""
     out = [f"{orders_name}: game {report.game_id}, turn {report.turn}, side {report.side}"]
@@ -283,7 +214,7 @@ def format_report(report: CheckReport, orders_name: str) -> str:
     )
     out.append("")
     if report.forecast is not None:
-        out.append(format_forecast(report.forecast))
+        out.append(report.forecast.text())
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -306,47 +237,17 @@ def report_text(
 
 
 def without_hidden(system: GameSystem, state: Any, side: str) -> Any:
-    """Return ``state`` with what ``side`` cannot see replaced by a function of public facts.
-
-    The other sides' hands and the deck are dealt again from their pooled
-    cards in sorted order (same sizes), and the other sides' standing orders
-    are blanked, so a check run on the result cannot depend on the
-    opponent's hand, the deck order or the opponent's policies. A state
-    without ``sides``/``deck`` in its JSON is returned as it is.
-    """
-    data = json.loads(system.to_json(state))
-    sides = data.get("sides") if isinstance(data, dict) else None
-    deck = data.get("deck") if isinstance(data, dict) else None
-    if not isinstance(sides, dict) or not isinstance(deck, list):
-        return state
-    others = [v for k, v in sides.items() if k != side and isinstance(v, dict)]
-    unseen = list(deck)
-    for v in others:
-        unseen += list(v.get("hand") or [])
-    unseen.sort(key=lambda c: json.dumps(c, sort_keys=True))
-    for v in others:
-        if "standing" in v:
-            v["standing"] = ""
-        if isinstance(v.get("hand"), list):
-            n = len(v["hand"])
-            v["hand"], unseen = unseen[:n], unseen[n:]
-    data["deck"] = unseen
-    return system.from_json(json.dumps(data))
+    """Return ``state`` as ``side`` may know it (the system's :meth:`~GameSystem.masked`)."""
+    return system.masked(state, side)
 
 
-def preview_view(system: GameSystem, fc: Any) -> BoardView:
+def preview_view(system: GameSystem, fc: Forecast) -> BoardView:
     """The board after the moves: move arrows, and a marker per battle with its dice."""
     from pbem.render.from_engine import from_public_view  # noqa: PLC0415
 
     view = from_public_view(system.public_view(fc.state), [e.to_dict() for e in fc.events])
-    battles = tuple(
-        BattleView(b.attacker_hex, b.target_hex, b.kind, f"{b.dice}d") for b in fc.battles
-    )
+    battles = tuple(BattleView(a, t, kind, label) for a, t, kind, label in fc.marks)
     return replace(view, battles=battles, title=(view.title + " (preview)").strip())
-
-
-def _frac(p: Any) -> dict[str, Any]:
-    return {"fraction": str(p), "value": float(p)}
 
 
 def report_json(report: CheckReport) -> dict[str, Any]:
@@ -362,44 +263,6 @@ def report_json(report: CheckReport) -> dict[str, Any]:
         "battles": [],
         "notes": [],
     }
-    fc = report.forecast
-    if fc is None:
-        return out
-    out["notes"] = list(fc.notes)
-    out["moves"] = [
-        {
-            "line": m.line,
-            "order": m.quote,
-            "who": m.who,
-            "path": list(m.path),
-            "stopped_by": m.stopped_by,
-            "note": m.note,
-        }
-        for m in fc.moves
-    ]
-    out["battles"] = [
-        {
-            "line": b.line,
-            "order": b.quote,
-            "kind": b.kind,
-            "attacker": b.attacker,
-            "attacker_hex": b.attacker_hex,
-            "target": b.target,
-            "target_hex": b.target_hex,
-            "dice": b.dice,
-            "dice_steps": [list(s) for s in b.dice_steps],
-            "hit_faces": list(b.hit_faces),
-            "ignored": {f: n for f, n in b.ignored},
-            "target_blocks": b.target_blocks,
-            "flag_ignores": b.flag_ignores,
-            "expected_hits": _frac(b.odds.expected_hits),
-            "p_hit": _frac(b.odds.p_hit),
-            "p_eliminate": _frac(b.odds.p_eliminate),
-            "p_flag": _frac(b.odds.p_flag),
-            "p_retreat": _frac(b.odds.p_retreat),
-            "truncated": _frac(b.odds.truncated),
-            "notes": list(b.notes),
-        }
-        for b in fc.battles
-    ]
+    if report.forecast is not None:
+        out.update(report.forecast.to_json())
     return out

@@ -40,6 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if not args.verbose:
+        # APScheduler logs every job run ("Running job ...", "... executed
+        # successfully") at INFO: every few seconds, saying nothing.
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -31,6 +31,7 @@ DEFAULT_CONFIG_PATH = Path("/etc/pbem/pbem.toml")
 CONFIG_ENV = "PBEM_CONFIG"
 
 Security = Literal["starttls", "tls", "none"]
+Delivery = Literal["auto", "maildir", "smtp"]
 
 
 class ConfigError(ValueError):
@@ -203,6 +204,7 @@ class Config:
     """The whole configuration; use the ``*_path``/``*_url`` properties for derived values."""
 
     data_dir: Path = Path("pbem-data")
+    delivery: Delivery = "auto"  # auto: the smarthost if it has a host, else the Maildir
     maildir: Path | None = None  # None: <data_dir>/outbox-maildir
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     listener: ListenerConfig = field(default_factory=ListenerConfig)
@@ -250,8 +252,10 @@ class Config:
 
     @property
     def maildir_mode(self) -> bool:
-        """Say whether outgoing mail goes to the local Maildir (no smarthost)."""
-        return not self.smarthost.host
+        """Say whether outgoing mail goes to the local Maildir (``delivery``, or no smarthost)."""
+        if self.delivery == "auto":
+            return not self.smarthost.host
+        return self.delivery == "maildir"
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
@@ -355,10 +359,16 @@ def config_from_dict(data: dict[str, Any], base: Path | None = None) -> Config:
             kwargs[key] = _build_section(_SECTIONS[key], key, value, base)
         elif key in ("data_dir", "maildir"):
             kwargs[key] = _convert("", key, Path(), value, base)
+        elif key == "delivery":
+            if value not in ("auto", "maildir", "smtp"):
+                raise ConfigError(f"delivery: expected 'auto', 'maildir' or 'smtp', got {value!r}")
+            kwargs[key] = value
         else:
             raise ConfigError(f"unknown key {key}")
     kwargs.setdefault("data_dir", base / "pbem-data")
     config = Config(**kwargs)  # type: ignore[arg-type]
+    if config.delivery == "smtp" and not config.smarthost.host:
+        raise ConfigError("delivery = 'smtp' needs smarthost.host")
     if "@" not in config.mail.address:
         raise ConfigError(f"mail.address: not an address: {config.mail.address!r}")
     return config

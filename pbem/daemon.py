@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import importlib
 import logging
 import signal
@@ -47,6 +48,23 @@ log = logging.getLogger(__name__)
 
 EXTENSIONS: tuple[str, ...] = ("pbem.pipeline",)
 """Modules whose ``setup_daemon(daemon)`` runs at start, when they exist."""
+
+
+class StartError(RuntimeError):
+    """The daemon cannot start; the message says in one line what failed and what to fix."""
+
+
+def listener_problem(config: Config, exc: OSError) -> str:
+    """Say in one line why the listener cannot bind and what to change."""
+    lst = config.listener
+    where = f"{lst.host}:{lst.port}"
+    if exc.errno == errno.EADDRINUSE:
+        fix = "stop what holds the port (another pbem serve?) or set listener.port"
+    elif exc.errno == errno.EACCES:
+        fix = "use a port above 1024 in listener.port"
+    else:
+        fix = "set listener.host to a local address such as 127.0.0.1"
+    return f"listener: cannot listen on {where}: {exc.strerror or exc}; fix: {fix}"
 
 
 class Daemon:
@@ -110,13 +128,6 @@ class Daemon:
         self._stopping = asyncio.Event()
         self.outbox.bind_loop(asyncio.get_running_loop())
         cfg = self.config
-        if self.outbox.maildir_mode:
-            log.warning(
-                "no smarthost configured: outgoing mail is delivered to the Maildir %s",
-                cfg.maildir_path,
-            )
-        else:
-            log.info("outgoing mail goes to %s:%d", cfg.smarthost.host, cfg.smarthost.port)
         if self.processor is not None:
             self.worker = InboxWorker(
                 self.store, self.processor, self.clock, on_processed=self.outbox.request_flush
@@ -133,9 +144,13 @@ class Daemon:
                 lmtp=cfg.listener.lmtp,
                 on_new_mail=self.on_new_mail,
             )
-            self.listener = await start_listener(
-                handler, cfg.listener.host, cfg.listener.port, hostname=cfg.mail_domain
-            )
+            try:
+                self.listener = await start_listener(
+                    handler, cfg.listener.host, cfg.listener.port, hostname=cfg.mail_domain
+                )
+            except OSError as exc:
+                await self.stop()
+                raise StartError(listener_problem(cfg, exc)) from exc
         self.scheduler.add_job(
             self.outbox.flush_logged,
             "interval",
@@ -167,7 +182,28 @@ class Daemon:
         self._tasks.append(
             asyncio.create_task(self.outbox.flush_logged(), name="outbox-first-flush")
         )
-        log.info("pbem daemon started")
+        log.info("pbem daemon started: %s", self.describe())
+
+    def describe(self) -> str:
+        """Say in one line where mail comes in and goes out (the start log line)."""
+        cfg = self.config
+        parts = []
+        if cfg.listener.enabled:
+            kind = "LMTP" if cfg.listener.lmtp else "SMTP"
+            parts.append(
+                f"listening for {kind} on {cfg.listener.host}:{cfg.listener.port} "
+                f"(mail to @{cfg.mail_domain})"
+            )
+        else:
+            parts.append("listener off")
+        parts.append(f"IMAP {cfg.imap.user}@{cfg.imap.host}" if cfg.imap.enabled else "IMAP off")
+        if self.outbox.maildir_mode:
+            parts.append(f"outgoing mail to the Maildir {cfg.maildir_path / 'new'}")
+        else:
+            parts.append(f"outgoing mail to {cfg.smarthost.host}:{cfg.smarthost.port}")
+        if self.processor is None:
+            parts.append("no inbox processor: mail stays pending")
+        return "; ".join(parts)
 
     async def poll_imap(self) -> None:
         """Poll the IMAP mailbox once, logging (not raising) failures."""

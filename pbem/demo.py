@@ -10,8 +10,8 @@
   its outbox pointed at the sink;
 - two scripted players with fresh Ed25519 keys. Each reads its own mail from
   the sink; when a mail holds an orders template for its side (or says its
-  orders were not accepted) it picks legal orders — the engine's
-  ``engine.cca.autoplay`` policy, random but seeded — signs them with pbem's
+  orders were not accepted) it picks legal orders — the game system's
+  ``autoplay`` capability, random but seeded — signs them with pbem's
   SSHSIG code (namespace ``pbem-orders``) and sends them with aiosmtplib to
   the daemon's listener, replying in the game's thread.
 
@@ -30,7 +30,7 @@ import hashlib
 import logging
 import re
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
@@ -41,6 +41,7 @@ import aiosmtplib
 from aiosmtpd.smtp import SMTP as SMTPServer
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from engine.core.capabilities import AUTOPLAY, find
 from pbem import sshsig
 from pbem.clock import SystemClock
 from pbem.config import Config, config_from_dict
@@ -50,7 +51,7 @@ from pbem.pipeline.admin import audit_record, create_and_start
 from pbem.pipeline.games import NewSeat, load_game
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import resolve_system
-from pbem.scenarios import find_scenario, load_file
+from pbem.scenarios import find_scenario, scenario_entry
 from pbem.statements import bind_answer
 from pbem.store import Game, GameStatus, Store, migrate
 
@@ -63,10 +64,19 @@ Policy = Callable[[Any, Any, str, int], str]
 
 DOMAIN = "pbem.demo"
 REFEREE = f"referee@{DOMAIN}"
-PLAYERS = {
-    "north": ("Hamilcar", f"hamilcar@{DOMAIN}"),
-    "south": ("Dionysius", f"dionysius@{DOMAIN}"),
-}
+NAMES = ("Hamilcar", "Dionysius", "Xanthippus", "Mago")
+"""The scripted players' names, by seat (the system's sides in order)."""
+
+
+def demo_players(sides: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Side -> (name, address) for the scripted players."""
+    if len(sides) > len(NAMES):
+        raise ValueError(f"the demo seats at most {len(NAMES)} players")
+    return {
+        side: (name, f"{name.lower()}@{DOMAIN}") for side, name in zip(sides, NAMES, strict=False)
+    }
+
+
 _TEMPLATE_TURN = re.compile(r"^turn (\d+)\s*$", re.MULTILINE)
 _TEMPLATE_SIDE = re.compile(r"^side (\w+)\s*$", re.MULTILINE)
 
@@ -142,15 +152,15 @@ def demo_config(directory: Path, sink_port: int) -> Config:
     )
 
 
-def cca_policy(seed: int) -> Policy:
-    """Random legal orders from the engine's autoplay, seeded per epoch and attempt."""
+def autoplay_policy(seed: int) -> Policy:
+    """Random legal orders from the system's autoplayer, seeded per turn, side and attempt."""
 
     def policy(system: Any, state: Any, side: str, attempt: int) -> str:
-        from engine.cca.autoplay import choice_stream, random_submission  # noqa: PLC0415
-
-        rng = choice_stream(f"{seed}|{side}|{state.turn}|{attempt}".encode(), f"demo-{side}")
-        _, text = random_submission(system, state, rng)
-        return str(text)
+        player = find(system, AUTOPLAY)
+        if player is None:
+            raise ValueError(f"system {system.name!r} has no autoplayer")
+        turn = system.prompt(state).turn
+        return player.orders(state, f"{seed}|{side}|{turn}|{attempt}".encode(), f"demo-{side}")
 
     return policy
 
@@ -243,16 +253,19 @@ async def run_demo(
     max_epochs: int = 400,
     timeout: float = 50.0,
     policy: Policy | None = None,
-    game_id: str = "akragas-demo",
+    game_id: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> DemoResult:
     """Play one scripted game end to end (see the module docstring); return the summary."""
     directory.mkdir(parents=True, exist_ok=True)
     mails_dir = directory / "mails"
     mails_dir.mkdir(exist_ok=True)
+    path = find_scenario(scenario)
+    text = path.read_text(encoding="utf-8")
+    meta = scenario_entry(text, path)
     players = {
         side: _Player(side, name, address, sshsig.generate_private_key())
-        for side, (name, address) in PLAYERS.items()
+        for side, (name, address) in demo_players(resolve_system(meta.system).sides).items()
     }
     sink = _Sink(mails_dir, {p.address: p.inbox for p in players.values()})
     loop = asyncio.get_running_loop()
@@ -264,10 +277,10 @@ async def run_demo(
     config.data_dir.mkdir(parents=True, exist_ok=True)
     migrate(config.database_url)
     store = Store(config.database_url)
-    path = find_scenario(scenario)
-    meta = load_file(path)
     if policy is None:
-        policy = cca_policy(seed)
+        policy = autoplay_policy(seed)
+    if game_id is None:  # cca-001-akragas -> akragas-demo
+        game_id = f"{meta.id.split('-', 2)[-1]}-demo"
     clock = SystemClock()
     daemon = Daemon(config, clock=clock, store=store)
     done = asyncio.Event()
@@ -282,7 +295,7 @@ async def run_demo(
             game_id=game_id,
             system_name=meta.system,
             scenario_id=meta.id,
-            scenario_text=path.read_text(encoding="utf-8"),
+            scenario_text=text,
             seats=[
                 NewSeat(side, p.name, p.address, sshsig.public_key_of(p.key))
                 for side, p in players.items()
@@ -416,10 +429,11 @@ def _summary(
 
 
 def check_system(name: str = "cca") -> str | None:
-    """Return why the engine cannot play a demo game yet, or None if it can."""
+    """Return why system ``name`` cannot play a demo game, or None if it can."""
     try:
-        resolve_system(name)
-        from engine.cca.autoplay import random_submission  # noqa: F401, PLC0415
-    except (ImportError, KeyError) as exc:
+        system = resolve_system(name)
+        if find(system, AUTOPLAY) is None:
+            return f"system {name!r} has no autoplayer: the scripted players cannot play it"
+    except (ImportError, KeyError, TypeError) as exc:
         return f"the engine is not ready: {exc}"
     return None

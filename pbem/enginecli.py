@@ -10,7 +10,8 @@ lists what a side may do; :func:`board_text` draws a state as ASCII.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,17 +44,45 @@ class CliError(Exception):
         super().__init__(message)
 
 
-def parse_dice(text: str) -> list[str]:
-    """Split ``"R,F,S,G"`` (commas or spaces) into faces; check each is a battle-die face."""
-    from engine.dice import BATTLE_DIE  # noqa: PLC0415
-
+def parse_dice(text: str, system_name: str = "cca") -> list[str]:
+    """Split ``"R,F,S,G"`` (commas or spaces) into faces; check each is a face of a die
+    the system rolls (its ``dice``)."""
+    dice = _system(system_name).dice
     faces = [f for f in text.replace(",", " ").split() if f]
     for f in faces:
-        try:
-            BATTLE_DIE.index(f)
-        except ValueError as exc:
-            raise CliError(f"--dice: {f!r} is not a battle-die face (G B R H F S)") from exc
+        if not any(f.upper() in (x.upper() for x in d.faces) for d in dice.values()):
+            names = "; ".join(f"{d.name}: {' '.join(d.faces)}" for d in dice.values())
+            raise CliError(f"--dice: {f!r} is not a face of the {system_name} dice ({names})")
     return [f.upper() for f in faces]
+
+
+def _system(name: str) -> GameSystem:
+    try:
+        return get_system(name)
+    except KeyError as exc:
+        raise CliError(str(exc.args[0]), 2) from exc
+
+
+def system_of(position_text: str, default: str = "cca") -> str:
+    """The ``system`` a position or scenario file names (``default`` if it names none)."""
+    try:
+        data = tomllib.loads(position_text)
+    except tomllib.TOMLDecodeError:
+        return default  # the system's loader reports the syntax error with its line
+    name = data.get("system", default)
+    return name if isinstance(name, str) else default
+
+
+def check_side(system: GameSystem, side: str | None) -> None:
+    """Refuse a ``--side`` the system does not have (exit code 2)."""
+    if side is not None and side not in system.sides:
+        known = ", ".join(system.sides)
+        raise CliError(f"--side: {side!r} is not a side of {system.name} ({known})")
+
+
+def game_id_of(system: GameSystem, state: Any) -> str:
+    """The game id a state carries (its public view's ``game_id``)."""
+    return str(system.public_view(state).get("game_id", ""))
 
 
 def seed_bytes(text: str) -> bytes:
@@ -144,7 +173,9 @@ def orders_problems(err: OrdersError) -> list[dict[str, Any]]:
 def state_report(system: GameSystem, state: Any) -> dict[str, Any]:
     """The state as the CLI shows it: board, banners, hands, deck size, pending question."""
     view = system.public_view(state)
-    sides = getattr(state, "sides", {})
+    hands = {
+        s: [c["code"] for c in system.player_view(state, s).get("hand", [])] for s in system.sides
+    }
     prompt = system.prompt(state)
     question = None
     if prompt.kind == "question" and prompt.question is not None:
@@ -191,12 +222,13 @@ def state_report(system: GameSystem, state: Any) -> dict[str, Any]:
             }
             for s, v in view.get("sides", {}).items()
         },
-        "hands": {s: list(v.hand) for s, v in sides.items()},
-        "command": {s: v.command for s, v in sides.items()},
+        "hands": hands,
+        "command": {s: v.get("command") for s, v in view.get("sides", {}).items()},
         "deck_count": view.get("deck_count"),
         "discard": view.get("discard", []),
         "last_card": view.get("last_card"),
         "pending": question,
+        "summary": system.summary(state),
     }
 
 
@@ -206,12 +238,13 @@ def _events(events: Sequence[Event], epoch: int) -> list[dict[str, Any]]:
 
 def load(system_name: str, position_text: str, dice: DiceSource) -> tuple[GameSystem, Any]:
     """Load and start a position (deals hands if its deck is still ``random``)."""
-    system = get_system(system_name)
+    system = _system(system_name)
     try:
         pos = system.load_position(position_text)
     except PositionError as exc:
         raise CliError(f"position: {exc}", 1) from exc
-    dice.game_id = str(getattr(pos, "game_id", "") or "game")
+    gid = pos.get("game_id") if isinstance(pos, Mapping) else getattr(pos, "game_id", "")
+    dice.game_id = str(gid or "game")
     return system, system.new_game(pos, None, dice.setup())
 
 
@@ -234,6 +267,7 @@ def resolve_text(
         raise CliError("give --dice FACES or --seed HEX")
     src = DiceSource("game", faces=dice_faces, seed=seed)
     system, state = load(system_name, position_text, src)
+    check_side(system, side)
     prompt = system.prompt(state)
     if prompt.kind == "over":
         raise CliError(f"the battle is over: {prompt.text}", 1)
@@ -260,7 +294,7 @@ def resolve_text(
             ans = queue.pop(0).strip()
             if not ans.lower().startswith("answer"):
                 ans = f"answer {ans}"
-            head = f"game {getattr(state, 'game_id', '')}\nturn {getattr(state, 'turn', 0)}\n"
+            head = f"game {game_id_of(system, state)}\nturn {p.turn}\n"
             todo.append((p.question.side, head + ans + "\n"))
     report: dict[str, Any] = {
         "format": FORMAT,
@@ -309,75 +343,17 @@ def legal_report(
     """
     src = DiceSource("game", faces=None if seed else [], seed=seed)
     system, state = load(system_name, position_text, src)
+    check_side(system, side)
     p = system.prompt(state)
-    who = side or p.side or "south"
-    try:
-        hints: dict[str, Any] = dict(system.legal_hints(state, who))
-    except NotImplementedError:
-        hints = {"cards": [{"code": c} for c in state.sides[who].hand]}
-    out: dict[str, Any] = {
+    who = side or p.side or system.sides[-1]
+    acts = system.legal_actions(state, who, card)
+    return {
         "side": who,
         "prompt": {"kind": p.kind, "side": p.side},
-        "cards": hints.get("cards", []),
-        "hints": hints,
+        "cards": acts.get("cards", []),
+        "hints": acts.get("hints", {"cards": acts.get("cards", [])}),
+        "units": acts.get("units", []),
     }
-    out["units"] = _unit_options(state, who, card)
-    return out
-
-
-def _unit_options(state: Any, side: str, card: str | None) -> list[dict[str, Any]]:
-    """Per unit: hexes it could reach if ordered, adjacent enemies, fire targets."""
-    from engine.cca import combat, movement  # noqa: PLC0415
-    from engine.cca.autoplay import choice_stream  # noqa: PLC0415
-    from engine.cca.decide import Decider  # noqa: PLC0415
-    from engine.cca.policy import parse_policy  # noqa: PLC0415
-    from engine.cca.work import Work  # noqa: PLC0415
-    from engine.core.replay import AnswerBook  # noqa: PLC0415
-
-    pol = {s: parse_policy(v.standing or "") for s, v in state.sides.items()}
-    w = Work.start(state, choice_stream(b"legal"), Decider(pol, AnswerBook(())))
-    w.active = side
-    w.card = card
-    out: list[dict[str, Any]] = []
-    for u in w.live_units(side):
-        assert u.hex is not None
-        w.ordered = {u.id}
-        reach = sorted(str(h) for h in movement.reach(w, u) if h != u.hex)
-        adjacent = sorted(str(e.hex) for e in w.enemy_units_adjacent(u))
-        rmax = combat.fire_range(w, u)
-        fire: list[str] = []
-        if rmax and not adjacent:
-            for h in w.state.board:
-                e = w.unit_at(h)
-                if (
-                    e is not None
-                    and e.side != side
-                    and 2 <= u.hex.distance(h) <= rmax
-                    and combat.los_clear(w, u.hex, h)
-                ):
-                    fire.append(str(h))
-        ld = w.attached(u)
-        out.append(
-            {
-                "hex": str(u.hex),
-                "type": u.type,
-                "blocks": u.blocks,
-                "leader": None if ld is None else ld.name,
-                "reach": reach,
-                "attack": adjacent,
-                "fire": sorted(fire),
-            }
-        )
-    for ld in w.leaders.values():
-        if ld.side == side and ld.hex is not None and w.lone(ld):
-            out.append(
-                {
-                    "leader": ld.name,
-                    "hex": str(ld.hex),
-                    "reach": sorted(str(h) for h in movement.leader_reach(w, ld) if h != ld.hex),
-                }
-            )
-    return out
 
 
 def board_text(system: GameSystem, state: Any) -> str:

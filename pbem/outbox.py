@@ -22,9 +22,10 @@ and then every outcome of the batch is recorded in one write transaction.
 A crash between sending and recording re-sends at most that batch, with
 the same Message-IDs.
 
-With no smarthost configured the sender writes each mail into a local
-Maildir instead (``Config.maildir_path``), for testing and for sites that
-let another program deliver from it.
+In Maildir mode (``delivery = "maildir"``, or no smarthost configured) the
+sender writes each mail into a local Maildir instead (``Config.maildir_path``,
+made by :func:`ensure_maildir` with its ``cur``/``new``/``tmp`` folders), for
+testing and for sites that let another program deliver from it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
+from pathlib import Path
 
 import aiosmtplib
 from sqlmodel import Session, col, select
@@ -53,6 +55,22 @@ FLUSH_BATCH = 200
 RECORD_BATCH = 20
 """Rows sent between two recording transactions (and re-sent at most after a crash)."""
 _ID_PART = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+MAILDIR_FOLDERS = ("tmp", "new", "cur")
+
+
+def ensure_maildir(path: Path) -> mailbox.Maildir:
+    """Return the Maildir at ``path``, creating it and any missing ``tmp``/``new``/``cur``.
+
+    ``mailbox.Maildir(create=True)`` makes the folders only when ``path``
+    itself is new; a directory made earlier (by hand, or by an older
+    ``pbem doctor``) would then fail every delivery. Raises ``OSError``.
+    """
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for name in MAILDIR_FOLDERS:
+        (path / name).mkdir(mode=0o700, exist_ok=True)
+    return mailbox.Maildir(path, create=False)
 
 
 def make_message_id(
@@ -108,7 +126,7 @@ def queue_message(
 
 
 def message_bytes(message: EmailMessage, *, message_id: str, clock: Clock) -> bytes:
-    """Set ``Message-ID`` (and ``Date`` if missing) and return the mail's bytes as sent.
+    """Set ``Message-ID`` (and ``Date``, ``MIME-Version`` if missing); return the bytes as sent.
 
     Needs no transaction: the pipeline serialises mails before it takes the
     store's write lock, then queues them with :func:`queue_raw`.
@@ -123,6 +141,9 @@ def message_bytes(message: EmailMessage, *, message_id: str, clock: Clock) -> by
         message["Message-ID"] = message_id
     if message.get("Date") is None:
         message["Date"] = email.utils.format_datetime(clock.now())
+    if message.get("MIME-Version") is None:
+        # A mail client reads the parts of a mail only under a top-level MIME-Version.
+        message["MIME-Version"] = "1.0"
     return message.as_bytes(policy=SMTP_POLICY)
 
 
@@ -336,8 +357,7 @@ class OutboxSender:
         await self._deliver_smtp(row)
 
     def _deliver_maildir(self, row: OutboxMessage) -> None:
-        self.config.maildir_path.parent.mkdir(parents=True, exist_ok=True)
-        box = mailbox.Maildir(self.config.maildir_path, create=True)
+        box = ensure_maildir(self.config.maildir_path)
         # The envelope recipient is not in the headers when one mail has many copies.
         header = f"X-Pbem-Envelope-To: {row.recipient}\r\n".encode()
         box.add(header + row.raw)

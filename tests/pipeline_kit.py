@@ -10,8 +10,8 @@ from email.message import EmailMessage
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlmodel import col, select
-from toy_system import SYSTEM
 
+from engine.toy import SYSTEM
 from pbem import sshsig
 from pbem.clock import FakeClock
 from pbem.config import Config

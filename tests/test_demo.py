@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from mail_lint import lint_raw_or_raise
 
 from pbem.demo import check_system, run_demo
 
@@ -19,6 +20,8 @@ def test_demo_reduced_plays_turns_by_mail(tmp_path: Path) -> None:
     assert result.mails_to_players >= 2 + 6  # start mails, then at least a mail per epoch
     saved = sorted(result.mails_dir.glob("*.eml"))
     assert len(saved) == result.mails_to_players
+    for path in saved:  # every mail a client treats as mail (issue 14)
+        lint_raw_or_raise(path.read_bytes(), path.name)
     assert result.audit.startswith("OK"), result.audit
 
 

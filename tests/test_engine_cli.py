@@ -91,7 +91,7 @@ def test_too_few_dice_is_exit_2_with_a_clear_message(
 
 def test_bad_die_face_is_exit_2(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _resolve(files, capsys, "--dice", "R,X")
-    assert code == 2 and "'X' is not a battle-die face" in err
+    assert code == 2 and "'X' is not a face of the cca dice (cc-battle: G B R H F S)" in err
 
 
 def test_no_dice_and_no_seed_is_exit_2(files: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.cca.scenario import Scenario, render_scenario
 from engine.core.api import PositionError
 from pbem.cli import main
 from pbem.scenarios import (
-    Scenario,
     ScenarioError,
     find_scenario,
     list_scenarios,
@@ -21,18 +21,19 @@ from pbem.scenarios import (
     validate_file,
     validate_text,
 )
-from pbem.scenarios_ascii import render_scenario
 
 FILES = sorted((scenarios_dir() / "cca").glob("*.toml"))
 
 
 def _by_number(num: str) -> Scenario:
-    return load_file(next(p for p in FILES if p.name.startswith(num)))
+    detail = load_file(next(p for p in FILES if p.name.startswith(num))).detail
+    assert isinstance(detail, Scenario)
+    return detail
 
 
 def test_fifteen_bundled_battles() -> None:
     assert len(FILES) == 15
-    ids = [s.id for s in list_scenarios()]
+    ids = [s.id for s in list_scenarios() if s.system == "cca"]
     assert ids[0] == "cca-001-akragas"
     assert ids[-1] == "cca-015-zama"
     assert len(ids) == 15
@@ -293,7 +294,7 @@ def test_terrain_and_special_rules_per_battle() -> None:
 
 def test_every_file_cites_its_sources() -> None:
     for path in FILES:
-        s = load_file(path)
+        s = load_file(path).detail
         assert "janisstrods/cnc-claude" in s.source, path
         assert "secondary" in s.source, path
 
@@ -368,7 +369,7 @@ def _line_of(text: str, marker: str) -> int:
 def test_the_example_is_valid() -> None:
     s = load_text(EXAMPLE)
     assert s.first == "south"
-    assert s.terrain["E5"] == "fordable-river"
+    assert s.detail.terrain["E5"] == "fordable-river"
 
 
 # (problem code, text replaced, replacement, where the problem must be reported)
@@ -427,7 +428,14 @@ def test_messages_help_the_author() -> None:
 def test_engine_loader_errors_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.systems
 
+    real = engine.systems.get_system("cca")
+
     class Refusing:
+        name = "cca"
+
+        def capability(self, name: str) -> object | None:
+            return real.capability(name)
+
         def load_position(self, text: str) -> None:
             raise PositionError(7, "refused by the engine")
 
@@ -445,7 +453,8 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "cca-006-lake-trasimenus" in out
     assert "Carthaginian v Syracusan" in out
-    assert len(out.splitlines()) == 16
+    assert "toy-race" in out  # the example system's scenario is listed too
+    assert len(out.splitlines()) == 17
 
 
 def test_cli_validate_reports_file_and_line(

@@ -25,12 +25,14 @@ from engine.cca.decide import Decider
 from engine.cca.policy import POLICY_VALUES, parse_policy
 from engine.cca.state import SIDES, State, other
 from engine.core.api import Event, GameSystem, OrdersError, Question
+from engine.core.choices import below, choice_stream
 from engine.core.replay import AnswerBook
 from engine.dice import EpochDice, HashChain, hash_orders
 from engine.hexgrid import Hex
-from engine.randomness import Die, Randomness
+from engine.randomness import Randomness
 
 __all__ = [
+    "AutoPlayer",
     "AutoplayError",
     "Step",
     "choice_stream",
@@ -63,31 +65,9 @@ class Step:
 # --- choices ------------------------------------------------------------------
 
 
-class _DerivedKeys:
-    """Shuffle keys derived from one seed (for the choice stream only)."""
-
-    def __init__(self, seed: bytes) -> None:
-        self._seed = seed
-
-    def key(self, index: int) -> bytes:
-        return hashlib.sha256(self._seed + b"|shuffle|" + str(index).encode()).digest()
-
-
-def choice_stream(seed: bytes, label: str = "autoplay") -> Randomness:
-    """Return an endless deterministic ``Randomness`` for choices, derived from ``seed``."""
-    key = hashlib.sha256(b"pbem-autoplay|" + label.encode() + b"|" + seed).digest()
-    return EpochDice(label, 1, key, hashlib.sha256(b"").digest(), deck=_DerivedKeys(key))
-
-
-def _die(n: int) -> Die:
-    return Die(f"d{n}", tuple(str(i) for i in range(n)))
-
-
 def _below(rng: Randomness, n: int, purpose: str) -> int:
     """A uniform integer in ``range(n)``."""
-    if n <= 1:
-        return 0
-    return int(rng.roll(_die(n), 1, purpose)[0])
+    return below(rng, n, purpose)
 
 
 def _pick(rng: Randomness, items: Sequence[T], purpose: str) -> T:
@@ -591,3 +571,21 @@ def play_random_game(
         if on_step is not None:
             on_step(state, step)
     return state, steps
+
+
+class AutoPlayer:
+    """The ``autoplay`` capability (:mod:`engine.core.capabilities`) of C&C Ancients."""
+
+    def orders(self, state: State, seed: bytes, label: str = "autoplay") -> str:
+        """Random legal orders (or an answer) for the side that must act."""
+        from engine.cca.system import SYSTEM  # noqa: PLC0415 - the system loads this lazily
+
+        _, text = random_submission(SYSTEM, state, choice_stream(seed, label))
+        return text
+
+    def play_game(self, start: Any, seed: bytes, max_turns: int) -> Any:
+        """A whole random game from a loaded scenario (:func:`play_random_game`)."""
+        from engine.cca.system import SYSTEM  # noqa: PLC0415
+
+        final, _ = play_random_game(SYSTEM, start, seed, max_turns)
+        return final

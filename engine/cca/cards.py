@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["CARDS", "DECK", "CardSpec", "card", "find_card"]
+__all__ = ["CARDS", "DECK", "CardSpec", "RulesHelp", "card", "find_card"]
 
 SECTION = "section"
 TROOP = "troop"
@@ -120,3 +120,31 @@ def find_card(text: str) -> str | None:
 def card(code: str) -> CardSpec:
     """Return the card kind for ``code`` or raise ``KeyError``."""
     return CARDS[code]
+
+
+class RulesHelp:
+    """The ``rules-help`` capability: what each command card does, by card code."""
+
+    def topics(self) -> tuple[str, ...]:
+        """The card codes, in catalogue order."""
+        return tuple(CARDS)
+
+    def help(self, topic: str) -> str:
+        """One paragraph on the card ``topic`` (a code or a name; ``KeyError`` if none)."""
+        code = topic if topic in CARDS else find_card(topic)
+        if code is None:
+            raise KeyError(f"no card {topic!r}")
+        c = CARDS[code]
+        if c.kind == SECTION:
+            what = "orders " + ", ".join(
+                f"{n} unit{'s' if n > 1 else ''} {s}" for s, n in c.per_section
+            )
+        elif c.kind == TROOP:
+            what = f"orders {c.troop} units"
+        elif c.kind == LEADERSHIP:
+            where = f" ({c.leader_section} section)" if c.leader_section else ""
+            what = f"orders a leader and up to {c.chain} units in a chain{where}"
+        else:
+            what = "a tactic card (docs/cards.md)"
+        helmet = "; attached leaders may detach" if c.helmet else ""
+        return f"{c.code}: {c.name}, {c.kind} card, {c.count} in the deck: {what}{helmet}."

@@ -53,7 +53,7 @@ class Decider:
         if decided is not None and norm_answer(decided) in norm:
             return norm[norm_answer(decided)]
         self.asked += 1
-        q = Question(f"{key}-{self.asked}", side, text, tuple(answers), default)
+        q = Question(f"{key}-{self.asked}", side, text, tuple(answers), default, self.asked, key)
         got = self.book.next_answer(q)
         if norm_answer(got) not in norm:
             # An answer accepted earlier always replays to a legal one; fall back safely.

@@ -22,6 +22,7 @@ skipped), ``question`` (the turn waits for a side) and ``victory``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -32,7 +33,9 @@ from engine.cca.position import load_position, write_position
 from engine.cca.state import DEFAULT_OPTIONS, SIDES, State, state_from_dict, state_to_dict
 from engine.core.api import Prompt, Resolution
 from engine.core.canonical import canonical_json, load_json
-from engine.randomness import Randomness
+from engine.core.masking import mask_hands
+from engine.dice import BATTLE_DIE
+from engine.randomness import Die, Randomness
 
 __all__ = ["SYSTEM", "CCASystem"]
 
@@ -41,6 +44,10 @@ class CCASystem:
     """C&C Ancients behind the system-neutral protocol (stateless; one instance)."""
 
     name = "cca"
+    version = "1"
+    title = "Commands & Colors: Ancients"
+    sides: tuple[str, ...] = SIDES
+    dice: Mapping[str, Die] = {BATTLE_DIE.name: BATTLE_DIE}
 
     def load_position(self, text: str) -> State:
         """Parse a position or scenario file (raises PositionError)."""
@@ -156,9 +163,43 @@ class CCASystem:
 
         return parse_policy(text)
 
+    def legal_actions(self, state: State, side: str, card: str | None = None) -> dict[str, Any]:
+        """Playable cards, and per unit its reach, attacks and fire targets (under ``card``)."""
+        from engine.cca.legal import legal_actions  # noqa: PLC0415
+
+        return legal_actions(state, side, card)
+
+    def masked(self, state: State, side: str) -> State:
+        """``state`` as ``side`` may know it: other hands and the deck re-dealt in order."""
+        masked: State = mask_hands(state, side, self.to_json, self.from_json)
+        return masked
+
+    def summary(self, state: State) -> str:
+        """``banners: north 2/5 / south 3/5`` (what a player checks each turn)."""
+        return "banners: " + " / ".join(
+            f"{s} {len(v.banners)}/{v.banners_needed}" for s, v in state.sides.items()
+        )
+
     def card_name(self, code: str) -> str:
         """Full name of a card code."""
         return CARDS[code].name
+
+    def capability(self, name: str) -> object | None:
+        """Forecast, autoplay, scenario checks and rules help (imported when asked for)."""
+        target = _CAPABILITIES.get(name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        provider: object = getattr(importlib.import_module(module), attr)()
+        return provider
+
+
+_CAPABILITIES = {
+    "forecast": "engine.cca.forecast_text:Forecaster",
+    "autoplay": "engine.cca.autoplay:AutoPlayer",
+    "scenarios": "engine.cca.scenario:ScenarioChecker",
+    "rules-help": "engine.cca.cards:RulesHelp",
+}
 
 
 SYSTEM = CCASystem()

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from engine.randomness import Randomness
+from engine.randomness import Die, Randomness
 
 __all__ = [
     "Event",
@@ -41,7 +41,10 @@ class Question:
     """A decision the rules give one side in the middle of a turn.
 
     ``answers`` lists the legal answers as the player would write them;
-    ``default`` is applied if the player does not answer in time.
+    ``default`` is applied if the player does not answer in time. ``id`` is
+    stable (the same turn asks the same question under the same id on every
+    replay); ``step`` counts the questions of the turn from 1 and ``label``
+    names the rule asking (``evade``, ``retreat``...), for mails and answers.
     """
 
     id: str
@@ -49,6 +52,8 @@ class Question:
     text: str
     answers: tuple[str, ...]
     default: str
+    step: int = 0
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,32 +153,95 @@ class PositionError(ValueError):
 
 
 class GameSystem(Protocol):
-    """What every game system offers (see the module docstring for the flow)."""
+    """What every game system offers (see the module docstring for the flow).
+
+    Identity: ``name`` (the id games and files use, e.g. ``"cca"``),
+    ``version`` (changes when the same inputs may give different results),
+    ``title`` (for people). ``sides`` names the sides in seat order; ``dice``
+    maps every die the system may roll (by :attr:`Die.name`) to its faces,
+    which the audit record and the engine CLI's ``--dice`` use.
+
+    Optional capabilities (odds forecast, autoplayer, scenario checker,
+    picture model, rules help) are found with
+    :func:`engine.core.capabilities.find`, which asks :meth:`capability`.
+    """
 
     name: str
+    version: str
+    title: str
+    sides: tuple[str, ...]
+    dice: Mapping[str, Die]
 
-    def load_position(self, text: str) -> Any: ...
+    def load_position(self, text: str) -> Any:
+        """Parse a scenario or position file (raises :class:`PositionError` with a line)."""
+        ...
+
+    def write_position(self, state: Any) -> str:
+        """Print ``state`` as a position file that :meth:`load_position` reads back."""
+        ...
 
     def new_game(
         self, position: Any, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
-    ) -> Any: ...
+    ) -> Any:
+        """The initial state: options applied, deck shuffled with ``rng``, hands dealt."""
+        ...
 
-    def prompt(self, state: Any) -> Prompt: ...
+    def prompt(self, state: Any) -> Prompt:
+        """Who must act now, and how."""
+        ...
 
-    def parse_orders(self, state: Any, side: str, text: str) -> Any: ...
+    def parse_orders(self, state: Any, side: str, text: str) -> Any:
+        """Check a whole submission; raise :class:`OrdersError` listing every problem by line."""
+        ...
 
-    def resolve(self, state: Any, submission: Any, rng: Randomness) -> Resolution: ...
+    def resolve(self, state: Any, submission: Any, rng: Randomness) -> Resolution:
+        """Apply an accepted submission; a pending :class:`Question` shows in the next prompt."""
+        ...
 
-    def player_view(self, state: Any, side: str) -> dict[str, Any]: ...
+    def legal_actions(self, state: Any, side: str, card: str | None = None) -> dict[str, Any]:
+        """What ``side`` may do now: ``cards`` (code, name...), ``units`` (options per piece)."""
+        ...
 
-    def public_view(self, state: Any) -> dict[str, Any]: ...
+    def player_view(self, state: Any, side: str) -> dict[str, Any]:
+        """What ``side`` may see (its own hand included)."""
+        ...
 
-    def to_json(self, state: Any) -> str: ...
+    def public_view(self, state: Any) -> dict[str, Any]:
+        """What anyone may see."""
+        ...
 
-    def from_json(self, text: str) -> Any: ...
+    def masked(self, state: Any, side: str) -> Any:
+        """``state`` with what ``side`` cannot see replaced by a function of public facts."""
+        ...
 
-    def legal_hints(self, state: Any, side: str) -> dict[str, Any]: ...
+    def summary(self, state: Any) -> str:
+        """One line for mail subjects and listings (turn, score, who acts)."""
+        ...
 
-    def orders_template(self, state: Any, side: str) -> str: ...
+    def to_json(self, state: Any) -> str:
+        """Canonical JSON of the whole state (secrets included: store only)."""
+        ...
 
-    def parse_standing_orders(self, text: str) -> Any: ...
+    def from_json(self, text: str) -> Any:
+        """Inverse of :meth:`to_json`."""
+        ...
+
+    def legal_hints(self, state: Any, side: str) -> dict[str, Any]:
+        """Playable cards (``cards``: code, name) and the like, for mails and templates."""
+        ...
+
+    def orders_template(self, state: Any, side: str) -> str:
+        """An orders template ready to fill in."""
+        ...
+
+    def parse_standing_orders(self, text: str) -> Any:
+        """Parse standing orders (raises :class:`OrdersError`)."""
+        ...
+
+    def card_name(self, code: str) -> str:
+        """The full name of a card code (the code itself if the system has no cards)."""
+        ...
+
+    def capability(self, name: str) -> object | None:
+        """The provider of an optional capability, or None (see :mod:`engine.core.capabilities`)."""
+        ...

@@ -54,7 +54,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_config_argument(cmd)
     cmd.add_argument(
         "--side",
-        choices=("north", "south"),
         help="the side giving the orders (default: the file's 'side' line)",
     )
     cmd.add_argument("--png", type=Path, metavar="FILE", help="also draw the preview as PNG")
@@ -121,7 +120,7 @@ def _from_store(args: argparse.Namespace, orders: OrdersFile) -> tuple[CheckRepo
                 if ctx is None:
                     raise _Fail(f"no game {args.game!r} in the store")
                 side = args.side
-                said = _said_side(orders.text)
+                said = _said_side(orders.text, ctx.system.sides)
                 who = side or said or ctx.prompt().side
                 seat = ctx.seats.get(who or "")
                 key: SshPublicKey | None = seat.key if seat is not None else None
@@ -136,11 +135,11 @@ def _from_store(args: argparse.Namespace, orders: OrdersFile) -> tuple[CheckRepo
     return report, ctx.system
 
 
-def _said_side(text: str) -> str | None:
+def _said_side(text: str, sides: tuple[str, ...]) -> str | None:
     from pbem.pipeline.inbound import header_lines  # noqa: PLC0415
 
     said = header_lines(text).get("side", "").lower()
-    return said if said in ("north", "south") else None
+    return said if said in sides else None
 
 
 def _from_position(
@@ -152,10 +151,12 @@ def _from_position(
         text = path.read_text(encoding="utf-8")
         name = str(tomllib.loads(text).get("system", "cca"))
         system: Any = get_system(name)
+        if side is not None and side not in system.sides:
+            raise _Fail(f"--side: {side!r} is not a side of {name} ({', '.join(system.sides)})")
         state = system.new_game(system.load_position(text))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise _Fail(f"{path}: {exc}") from exc
     except (PositionError, KeyError, ValueError) as exc:
         raise _Fail(f"{path}: {exc}") from exc
-    game_id = str(getattr(state, "game_id", "") or "")
+    game_id = str(system.public_view(state).get("game_id", "") or "")
     return check_orders(system, state, game_id, orders, side=side), system

@@ -15,16 +15,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``pbem demo``."""
     parser = sub.add_parser(
         "demo",
-        help="play a whole C&C Ancients game between two scripted players, by mail",
+        help="play a whole game between two scripted players, by mail",
         description=(
             "Start the referee daemon on embedded defaults with a local SMTP sink, create "
-            "an Akragas game between two scripted players with their own keys, and let "
-            "them play it to the end by signed mail over loopback SMTP."
+            "a game (default: C&C Ancients, Akragas) between two scripted players with "
+            "their own keys, and let them play it to the end by signed mail over loopback SMTP."
         ),
     )
     parser.add_argument("--dir", type=Path, help="keep everything here (default: a temp dir)")
     parser.add_argument("--seed", type=int, default=7, help="the scripted players' seed")
-    parser.add_argument("--scenario", default="001", help="scenario (default 001, Akragas)")
+    parser.add_argument(
+        "--system", default="cca", help="game system (default cca; see 'pbem systems')"
+    )
+    parser.add_argument(
+        "--scenario",
+        default=None,
+        help="scenario (default: the system's first bundled one; 001, Akragas, for cca)",
+    )
     parser.add_argument("--max-epochs", type=int, default=400, help="stop after this many")
     parser.add_argument("--timeout", type=float, default=50.0, help="seconds before giving up")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the daemon's log")
@@ -44,8 +51,11 @@ def run(args: argparse.Namespace) -> int:
         # The daemon, the SMTP servers and the scheduler log every step; the demo
         # prints its own summary.
         logging.getLogger().setLevel(logging.WARNING)
-    problem = check_system()
-    if problem is not None:
+    problem = check_system(args.system)
+    scenario = args.scenario
+    if problem is None and scenario is None:
+        scenario, problem = _first_scenario(args.system)
+    if problem is not None or scenario is None:
         sys.stderr.write(f"pbem demo: {problem}\n")
         return 1
     directory = args.dir or Path(tempfile.mkdtemp(prefix="pbem-demo-"))
@@ -55,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         run_demo(
             directory,
             seed=args.seed,
-            scenario=args.scenario,
+            scenario=scenario,
             max_epochs=args.max_epochs,
             timeout=args.timeout,
             progress=_say,
@@ -75,3 +85,13 @@ def run(args: argparse.Namespace) -> int:
     _say(f"audit      {result.audit}")
     _say(f"time       {took:.1f} s")
     return 0 if result.finished and result.audit.startswith("OK") else 1
+
+
+def _first_scenario(system: str) -> tuple[str | None, str | None]:
+    """The first bundled scenario of ``system`` (its path), or why there is none."""
+    from pbem.scenarios import list_scenarios  # noqa: PLC0415
+
+    found = [s for s in list_scenarios() if s.system == system and s.path is not None]
+    if not found:
+        return None, f"no bundled scenario of system {system!r}"
+    return str(found[0].path), None

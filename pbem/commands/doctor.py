@@ -3,7 +3,9 @@
 Checks the config, the database (reachable, migrated to head), the listener
 port, the smarthost (connect + EHLO, login when configured; or Maildir mode),
 IMAP (when enabled) and the server key. Prints one line per check, with a
-``fix:`` line under each failure; exits 1 if anything failed.
+``fix:`` line under each failure, then one summary line (what was checked,
+what to fix); exits 1 if anything failed. In Maildir mode it creates the
+outgoing Maildir with its ``cur``/``new``/``tmp`` folders.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 import asyncio
 import errno
 import imaplib
+import os
 import socket
 import ssl
 import stat
@@ -25,6 +28,7 @@ from sqlalchemy.engine import make_url
 from pbem import sshsig
 from pbem.commands._shared import add_config_argument
 from pbem.config import Config, ConfigError, load_config
+from pbem.outbox import ensure_maildir
 from pbem.store import Store, head_revision, migrate, schema_revision
 
 
@@ -142,15 +146,18 @@ def check_smarthost(config: Config) -> Check:
     if config.maildir_mode:
         path = config.maildir_path
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            ensure_maildir(path)
+            probe = path / "tmp" / f".pbem-doctor-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
         except OSError as exc:
             return Check(
                 "smarthost",
                 False,
-                f"Maildir mode, but {path} cannot be created: {exc.strerror}",
-                "set maildir to a writable directory, or configure [smarthost]",
+                f"Maildir mode, but {path} is not a writable Maildir: {exc.strerror or exc}",
+                "set maildir to a directory the pbem user can write, or configure [smarthost]",
             )
-        return Check("smarthost", True, f"Maildir mode: outgoing mail is written to {path}")
+        return Check("smarthost", True, f"Maildir mode: outgoing mail is written to {path / 'new'}")
     host = config.smarthost
     try:
         detail = asyncio.run(_smtp_probe(config))
@@ -266,4 +273,19 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(f"{'ok  ' if result.ok else 'FAIL'} {result.name}: {result.detail}\n")
         if not result.ok and result.fix:
             sys.stdout.write(f"     fix: {result.fix}\n")
+    sys.stdout.write(summary_line(results) + "\n")
     return 0 if all(r.ok for r in results) else 1
+
+
+def summary_line(results: list[Check]) -> str:
+    """Say in one line what was checked and what to fix (the last line doctor prints).
+
+    >>> summary_line([Check("database", True, ""), Check("listener", False, "", "set port")])
+    'doctor: checked config, database, listener: 1 to fix: listener (set port)'
+    """
+    names = ", ".join(["config", *(r.name for r in results)])
+    bad = [r for r in results if not r.ok]
+    if not bad:
+        return f"doctor: checked {names}: all ok"
+    fixes = "; ".join(f"{r.name} ({r.fix or r.detail})" for r in bad)
+    return f"doctor: checked {names}: {len(bad)} to fix: {fixes}"

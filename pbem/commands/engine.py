@@ -12,12 +12,14 @@ from pbem.commands._shared import err, out
 from pbem.enginecli import (
     CliError,
     DiceSource,
+    check_side,
     legal_report,
     load,
     orders_problems,
     parse_dice,
     resolve_text,
     seed_bytes,
+    system_of,
 )
 
 
@@ -61,11 +63,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     res.add_argument(
         "--side",
-        choices=("north", "south"),
         default=None,
         help="the side giving the orders (default: the side to move)",
     )
-    res.add_argument("--system", default="cca", help="game system (default cca)")
+    res.add_argument(
+        "--system", default=None, help="game system (default: the position's, else cca)"
+    )
     res.add_argument("--json", action="store_true", help="print the JSON report")
     res.add_argument(
         "--write-position",
@@ -78,18 +81,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     leg = verbs.add_parser("legal", help="playable cards, orderable units, reachable hexes")
     leg.add_argument("--position", type=Path, required=True, metavar="P.toml")
-    leg.add_argument("--side", choices=("north", "south"), default=None)
+    leg.add_argument("--side", default=None, help="default: the side to act")
     leg.add_argument("--card", default=None, help="movement allowances under this card code")
     leg.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
-    leg.add_argument("--system", default="cca")
+    leg.add_argument("--system", default=None, help="default: the position's, else cca")
     leg.add_argument("--json", action="store_true")
     leg.set_defaults(func=_legal)
 
     tpl = verbs.add_parser("template", help="an orders template for the side to act")
     tpl.add_argument("--position", type=Path, required=True, metavar="P.toml")
-    tpl.add_argument("--side", choices=("north", "south"), default=None)
+    tpl.add_argument("--side", default=None, help="default: the side to act")
     tpl.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
-    tpl.add_argument("--system", default="cca")
+    tpl.add_argument("--system", default=None, help="default: the position's, else cca")
     tpl.set_defaults(func=_template)
 
 
@@ -104,7 +107,8 @@ def _resolve(args: argparse.Namespace) -> int:
                 for ln in _read(args.answers, "--answers").splitlines()
                 if ln.split("#", 1)[0].strip()
             ]
-        faces = parse_dice(args.dice) if args.dice is not None else None
+        name = args.system or system_of(position)
+        faces = parse_dice(args.dice, name) if args.dice is not None else None
         seed = seed_bytes(args.seed) if args.seed is not None else None
         report = resolve_text(
             position,
@@ -113,7 +117,7 @@ def _resolve(args: argparse.Namespace) -> int:
             seed=seed,
             answers=answers,
             side=args.side,
-            system_name=args.system,
+            system_name=name,
         )
     except CliError as exc:
         err(f"pbem engine resolve: {exc.message}")
@@ -151,8 +155,11 @@ def _human(report: dict[str, Any]) -> str:
         lines.append(f"{e['text']}{dice}")
     st = report["state"]
     lines.append("")
-    for side, b in st["banners"].items():
-        lines.append(f"{side}: {b['count']}/{b['needed']} banners")
+    if any(b["needed"] is not None for b in st["banners"].values()):
+        for side, b in st["banners"].items():
+            lines.append(f"{side}: {b['count']}/{b['needed']} banners")
+    else:
+        lines.append(st["summary"])
     if st["pending"]:
         q = st["pending"]
         lines.append(
@@ -170,9 +177,9 @@ def _human(report: dict[str, Any]) -> str:
 def _legal(args: argparse.Namespace) -> int:
     try:
         seed = seed_bytes(args.seed) if args.seed else None
-        rep = legal_report(
-            _read(args.position, "--position"), args.side, args.card, args.system, seed
-        )
+        position = _read(args.position, "--position")
+        name = args.system or system_of(position)
+        rep = legal_report(position, args.side, args.card, name, seed)
     except CliError as exc:
         err(f"pbem engine legal: {exc.message}")
         return exc.code
@@ -201,19 +208,21 @@ def _legal(args: argparse.Namespace) -> int:
 
 def _template(args: argparse.Namespace) -> int:
     try:
+        position = _read(args.position, "--position")
         system, state = load(
-            args.system,
-            _read(args.position, "--position"),
+            args.system or system_of(position),
+            position,
             DiceSource(
                 "game",
                 faces=None if args.seed else [],
                 seed=seed_bytes(args.seed) if args.seed else None,
             ),
         )
+        check_side(system, args.side)
     except CliError as exc:
         err(f"pbem engine template: {exc.message}")
         return exc.code
-    side = args.side or system.prompt(state).side or "south"
+    side = args.side or system.prompt(state).side or system.sides[-1]
     try:
         out(system.orders_template(state, side))
     except NotImplementedError as exc:

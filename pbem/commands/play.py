@@ -15,8 +15,16 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from engine.core.api import OrdersError
-from pbem.enginecli import CliError, DiceSource, board_text, load, seed_bytes
+from engine.core.api import GameSystem, OrdersError
+from pbem.enginecli import (
+    CliError,
+    DiceSource,
+    board_text,
+    game_id_of,
+    load,
+    seed_bytes,
+    system_of,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,21 +75,21 @@ def _play(args: argparse.Namespace) -> int:
         text = path.read_text(encoding="utf-8")
         seed = seed_bytes(args.seed) if args.seed else os.urandom(32)
         src = DiceSource("game", seed=seed)
-        system, state = load("cca", text, src)
+        system, state = load(system_of(text), text, src)
     except (CliError, FileNotFoundError, OSError) as exc:
         sys.stderr.write(f"pbem play: {getattr(exc, 'message', exc)}\n")
         return 2
-    out.write(f"{getattr(state, 'name', '')}: dice seed {seed.hex()}\n")
+    out.write(f"{system.public_view(state).get('name', '')}: dice seed {seed.hex()}\n")
     lines = _lines(sys.stdin)
     while True:
         p = system.prompt(state)
         if p.kind == "over":
             out.write(f"{p.text}\n")
             return 0
-        if getattr(state, "turn", 0) > args.max_turns:
+        if p.turn > args.max_turns:
             out.write(f"stopped after {args.max_turns} turns\n")
             return 0
-        side = p.side or "south"
+        side = p.side or system.sides[-1]
         if p.kind == "question" and p.question is not None:
             q = p.question
             out.write(f"\n{side}, a question: {q.text}\n")
@@ -96,7 +104,7 @@ def _play(args: argparse.Namespace) -> int:
         else:
             if not args.no_board:
                 out.write("\n" + board_text(system, state) + "\n")
-            _show_hand(out, state, side)
+            _show_hand(out, system, state, side)
             out.write(f"{p.text}\nType orders; finish with 'end' (or two empty lines).\n")
             out.flush()
             got = _read_orders(lines, out)
@@ -104,7 +112,7 @@ def _play(args: argparse.Namespace) -> int:
                 out.write("input ended\n")
                 return 0
             text = got
-        text, added = _with_header(state, side, text)
+        text, added = _with_header(system, state, side, text)
         try:
             sub = system.parse_orders(state, side, text)
         except OrdersError as exc:
@@ -123,24 +131,21 @@ def _play(args: argparse.Namespace) -> int:
             out.write(f"  {e.text}{dice}\n")
 
 
-def _with_header(state: Any, side: str, text: str) -> tuple[str, int]:
+def _with_header(system: GameSystem, state: Any, side: str, text: str) -> tuple[str, int]:
     """Add the ``game``/``turn``/``side`` lines a mail needs, if left out; say how many."""
     words = {ln.split(None, 1)[0].lower() for ln in text.splitlines() if ln.strip()}
     head = []
     if "game" not in words:
-        head.append(f"game {state.game_id}")
+        head.append(f"game {game_id_of(system, state)}")
     if "turn" not in words:
-        head.append(f"turn {state.turn}")
+        head.append(f"turn {system.prompt(state).turn}")
     if "side" not in words:
         head.append(f"side {side}")
     return "\n".join([*head, text.rstrip("\n")]) + "\n", len(head)
 
 
-def _show_hand(out: TextIO, state: Any, side: str) -> None:
-    from engine.cca.cards import CARDS  # noqa: PLC0415
-
-    me = state.sides[side]
-    cards = ", ".join(f"{c} ({CARDS[c].name})" for c in me.hand)
+def _show_hand(out: TextIO, system: GameSystem, state: Any, side: str) -> None:
+    hand = system.player_view(state, side).get("hand", [])
+    cards = ", ".join(f"{c['code']} ({c.get('name', c['code'])})" for c in hand)
     out.write(f"{side} hand: {cards}\n")
-    banners = " / ".join(f"{s} {len(v.banners)}/{v.banners_needed}" for s, v in state.sides.items())
-    out.write(f"banners: {banners}\n")
+    out.write(f"{system.summary(state)}\n")

@@ -6,6 +6,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from engine.core.capabilities import AUTOPLAY, find
 from engine.systems import get_system
 from pbem.commands._shared import err, out
 from pbem.render.ascii import render_ascii
@@ -17,9 +18,9 @@ from pbem.scenarios import (
     find_scenario,
     list_scenarios,
     load_file,
+    scenario_details,
     validate_file,
 )
-from pbem.scenarios_ascii import render_details
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bal = verbs.add_parser(
         "balance",
         help="play random legal games of each scenario and count who wins",
-        description="Random legal play (engine.cca.autoplay) on the committed dice stream; "
+        description="Random legal play (the system's autoplayer) on the committed dice stream; "
         "a rough balance check, not a measure of skill.",
     )
     bal.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="default: all bundled")
@@ -65,9 +66,8 @@ def _list(args: argparse.Namespace) -> int:
         return 1
     rows = [("ID", "NAME", "YEAR", "ARMIES (north v south)", "BANNERS", "FIRST")]
     for s in scenarios:
-        armies = f"{s.north.army} v {s.south.army}"
-        banners = f"{s.north.banners}/{s.south.banners}"
-        rows.append((s.id, s.name, s.year, armies, banners, s.first))
+        armies = " v ".join(s.sides.values())
+        rows.append((s.id, s.name, s.year, armies, s.goal, s.first))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         out("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
@@ -96,9 +96,10 @@ def _show(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ScenarioError) as exc:
         err(str(exc))
         return 1
-    view = from_position_toml(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    view = from_position_toml(text)
     head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
-    out("\n".join([head, render_ascii(view).rstrip("\n"), *render_details(scenario)]))
+    out("\n".join([head, render_ascii(view).rstrip("\n"), *scenario_details(scenario, text)]))
     if args.png is not None:
         args.png.write_bytes(render_png(view))
         out(f"wrote {args.png}")
@@ -106,19 +107,18 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def play_balance(scenario: Scenario, games: int, seed: str, max_turns: int = 200) -> Counter[str]:
-    """Play ``games`` random legal games; count results (north, south, draw, unfinished)."""
-    from engine.cca import autoplay  # noqa: PLC0415 - the engine's player, loaded only here
-
+    """Play ``games`` random legal games; count results (each side, draw, unfinished)."""
     if scenario.path is None:
         raise ValueError("the scenario has no file")
     system = get_system(scenario.system)
+    player = find(system, AUTOPLAY)
+    if player is None:
+        raise NotImplementedError(f"system {system.name!r} has no autoplayer")
     text = scenario.path.read_text(encoding="utf-8")
     results: Counter[str] = Counter()
     for i in range(games):
         start = system.load_position(text)
-        final, _ = autoplay.play_random_game(
-            system, start, f"{seed}|{scenario.id}|{i}".encode(), max_turns
-        )
+        final = player.play_game(start, f"{seed}|{scenario.id}|{i}".encode(), max_turns)
         prompt = system.prompt(final)
         results[str(prompt.result) if prompt.kind == "over" else "unfinished"] += 1
     return results
@@ -138,25 +138,30 @@ def _balance(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ScenarioError) as exc:
         err(str(exc))
         return 1
-    out(
-        "ID                        GAMES  NORTH  SOUTH  DRAW  UNFINISHED  NORTH% (95% CI)"
-        "   FIRST  FIRST%"
-    )
+    header = ""
     for s in chosen:
+        a, b = list(s.sides)[:2]  # the first two sides: every bundled system has two
+        head = (
+            f"ID                        GAMES  {a.upper():>5}  {b.upper():>5}  DRAW  UNFINISHED  "
+            f"{a.upper()}% (95% CI)   FIRST  FIRST%"
+        )
+        if head != header:
+            out(head)
+            header = head
         try:
             r = play_balance(s, args.games, args.seed, args.max_turns)
         except NotImplementedError as exc:
             err(f"the engine cannot play games yet: {exc}")
             return 1
-        decided = r["north"] + r["south"]
+        decided = r[a] + r[b]
         if decided:
-            lo, hi = _wilson(r["north"], decided)
-            pct = f"{100 * r['north'] / decided:5.1f} ({100 * lo:4.1f}-{100 * hi:5.1f})"
+            lo, hi = _wilson(r[a], decided)
+            pct = f"{100 * r[a] / decided:5.1f} ({100 * lo:4.1f}-{100 * hi:5.1f})"
             first = f"{100 * r[s.first] / decided:6.1f}"
         else:
             pct, first = f"{'-':>20}", f"{'-':>6}"
         out(
-            f"{s.id:<25} {args.games:>5}  {r['north']:>5}  {r['south']:>5}  {r['draw']:>4}"
+            f"{s.id:<25} {args.games:>5}  {r[a]:>5}  {r[b]:>5}  {r['draw']:>4}"
             f"  {r['unfinished']:>10}  {pct}   {s.first:<5}  {first}"
         )
     return 0

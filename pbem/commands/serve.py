@@ -9,12 +9,13 @@ import sys
 
 from pbem.commands._shared import add_config_argument
 from pbem.config import ConfigError, load_config
-from pbem.daemon import Daemon
+from pbem.daemon import Daemon, StartError
 from pbem.store import migrate
 
 log = logging.getLogger(__name__)
 
 EX_CONFIG = 78
+EX_UNAVAILABLE = 69
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,5 +42,9 @@ def run(args: argparse.Namespace) -> int:
     config.data_dir.mkdir(parents=True, exist_ok=True)
     if not args.no_migrate:
         migrate(config.database_url)
-    asyncio.run(Daemon(config).serve_forever())
+    try:
+        asyncio.run(Daemon(config).serve_forever())
+    except StartError as exc:
+        sys.stderr.write(f"pbem serve: {exc}\n")
+        return EX_UNAVAILABLE
     return 0

@@ -122,5 +122,5 @@ async def start_listener(
         )
 
     server = await loop.create_server(factory, host, port)
-    log.info("listening for %s on %s:%d", "LMTP" if handler.lmtp else "SMTP", host, port)
+    log.debug("listening for %s on %s:%d", "LMTP" if handler.lmtp else "SMTP", host, port)
     return server

@@ -121,14 +121,15 @@ def _message(
     ctx = {**_common(env), **ctx, "board": _board(board, cid) if board else None}
     text, html = _render(kind, ctx)
     msg = EmailMessage()
+    msg["MIME-Version"] = "1.0"
     msg["Subject"] = f"[{env.game_id}] Turn {env.turn}: {subject}"
     msg["From"] = env.sender
     msg["To"] = Address(display_name=env.recipient.name, addr_spec=env.recipient.address)
     msg["Message-ID"] = env.message_id
-    parent = env.in_reply_to or env.thread_root
-    if parent:
-        msg["In-Reply-To"] = parent
-        refs = [x for x in (env.thread_root, env.in_reply_to) if x]
+    # One thread per game: every mail refers to the game's first mail (never to itself).
+    refs = [x for x in (env.thread_root, env.in_reply_to) if x and x != env.message_id]
+    if refs:
+        msg["In-Reply-To"] = refs[-1]
         msg["References"] = " ".join(dict.fromkeys(refs))
     msg["Auto-Submitted"] = "auto-generated"
     msg["X-Pbem-Game"] = env.game_id
@@ -166,7 +167,9 @@ def _message(
             filename=f"board-turn-{env.turn}.svg",
         )
     for filename, data in files:
-        msg.add_attachment(data, maintype="text", subtype="plain", filename=filename)
+        msg.add_attachment(
+            data.decode("utf-8"), subtype="plain", charset="utf-8", filename=filename
+        )
     if env.signer is not None:
         msg.add_attachment(
             env.signer(text).encode("ascii"),

@@ -185,5 +185,5 @@ def audit_record(store: Store, game_id: str) -> dict[str, Any]:
             deck_commitment=bytes.fromhex(ctx.game.deck_commitment),
             epochs=epochs,
             deck_keys=deck_keys,
-            dice=STANDARD_DICE,
+            dice={**STANDARD_DICE, **ctx.system.dice},  # every standard die, and the system's
         )

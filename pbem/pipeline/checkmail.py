@@ -123,7 +123,7 @@ def handle_check(step: Step) -> Outcome:
         except Exception:  # a drawing bug must not cost the player the answer
             log.exception("game %s: cannot draw the check preview", ctx.id)
     if report.ok:
-        n = len(report.forecast.battles) if report.forecast is not None else 0
+        n = len(report.forecast.marks) if report.forecast is not None else 0
         verdict = f"accepted, {n} battle{'s' if n != 1 else ''}"
     else:
         n = len(report.problems)

@@ -8,11 +8,12 @@ Templates live in the repository's ``templates/`` folder (override with
 from __future__ import annotations
 
 import os
-import textwrap
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+
+from engine.core.text import chop, wrap
 
 __all__ = ["chop", "environment", "templates_dir", "wrap"]
 
@@ -29,34 +30,6 @@ def _autoescape(name: str | None) -> bool:
     if name is None:
         return True
     return name.removesuffix(".j2").endswith((".svg", ".html", ".xml"))
-
-
-def wrap(text: str, width: int = 76, indent: str = "", first: str | None = None) -> str:
-    """Wrap ``text`` for a fixed-width mail: every line at most ``width`` columns.
-
-    ``first`` prefixes the first line (default ``indent``); explicit line
-    breaks in ``text`` are kept. Words longer than a line are broken.
-    """
-    out: list[str] = []
-    lead = indent if first is None else first
-    for para in str(text).split("\n"):
-        lines = textwrap.wrap(
-            para,
-            width,
-            initial_indent=lead,
-            subsequent_indent=indent,
-            break_on_hyphens=False,
-        ) or [lead.rstrip()]
-        out += lines
-        lead = indent
-    return "\n".join(out)
-
-
-def chop(text: str, width: int = 72, prefix: str = "    | ") -> str:
-    """Quote one line exactly (spaces kept), cut into ``width``-column pieces."""
-    s = str(text)
-    pieces = [s[i : i + width] for i in range(0, len(s), width)] or [""]
-    return "\n".join((prefix + p).rstrip() for p in pieces)
 
 
 @lru_cache(maxsize=4)

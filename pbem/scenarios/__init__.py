@@ -1,54 +1,49 @@
 """Scenario files: find the bundled battles, load one, and validate it with line numbers.
 
 A scenario is a ``pbem-position/1`` TOML file (``docs/position-format.md``,
-``docs/scenarios.md``). :func:`validate_text` returns every problem it finds,
-each with the 1-based line of the offending entry (0 when no line applies);
-:func:`load_text` / :func:`load_file` return a :class:`Scenario` or raise
-:class:`ScenarioError` holding those problems.
+``docs/scenarios.md``) whose ``system`` key names its game system. Checking
+is the system's (its ``scenarios`` capability, :mod:`engine.core.capabilities`,
+reached through the registry); this module only reads files and dispatches.
+:func:`validate_text` returns every problem it finds, each with the 1-based
+line of the offending entry (0 when no line applies); :func:`load_text` /
+:func:`load_file` return a :class:`Scenario` or raise :class:`ScenarioError`
+holding those problems.
 
 Bundled scenarios live in the repository's ``scenarios/`` directory, next to
-the ``pbem`` package (an editable install finds them there); the environment
-variable ``PBEM_SCENARIOS_DIR`` points elsewhere (e.g. for a wheel install).
+the ``pbem`` package (an editable install finds them there), one folder per
+system; the environment variable ``PBEM_SCENARIOS_DIR`` points elsewhere
+(e.g. for a wheel install).
 
-Validation also runs the engine's loader (``engine.systems.get_system(system)``)
-and reports its ``PositionError`` as a problem with code ``engine``.
+Validation also runs the system's loader (``load_position``) and reports its
+``PositionError`` as a problem with code ``engine``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import engine.systems
 from engine.core.api import PositionError
-from pbem.scenarios.check import IMPASSABLE, RULES, TERRAIN, UNIT_TYPES, check_text
-from pbem.scenarios.model import (
-    Leader,
-    Problem,
-    ReserveUnit,
-    Scenario,
-    ScenarioError,
-    Side,
-    Unit,
-)
+from engine.core.capabilities import SCENARIOS, ScenarioInfo, find
+from engine.core.capabilities import ScenarioProblem as Problem
 
 __all__ = [
-    "IMPASSABLE",
-    "RULES",
-    "TERRAIN",
-    "UNIT_TYPES",
-    "Leader",
     "Problem",
-    "ReserveUnit",
     "Scenario",
     "ScenarioError",
-    "Side",
-    "Unit",
     "find_scenario",
     "list_scenarios",
     "load_file",
     "load_text",
+    "scenario_details",
+    "scenario_entry",
     "scenarios_dir",
     "validate_file",
     "validate_text",
@@ -57,8 +52,55 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
+class ScenarioError(ValueError):
+    """A scenario file that does not validate; ``problems`` lists every error found."""
+
+    def __init__(self, problems: Sequence[Problem], path: Path | None = None) -> None:
+        self.problems = tuple(problems)
+        self.path = path
+        where = f"{path}: " if path else ""
+        super().__init__("\n".join(f"{where}{p}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A valid scenario of any system: what listings show, and where the file is.
+
+    ``sides`` maps each side to its army; ``goal`` says what wins (for C&C,
+    banners ``north/south``); ``detail`` is the system's own model.
+    """
+
+    id: str
+    name: str
+    year: str
+    system: str
+    sides: Mapping[str, str]
+    goal: str
+    first: str
+    path: Path | None = None
+    detail: Any = field(default=None, compare=False, repr=False)
+
+
+def _system_of(text: str) -> tuple[list[Problem], str | None]:
+    """The ``system`` a scenario names, or the problem that stops checking it."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        return [Problem(int(m.group(1)) if m else 0, "toml-syntax", f"TOML syntax: {exc}")], None
+    name = data.get("system")
+    lines = enumerate(text.splitlines(), 1)
+    line = next((n for n, raw in lines if raw.split("=", 1)[0].strip() == "system"), 0)
+    if not isinstance(name, str):
+        return [Problem(line, "missing-field", "missing field system (a string)")], None
+    if name not in engine.systems.system_names():
+        known = ", ".join(engine.systems.system_names())
+        return [Problem(line, "bad-value", f"unknown system {name!r} (known: {known})")], None
+    return [], name
+
+
 def _engine_problems(text: str, system: str) -> list[Problem]:
-    """Run the engine's own loader; its errors become ``engine`` problems."""
+    """Run the system's own loader; its errors become ``engine`` problems."""
     try:
         engine.systems.get_system(system).load_position(text)
     except PositionError as exc:
@@ -69,12 +111,27 @@ def _engine_problems(text: str, system: str) -> list[Problem]:
     return []
 
 
+def _check(text: str, engine_too: bool) -> tuple[list[Problem], str | None, ScenarioInfo | None]:
+    problems, name = _system_of(text)
+    if name is None:
+        return problems, None, None
+    checker = find(engine.systems.get_system(name), SCENARIOS)
+    info: ScenarioInfo | None = None
+    if checker is None:  # the loader is the only check the system offers
+        problems = _engine_problems(text, name)
+        if not problems:
+            problems = [Problem(0, "no-checker", f"system {name!r} cannot describe scenarios")]
+        return problems, name, None
+    problems, info = checker.check(text)
+    problems = list(problems)
+    if engine_too and info is not None:
+        problems += _engine_problems(text, name)
+    return problems, name, info
+
+
 def validate_text(text: str, *, engine: bool = True) -> list[Problem]:
     """Return every problem in a scenario/position text, by line (empty = valid)."""
-    problems, scenario = check_text(text)
-    if engine and scenario is not None:
-        problems += _engine_problems(text, scenario.system)
-    return problems
+    return _check(text, engine)[0]
 
 
 def validate_file(path: Path | str, *, engine: bool = True) -> list[Problem]:
@@ -88,14 +145,31 @@ def validate_file(path: Path | str, *, engine: bool = True) -> list[Problem]:
 
 def load_text(text: str, *, path: Path | None = None, engine: bool = False) -> Scenario:
     """Parse and validate a scenario; raise :class:`ScenarioError` with every problem."""
-    problems, scenario = check_text(text)
-    if engine and scenario is not None:
-        problems += _engine_problems(text, scenario.system)
-    if problems or scenario is None:
+    problems, name, info = _check(text, engine)
+    if problems or name is None or info is None:
         raise ScenarioError(problems or [Problem(0, "invalid", "invalid scenario")], path)
-    if path is None:
-        return scenario
-    return Scenario(**{**scenario.__dict__, "path": path})
+    return Scenario(
+        info.id,
+        info.name,
+        info.year,
+        name,
+        dict(info.sides),
+        info.goal,
+        info.first,
+        path,
+        info.detail,
+    )
+
+
+def scenario_entry(text: str, path: Path | None = None) -> Scenario:
+    """The listing entry of a scenario text (raises :class:`ScenarioError`)."""
+    return load_text(text, path=path)
+
+
+def scenario_details(scenario: Scenario, text: str) -> list[str]:
+    """The lines ``pbem scenario show`` prints under the board (the system's own)."""
+    checker = find(engine.systems.get_system(scenario.system), SCENARIOS)
+    return [] if checker is None else list(checker.details(text))
 
 
 def load_file(path: Path | str, *, engine: bool = False) -> Scenario:

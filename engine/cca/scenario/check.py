@@ -12,13 +12,13 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.cca.scenario.model import Leader, Problem, ReserveUnit, Scenario, Side, Unit
 from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
 from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
 from engine.cca.terrain import mover_kind
 from engine.cca.units import UNITS as ENGINE_UNITS
+from engine.core.toml_lines import TomlLines
 from engine.hexgrid import STANDARD_BOARD, HexNotationError
-from pbem.scenarios.lines import TomlLines
-from pbem.scenarios.model import Leader, Problem, ReserveUnit, Scenario, Side, Unit
 
 __all__ = ["FORMAT", "IMPASSABLE", "RULES", "SYSTEMS", "TERRAIN", "UNIT_TYPES", "check_text"]
 

@@ -1,23 +1,49 @@
-"""A tiny two-player dice race implementing engine.core.api.GameSystem, for pipeline tests.
+"""The toy race: a tiny two-player game behind :class:`engine.core.api.GameSystem`.
 
 Each turn the side to move plays a card (1-9) and rolls a d6; it advances by
 card + die. A card of 7 or more lets the opponent answer a question
 ("block" or "allow"): a block rolls a d6 and, on 4+, halves the advance.
 The first side at 25 wins. Cards are dealt from a shuffled deck (the deck
 chain), so hidden hands exist: player_view shows one's own hand only.
+
+It is pbem's example system (docs/adding-a-system.md): small enough to read
+in one sitting, and it goes through every command the way a real system
+does. A position file is TOML::
+
+    format = "pbem-position/1"
+    system = "toy"
+    first = "north"          # who moves first
+    [meta]
+    id = "toy-race"
+    name = "A dice race"
+
+``write_position`` adds the whole running state as a ``state`` JSON string,
+so the output of ``pbem engine resolve`` is the input of the next call.
 """
 
 from __future__ import annotations
 
 import json
+import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core.api import Event, OrdersError, OrdersProblem, Prompt, Question, Resolution
-from engine.randomness import D6, Randomness
+from engine.core.api import (
+    Event,
+    OrdersError,
+    OrdersProblem,
+    PositionError,
+    Prompt,
+    Question,
+    Resolution,
+)
+from engine.randomness import D6, Die, Randomness
+
+__all__ = ["SYSTEM", "ToySystem"]
 
 SIDES = ("north", "south")
 TARGET = 25
+FORMAT = "pbem-position/1"
 
 
 def _other(side: str) -> str:
@@ -28,17 +54,48 @@ class ToySystem:
     """The toy race (stateless)."""
 
     name = "toy"
+    version = "1"
+    title = "Toy dice race (the example system)"
+    sides: tuple[str, ...] = SIDES
+    dice: Mapping[str, Die] = {D6.name: D6}
 
     def load_position(self, text: str) -> dict[str, Any]:
-        first = "north"
-        for line in text.splitlines():
-            if line.startswith("first"):
-                first = line.split("=", 1)[1].strip().strip('"')
-        return {"game_id": "toy", "first": first}
+        """Read a toy position (TOML); a ``state`` key holds a game in progress."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PositionError(_toml_line(str(exc)), f"not TOML: {exc}") from exc
+        system = data.get("system", "toy")
+        if system != "toy":
+            raise PositionError(_line_of(text, "system"), f"system is {system!r}, not 'toy'")
+        if "state" in data:
+            try:
+                state = json.loads(str(data["state"]))
+            except ValueError as exc:
+                raise PositionError(_line_of(text, "state"), f"state: {exc}") from exc
+            return {"started": state}
+        first = data.get("first", "north")
+        if first not in SIDES:
+            raise PositionError(
+                _line_of(text, "first"), f"first must be north or south, not {first!r}"
+            )
+        meta = data.get("meta", {})
+        game_id = str(meta.get("id", "toy")) if isinstance(meta, dict) else "toy"
+        return {"game_id": game_id, "first": first}
+
+    def write_position(self, state: Any) -> str:
+        """The state as a position file (the running state as JSON under ``state``)."""
+        return f'format = "{FORMAT}"\nsystem = "toy"\nstate = {json.dumps(self.to_json(state))}\n'
 
     def new_game(
         self, position: Any, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
     ) -> dict[str, Any]:
+        """Deal three cards a side from a shuffled deck (a started game is returned as is)."""
+        if "started" in position:
+            started: dict[str, Any] = dict(position["started"])
+            return started
+        for k in options or {}:
+            raise ValueError(f"unknown option {k!r}: the toy has none")
         deck = [str(i) for i in range(1, 10)] * 2
         if rng is not None:
             order = rng.permutation(len(deck), "shuffle the deck")
@@ -63,7 +120,7 @@ class ToySystem:
             )
         if state["pending"]:
             p = state["pending"]
-            q = Question(p["id"], p["side"], p["text"], ("block", "allow"), "allow")
+            q = Question(p["id"], p["side"], p["text"], ("block", "allow"), "allow", 1, "block")
             return Prompt("question", p["side"], p["text"], question=q, turn=state["turn"])
         return Prompt(
             "orders",
@@ -208,6 +265,37 @@ class ToySystem:
     def legal_hints(self, state: Any, side: str) -> dict[str, Any]:
         return {"cards": [{"code": c, "name": f"card {c}"} for c in state["hands"][side]]}
 
+    def legal_actions(self, state: Any, side: str, card: str | None = None) -> dict[str, Any]:
+        """The cards ``side`` may play (the toy has no units)."""
+        return {**self.legal_hints(state, side), "units": []}
+
+    def masked(self, state: Any, side: str) -> dict[str, Any]:
+        """The other side's hand and the deck dealt again in sorted order; its policy blanked."""
+        s: dict[str, Any] = json.loads(json.dumps(state))
+        other = _other(side)
+        pool = sorted(s["deck"] + s["hands"][other])
+        n = len(s["hands"][other])
+        s["hands"][other], s["deck"] = pool[:n], pool[n:]
+        s["sides"][other]["standing"] = ""
+        return s
+
+    def summary(self, state: Any) -> str:
+        """``Turn 3: north 12, south 9; north to move``."""
+        pos = state["pos"]
+        tail = f"{state['result']} wins" if state["result"] else f"{state['to_move']} to move"
+        return f"Turn {state['turn']}: north {pos['north']}, south {pos['south']}; {tail}"
+
+    def card_name(self, code: str) -> str:
+        return f"card {code}"
+
+    def capability(self, name: str) -> object | None:
+        """The toy offers an autoplayer, a scenario checker and rules help."""
+        if name in ("autoplay", "scenarios", "rules-help"):
+            from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
+
+            return extras.PROVIDERS[name]
+        return None
+
     def orders_template(self, state: Any, side: str) -> str:
         head = f"game {state['game_id']}\nturn {state['turn']}\nside {side}\n"
         if state["pending"] is not None and state["pending"]["side"] == side:
@@ -216,6 +304,21 @@ class ToySystem:
 
     def parse_standing_orders(self, text: str) -> Any:
         return _Policy(text)
+
+
+def _toml_line(message: str) -> int:
+    """The line in a ``tomllib`` error message (``... (at line 3, column 1)``), else 0."""
+    _, found, rest = message.partition("at line ")
+    digits = rest.split(",", 1)[0].strip(" )") if found else ""
+    return int(digits) if digits.isdigit() else 0
+
+
+def _line_of(text: str, key: str) -> int:
+    """The 1-based line where ``key`` is set, else 0."""
+    for n, raw in enumerate(text.splitlines(), 1):
+        if raw.split("=", 1)[0].strip() == key:
+            return n
+    return 0
 
 
 class _Policy:

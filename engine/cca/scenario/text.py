@@ -1,7 +1,7 @@
 """Draw a scenario as plain text: the board row by row, then leaders, reserves and rules.
 
 ``pbem scenario show`` draws the board with the shared renderer
-(``pbem.render``) and prints :func:`render_details` under it; :func:`render_scenario`
+and prints :func:`render_details` under it; :func:`render_scenario`
 is the self-contained text picture for callers without the renderer. Each hex
 is a 6-character cell: a terrain mark, then the unit
 code (lower case = North, upper case = South) and ``*`` when a leader is with
@@ -11,8 +11,8 @@ cell, as on the board (``docs/board.md``).
 
 from __future__ import annotations
 
+from engine.cca.scenario.model import Scenario, Side
 from engine.hexgrid import STANDARD_BOARD, Hex
-from pbem.scenarios import Scenario, Side
 
 __all__ = ["TERRAIN_MARKS", "render_details", "render_scenario"]
 

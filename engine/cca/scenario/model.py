@@ -1,35 +1,14 @@
-"""The scenario data model: problems found in a file, and a validated scenario."""
+"""The C&C Ancients scenario model: a validated scenario, its sides, units and leaders."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-__all__ = ["Leader", "Problem", "ReserveUnit", "Scenario", "ScenarioError", "Side", "Unit"]
+from engine.core.capabilities import ScenarioProblem as Problem
 
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a file: ``line`` (1-based, 0 = whole file), stable ``code``, message."""
-
-    line: int
-    code: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" if self.line else self.message
-
-
-class ScenarioError(ValueError):
-    """A scenario file that does not validate; ``problems`` lists every error found."""
-
-    def __init__(self, problems: Sequence[Problem], path: Path | None = None) -> None:
-        self.problems = tuple(problems)
-        self.path = path
-        where = f"{path}: " if path else ""
-        super().__init__("\n".join(f"{where}{p}" for p in self.problems))
+__all__ = ["Leader", "Problem", "ReserveUnit", "Scenario", "Side", "Unit"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +66,6 @@ class Scenario:
     south: Side
     terrain: Mapping[str, str] = field(default_factory=dict)
     special: tuple[Mapping[str, Any], ...] = ()
-    path: Path | None = None
 
     @property
     def first(self) -> str:

@@ -1,0 +1,219 @@
+"""Optional capabilities a game system may offer, and how callers find them.
+
+Every system implements :class:`engine.core.api.GameSystem`. Beyond that, a
+system may offer extra services; a caller asks with :func:`find`::
+
+    fc = find(system, FORECAST)      # None if the system has no odds
+    if fc is not None:
+        report = fc.forecast(state, side, submission)
+
+A system answers :meth:`GameSystem.capability` with a provider object (or
+None); :func:`find` checks the provider has the capability's methods, so a
+caller never tests a system's own classes. Providers are built lazily: a
+system imports the code behind a capability only when asked for it.
+
+The capabilities:
+
+- :data:`FORECAST` (:class:`Forecaster`): the odds of accepted orders, no
+  dice rolled (``pbem check``, the ``command check`` mail).
+- :data:`AUTOPLAY` (:class:`AutoPlayer`): random legal orders and answers
+  (``pbem demo``, ``pbem scenario balance``, random-game tests).
+- :data:`SCENARIOS` (:class:`ScenarioChecker`): every problem of a scenario
+  file by line, and a summary of a valid one (``pbem scenario``).
+- :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
+  board for the renderer (:mod:`engine.core.picture`).
+- :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
+
+from engine.core.api import Event, GameSystem
+
+__all__ = [
+    "AUTOPLAY",
+    "CAPABILITIES",
+    "FORECAST",
+    "PICTURE",
+    "RULES_HELP",
+    "SCENARIOS",
+    "AutoPlayer",
+    "Capability",
+    "Forecast",
+    "Forecaster",
+    "PictureBuilder",
+    "RulesHelp",
+    "ScenarioChecker",
+    "ScenarioInfo",
+    "ScenarioProblem",
+    "find",
+    "offered",
+]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Capability(Generic[T]):
+    """A named capability and the protocol its provider satisfies."""
+
+    name: str
+    protocol: Any  # the Protocol class (a runtime-checkable ``type[T]``)
+    doc: str
+
+
+@runtime_checkable
+class Forecast(Protocol):
+    """The forecast of one accepted submission (what ``pbem check`` shows).
+
+    ``state`` is the state after the moves (no battle fought), ``events`` the
+    moves as events, ``marks`` the battles as ``(from_hex, to_hex, kind,
+    label)`` for the preview board.
+    """
+
+    state: Any
+    events: Sequence[Event]
+
+    @property
+    def marks(self) -> Sequence[tuple[str, str, str, str]]: ...
+
+    def text(self) -> str:
+        """The forecast for a player, as fixed-width text."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe dict: ``moves``, ``battles`` and ``notes`` lists."""
+        ...
+
+
+@runtime_checkable
+class Forecaster(Protocol):
+    """Odds for accepted orders; no die is rolled."""
+
+    def forecast(self, state: Any, side: str, submission: Any) -> Forecast | None:
+        """The forecast, or None where the system gives none (e.g. an answer)."""
+        ...
+
+
+@runtime_checkable
+class AutoPlayer(Protocol):
+    """A random legal player, deterministic given its seed."""
+
+    def orders(self, state: Any, seed: bytes, label: str = "autoplay") -> str:
+        """Legal orders (or an answer) for the side that must act, chosen from ``seed``.
+
+        ``label`` names the player (two players with one seed choose differently).
+        """
+        ...
+
+    def play_game(self, start: Any, seed: bytes, max_turns: int) -> Any:
+        """Play a whole game from a loaded position on a dice stream from ``seed``; final state."""
+        ...
+
+
+@dataclass(frozen=True)
+class ScenarioProblem:
+    """One problem in a scenario file: 1-based ``line`` (0: the whole file), code, message."""
+
+    line: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    """What ``pbem scenario list`` shows of a valid scenario.
+
+    ``sides`` maps each side to its army name; ``goal`` says what wins
+    (``"5/5 banners"``); ``first`` is the side that moves first; ``detail`` is
+    the system's own model of the scenario (for the system's own tools).
+    """
+
+    id: str
+    name: str
+    year: str
+    sides: Mapping[str, str]
+    goal: str
+    first: str
+    detail: Any = None
+
+
+@runtime_checkable
+class ScenarioChecker(Protocol):
+    """Checks scenario files beyond what the loader refuses."""
+
+    def check(self, text: str) -> tuple[list[ScenarioProblem], ScenarioInfo | None]:
+        """Every problem by line, and the scenario's summary if there is none."""
+        ...
+
+    def details(self, text: str) -> list[str]:
+        """Lines describing a valid scenario for ``pbem scenario show`` (sides, rules...)."""
+        ...
+
+
+@runtime_checkable
+class PictureBuilder(Protocol):
+    """Builds the neutral picture model the renderer draws (:mod:`engine.core.picture`)."""
+
+    def picture(self, view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any:
+        """The picture of a public view, with the events' moves and battles marked."""
+        ...
+
+
+@runtime_checkable
+class RulesHelp(Protocol):
+    """Short rules help for players, by topic."""
+
+    def topics(self) -> Sequence[str]:
+        """The topics there is help on."""
+        ...
+
+    def help(self, topic: str) -> str:
+        """The help text on ``topic`` (raises ``KeyError`` for an unknown topic)."""
+        ...
+
+
+FORECAST: Capability[Forecaster] = Capability(
+    "forecast", Forecaster, "odds of accepted orders (pbem check)"
+)
+AUTOPLAY: Capability[AutoPlayer] = Capability(
+    "autoplay", AutoPlayer, "random legal play (demo, balance)"
+)
+SCENARIOS: Capability[ScenarioChecker] = Capability(
+    "scenarios", ScenarioChecker, "scenario file checks (pbem scenario)"
+)
+PICTURE: Capability[PictureBuilder] = Capability(
+    "picture", PictureBuilder, "picture model for the board renderer"
+)
+RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
+
+CAPABILITIES: tuple[Capability[Any], ...] = (FORECAST, AUTOPLAY, SCENARIOS, PICTURE, RULES_HELP)
+"""Every capability a system may offer, in the order ``pbem systems`` lists them."""
+
+
+def find(system: GameSystem, cap: Capability[T]) -> T | None:
+    """The provider of ``cap`` in ``system``, or None if the system does not offer it.
+
+    Raises ``TypeError`` if the provider lacks the capability's methods (a
+    bug in the system, said plainly rather than failing later).
+    """
+    provider = system.capability(cap.name)
+    if provider is None:
+        return None
+    if not isinstance(provider, cap.protocol):
+        raise TypeError(
+            f"system {system.name!r}: its {cap.name!r} provider lacks the methods of "
+            f"{cap.protocol.__name__}"
+        )
+    return cast(T, provider)
+
+
+def offered(system: GameSystem) -> tuple[str, ...]:
+    """The names of the capabilities ``system`` offers."""
+    return tuple(c.name for c in CAPABILITIES if system.capability(c.name) is not None)

@@ -1,0 +1,105 @@
+"""The toy race's optional capabilities: autoplayer, scenario checker, rules help."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from engine.core.api import PositionError
+from engine.core.capabilities import ScenarioInfo, ScenarioProblem
+from engine.core.choices import below, choice_stream
+from engine.dice import EpochDice, HashChain, hash_orders
+
+__all__ = ["PROVIDERS"]
+
+
+class _AutoPlayer:
+    """Plays a random card, answers block or allow at random."""
+
+    def orders(self, state: Any, seed: bytes, label: str = "autoplay") -> str:
+        from engine.toy.system import SYSTEM  # noqa: PLC0415 - the system imports this module
+
+        rng = choice_stream(seed, label)
+        p = SYSTEM.prompt(state)
+        if p.kind == "over" or p.side is None:
+            raise ValueError("the race is over: nobody acts")
+        head = f"game {state['game_id']}\nturn {state['turn']}\nside {p.side}\n"
+        if p.question is not None:
+            answer = p.question.answers[below(rng, len(p.question.answers), "answer")]
+            return head + f"answer {answer}\n"
+        hand = state["hands"][p.side]
+        return head + f"card {hand[below(rng, len(hand), 'card')]}\n"
+
+    def play_game(self, start: Any, seed: bytes, max_turns: int) -> Any:
+        from engine.toy.system import SYSTEM  # noqa: PLC0415
+
+        seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
+        deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
+        dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), max(16, max_turns * 2))
+        state = SYSTEM.new_game(start, None, EpochDice("toy", 0, None, b"", deck=deck))
+        for epoch in range(1, dice.length + 1):
+            if SYSTEM.prompt(state).kind == "over" or state["turn"] > max_turns:
+                break
+            text = self.orders(state, seed + epoch.to_bytes(4, "big"))
+            sub = SYSTEM.parse_orders(state, SYSTEM.prompt(state).side or "", text)
+            rng = EpochDice("toy", epoch, dice.key(epoch), hash_orders(text.encode()), deck=deck)
+            state = SYSTEM.resolve(state, sub, rng).state
+        return state
+
+
+class _Scenarios:
+    """Checks a toy scenario: the loader's errors, and an ``[meta]`` with id and name."""
+
+    def check(self, text: str) -> tuple[list[ScenarioProblem], ScenarioInfo | None]:
+        from engine.toy.system import SYSTEM  # noqa: PLC0415
+
+        try:
+            pos = SYSTEM.load_position(text)
+        except PositionError as exc:
+            return [ScenarioProblem(exc.line, "invalid", exc.message)], None
+        meta = tomllib.loads(text).get("meta", {})
+        problems = [
+            ScenarioProblem(0, "missing", f"[meta] needs {key!r}")
+            for key in ("id", "name")
+            if not isinstance(meta, dict) or not meta.get(key)
+        ]
+        if problems or "started" in pos:
+            return problems or [ScenarioProblem(0, "started", "a game in progress")], None
+        info = ScenarioInfo(
+            id=str(meta["id"]),
+            name=str(meta["name"]),
+            year=str(meta.get("year", "")),
+            sides={"north": "North", "south": "South"},
+            goal="first to 25",
+            first=str(pos["first"]),
+        )
+        return [], info
+
+    def details(self, text: str) -> list[str]:
+        problems, info = self.check(text)
+        if info is None:
+            return [str(p.message) for p in problems]
+        return [f"{info.first} moves first; the first side at 25 wins."]
+
+
+class _RulesHelp:
+    _TOPICS: ClassVar[dict[str, str]] = {
+        "turn": "Play a card (1-9) and roll a d6: advance by card + die.",
+        "block": "After a card of 7 or more the other side may block: on a 4+ the advance halves.",
+        "victory": "The first side to reach 25 wins.",
+    }
+
+    def topics(self) -> Sequence[str]:
+        return tuple(self._TOPICS)
+
+    def help(self, topic: str) -> str:
+        return self._TOPICS[topic]
+
+
+PROVIDERS: dict[str, object] = {
+    "autoplay": _AutoPlayer(),
+    "scenarios": _Scenarios(),
+    "rules-help": _RulesHelp(),
+}
