@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from pipeline_kit import NORTH, SOUTH
 from sqlmodel import select
-from toy_system import SYSTEM
 
+from engine.toy import SYSTEM
 from pbem import sshsig
 from pbem.cli import main
 from pbem.clock import FakeClock
