@@ -87,6 +87,15 @@ def test_unsigned_command_below_the_signature_is_ignored_and_said(kit: Kit) -> N
     assert "> command resign" in text and "> Ann" in text
 
 
+def test_a_signed_command_is_carried_out_and_the_unsigned_greeting_quoted(kit: Kit) -> None:
+    raw = _wrapped(kit, "north", command("resign"), above="Hi Bob, sorry!\n\n")
+    status, outcome, out = _send(kit, raw)
+    assert status == InboxStatus.PROCESSED and "resigned" in outcome
+    assert kit.game().status == GameStatus.FINISHED
+    note = next(m for m in out if m.kind == "ignored")
+    assert note.recipient == NORTH and "> Hi Bob, sorry!" in body_of(note)
+
+
 def test_a_refusal_quotes_the_unsigned_lines_too(kit: Kit) -> None:
     raw = _wrapped(kit, "north", orders(kit, "north", turn=9), above="command resign\n\n")
     status, outcome, out = _send(kit, raw)

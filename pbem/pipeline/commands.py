@@ -38,7 +38,7 @@ from pbem.pipeline.statement_checks import (
 )
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, start_game
-from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, Statement
+from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, Statement, fresh_nonce
 from pbem.store import Absence, GameStatus, InboxMessage, InboxStatus, Seat
 
 __all__ = ["COMMANDS", "command_of", "handle_command", "handle_join"]
@@ -57,25 +57,35 @@ COMMANDS = (
 )
 UNSIGNED_OK = ("help", "status")
 
-HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
-command except help and status with your key, namespace pbem-orders):
+HELP_TEXT = """Commands (one 'command <name>' line). Sign every command except help and
+status with your key (namespace pbem-orders); a signed command also names the
+game and carries a one-time nonce (any word of 8 to 64 letters or digits you
+never used in this game):
+
+  game: <game id>
+  nonce: 20260701-093000
+  command resign
 
   command help                   this text
   command status                 resend the board, your hand and the deadline
-  command check                  with your draft orders (signed or not): the problems,
-                                 or the moves and each battle's odds; nothing changes
+  command check                  with your draft orders (unsigned, or signed with
+                                 -n pbem-check): the problems, or the moves and each
+                                 battle's odds; nothing changes
   command standing               change standing orders: 'key: value' lines follow
-  command answer                 answer a question: an 'answer <choice>' line follows
+  command answer                 answer a question: the answer template of the
+                                 question mail (it names the question and state)
   command resign                 resign the game (your opponent wins)
   command draw propose           offer a draw (also: draw accept, draw decline)
   command absence FROM TO        away from date FROM to date TO (YYYY-MM-DD, your time
                                  zone, whole days): deadlines in that time are extended
+                                 by days not already covered (at most 60 a game)
   command timezone ZONE          show deadlines in ZONE (e.g. Europe/Paris)
   command join                   join a game: 'token <invite token>' and 'side <side>'
                                  lines follow; signed with the key you will play with
 
+Only the signed text counts: lines outside your signature are ignored.
 Orders need no command line: send the template from your turn mail, filled in
-and signed. Full reference: docs/mail-commands.md.
+and signed. Full reference: docs/mail-commands.md and docs/signing.md.
 """
 
 
@@ -136,7 +146,10 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
     if name == "status":
         return _status(step)
     if name == "check" and (step.verified is None or step.verified.namespace == CHECK_NAMESPACE):
-        return handle_check(step)
+        done = handle_check(step)
+        if done.status == InboxStatus.PROCESSED:  # over the check limit: no reply at all
+            step.tell_ignored("Your signed draft was checked.")
+        return done
     if name == "answer":
         return handle_orders(step)
     if name == "join":
@@ -156,6 +169,7 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
     outcome = _run(step, name, args, signed.statement)
     if outcome.status == InboxStatus.PROCESSED:
         remember(step, signed.statement, signed.signer, signed.digest)
+        step.tell_ignored(f"Your signed command '{name}' was carried out.")
     return outcome
 
 
@@ -388,7 +402,9 @@ def _draw(step: Step, args: str) -> Outcome:
                 version=step.inbox_id,
                 subject=f"{step.side} offers a draw",
                 body=f"{step.side} offers a draw. {other} answers with a signed mail:\n\n"
-                f"game {ctx.id}\ncommand draw accept\n\n(or 'command draw decline').\n",
+                f"game: {ctx.id}\n"
+                f"nonce: {fresh_nonce(f'{ctx.id}|{step.inbox_id}|{s}|draw')}\n"
+                "command draw accept\n\n(or 'command draw decline').\n",
             )
         return Outcome.done(f"{step.side} offered a draw", ctx.id)
     return step.refuse(

@@ -108,12 +108,7 @@ def handle_orders(step: Step) -> Outcome:
         orders_hash=orders_hash,
         source="mail",
     )
-    if step.ignored:
-        step.notice(
-            "ignored",
-            "Lines outside your signature were ignored",
-            f"Your signed {st.kind} for turn {prompt.turn} were accepted (epoch {epoch}).\n",
-        )
+    step.tell_ignored(f"Your signed {st.kind} for turn {prompt.turn} was accepted (epoch {epoch}).")
     what = "answer" if prompt.kind == "question" else "orders"
     return Outcome.done(
         f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id

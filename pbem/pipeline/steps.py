@@ -73,6 +73,7 @@ class Step:
     """The signed text, checked against the key inside the signature (None: unsigned)."""
     ignored: tuple[str, ...] = ()
     """Unsigned lines around the signed text: quoted back in every reply, never acted on."""
+    told_ignored: bool = False
 
     @property
     def inbox_id(self) -> int:
@@ -113,10 +114,16 @@ class Step:
         )
         return Outcome.refused(f"{code}: {errs[0].message}", self.ctx.id)
 
+    def tell_ignored(self, done: str) -> None:
+        """After acting on a statement: quote the ignored lines, unless a reply already did."""
+        if self.ignored and not self.told_ignored:
+            self.notice("ignored", "Lines outside your signature were ignored", done + "\n")
+
     def notice(self, kind: str, subject: str, body: str) -> None:
         """Send the player a plain note answering this message (quoting ignored lines)."""
         if self.ignored:
             body = body.rstrip("\n") + "\n\n" + ignored_text(self.ignored)
+            self.told_ignored = True
         mailkinds.send_notice(
             self.env.mailer,
             self.ctx,
