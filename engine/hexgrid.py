@@ -16,6 +16,8 @@ See ``docs/board.md`` for a picture.
 
 The geometry is generic: nothing here is specific to one game system, and the
 board size is a parameter of :class:`Board` (C&C uses the default 13 x 9).
+:class:`Board` implements the grid protocol (:class:`engine.core.grid.Grid`);
+the flat-top GBoH map is :mod:`engine.gboh.grid`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import ClassVar, Literal
 
 __all__ = [
     "STANDARD_BOARD",
@@ -198,6 +201,8 @@ class Board:
     wide: int = 13
     deep: int = 9
     section_lines: tuple[int, int] = (8, 16)
+    orientation: ClassVar[Literal["pointy", "flat"]] = "pointy"
+    """The grid protocol's orientation (:mod:`engine.core.grid`)."""
 
     @cached_property
     def hexes(self) -> tuple[Hex, ...]:
@@ -229,6 +234,18 @@ class Board:
                 why = f"row {h.row} has columns A..{_LETTERS[row_len - 1]}"
             raise HexNotationError(f"{text.strip()!r} is off the board: {why}")
         return h
+
+    def notation(self, h: Hex) -> str:
+        """``C4``: the grid protocol's name for a hex."""
+        return str(h)
+
+    def distance(self, a: Hex, b: Hex) -> int:
+        """Steps from ``a`` to ``b``."""
+        return a.distance(b)
+
+    def line(self, a: Hex, b: Hex) -> tuple[tuple[Hex, ...], ...]:
+        """The hexes a centre-to-centre line crosses (:meth:`Hex.line_to`)."""
+        return a.line_to(b)
 
     @cached_property
     def _adjacent(self) -> dict[Hex, tuple[Hex, ...]]:

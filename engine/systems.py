@@ -49,7 +49,7 @@ SYSTEMS = tuple(BUILT_IN)
 """Names of the built-in systems."""
 
 _RUNTIME: dict[str, GameSystem] = {}
-_LOADED: dict[str, GameSystem] = {}
+_LOADED: dict[tuple[str, str], GameSystem] = {}  # (name, target) -> the imported system
 
 
 @dataclass(frozen=True)
@@ -99,19 +99,19 @@ def get_system(name: str) -> GameSystem:
     """Return the system called ``name`` or raise ``KeyError`` listing the known ones."""
     if name in _RUNTIME:
         return _RUNTIME[name]
-    if name in _LOADED:
-        return _LOADED[name]
     target = BUILT_IN.get(name)
     if target is None:
         entry = _installed().get(name)
         if entry is None:
             raise KeyError(f"unknown game system {name!r}: known {', '.join(system_names())}")
         target = entry.target
+    if (name, target) in _LOADED:
+        return _LOADED[name, target]
     system = _load(target)
     called = getattr(system, "name", None)
     if called != name:
         raise KeyError(f"game system {name!r} ({target}) calls itself {called!r}")
-    _LOADED[name] = system
+    _LOADED[name, target] = system
     return system
 
 

@@ -181,6 +181,21 @@ class LimitsConfig:
     max_message_size: int = 10 * 1024 * 1024
     unknown_sender_reply_interval: timedelta = timedelta(days=1)
     inbox_sweep_interval: timedelta = timedelta(seconds=15)
+    # The per-message budget (pbem.mailin.budget): checked on the raw bytes
+    # before any costly parsing; a mail over it is refused and set aside.
+    max_headers: int = 300
+    max_header_bytes: int = 128 * 1024
+    max_addresses: int = 50
+    max_parse_seconds: float = 5.0
+    # Mail from an address that is no player's and not the operator's.
+    stranger_max_message_size: int = 256 * 1024
+    stranger_max_addresses: int = 10
+    # A mail the worker began this many times without finishing is set aside.
+    max_attempts: int = 3
+    # Replies answering a mail (refusals, notes, help), per address and per hour;
+    # stranger notes in total per hour (game mail is never limited).
+    replies_per_sender_per_hour: int = 10
+    stranger_replies_per_hour: int = 4
 
 
 @dataclass(frozen=True)

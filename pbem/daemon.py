@@ -90,9 +90,19 @@ class Daemon:
         self.worker: InboxWorker | None = None
         self.listener: asyncio.Server | None = None
         self.extensions = EXTENSIONS if extensions is None else extensions
+        self.before_row: Callable[[int], None] | None = None
+        """Called (worker thread) before each inbox row; the deadlines judge what is due first."""
+        self.after_mail: list[Callable[[], None]] = []
+        """Called (worker thread) after each round that handled mail."""
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping: asyncio.Event | None = None
         self._started = False
+
+    def _after_mail(self) -> None:
+        """After the worker handled mail: flush the outbox, run the extensions' hooks."""
+        self.outbox.request_flush()
+        for hook in self.after_mail:
+            hook()
 
     def set_processor(self, processor: InboxProcessor) -> None:
         """Register the inbox processor (call before :meth:`start`, e.g. from an extension)."""
@@ -130,7 +140,12 @@ class Daemon:
         cfg = self.config
         if self.processor is not None:
             self.worker = InboxWorker(
-                self.store, self.processor, self.clock, on_processed=self.outbox.request_flush
+                self.store,
+                self.processor,
+                self.clock,
+                on_processed=self._after_mail,
+                max_attempts=cfg.limits.max_attempts,
+                before_row=self.before_row,
             )
             self._tasks.append(asyncio.create_task(self.worker.run(), name="inbox-worker"))
         else:

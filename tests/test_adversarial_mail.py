@@ -72,7 +72,8 @@ def _attack(kit: Kit, raw: bytes) -> tuple[InboxMessage | None, list[OutboxMessa
     if acc.duplicate:
         return None, new
     row = kit.inbox(acc.inbox_id)
-    assert row.status == "refused", (row.status, row.outcome)
+    # Over the mail budget: refused unread and set aside for the operator.
+    assert row.status in ("refused", "set-aside"), (row.status, row.outcome)
     return row, new
 
 

@@ -140,7 +140,7 @@ def test_redelivery_with_same_message_id_makes_no_second_row(
         server = await _serve(_handler(store, clock, on_new_mail=woken.append), port)
         try:
             replies = []
-            for body in ("move C4 D5\n", "a different body, same id\n"):
+            for body in ("move C4 D5\n", "move C4 D5\n", "a different body, same id\n"):
                 _, reply = await aiosmtplib.send(
                     _mail(body=body, msgid="<same@club.test>"), hostname="127.0.0.1", port=port
                 )
@@ -152,9 +152,12 @@ def test_redelivery_with_same_message_id_makes_no_second_row(
 
     replies = asyncio.run(main())
     rows = _rows(store)
-    assert len(rows) == 1
-    assert all(f"inbox #{rows[0].id}" in r for r in replies)
-    assert woken == [rows[0].id]  # the duplicate does not wake the pipeline
+    # Duplicates are keyed on Message-ID *and* content: the re-delivery makes no
+    # row, a different body under the same id is another mail.
+    assert len(rows) == 2
+    assert all(f"inbox #{rows[0].id}" in r for r in replies[:2])
+    assert f"inbox #{rows[1].id}" in replies[2]
+    assert woken == [rows[0].id, rows[1].id]  # the duplicate does not wake the pipeline
 
 
 def test_oversized_message_gets_552(

@@ -92,3 +92,18 @@ def test_same_content_by_another_route_is_a_duplicate(store: Store, clock: FakeC
     assert a.inbox_id == b.inbox_id == c.inbox_id
     other = store_message(store, _raw(2), source="smtp", clock=clock)
     assert not other.duplicate
+
+
+def test_two_mails_with_the_same_text_in_the_same_second_are_both_kept(
+    store: Store, clock: FakeClock
+) -> None:
+    # Same sender, text and one-second Date; only the Message-ID differs (a second
+    # 'help'). Before, the content hash alone made the second one a duplicate.
+    first = _raw(1)
+    second = first.replace(b"Message-ID: <w1@b.test>", b"Message-ID: <w1-again@b.test>")
+    assert body_hash(first) == body_hash(second)
+    a = store_message(store, first, source="smtp", clock=clock)
+    b = store_message(store, second, source="smtp", clock=clock)
+    assert not a.duplicate and not b.duplicate and a.inbox_id != b.inbox_id
+    # The same message again (same Message-ID and content) is still one row.
+    assert store_message(store, second, source="imap", clock=clock).duplicate

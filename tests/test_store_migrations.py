@@ -96,8 +96,9 @@ def _assert_roundtrip(url: str) -> None:
             for n in range(2):
                 session.add(
                     InboxMessage(
-                        message_id="<same@x>",
+                        message_id=f"<m{n}@x>",
                         body_hash=f"h{n}",
+                        dedup_key="same",
                         raw=b"x",
                         source="smtp",
                         received_at=when,
@@ -178,3 +179,32 @@ def test_sqlite_inbox_and_outbox(tmp_path: Path) -> None:
 
 def test_postgres_inbox_and_outbox(pg_url: str) -> None:
     _assert_inbox_and_outbox(pg_url)
+
+
+def test_upgrade_keys_stored_mail_on_message_id_and_content(tmp_path: Path) -> None:
+    from pbem.mailin.accept import dedup_key
+
+    url = _sqlite_url(tmp_path)
+    migrate(url, "r0001_initial")
+    store = Store(url)
+    try:
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO inbox (message_id, body_hash, raw, source, envelope_from, "
+                "envelope_to, received_at, status, outcome) VALUES "
+                "('<a@x>', 'h1', x'00', 'smtp', '', '', '2026-01-01 12:00:00', 'pending', ''),"
+                "(NULL, 'h2', x'00', 'smtp', '', '', '2026-01-01 12:00:00', 'pending', '')"
+            )
+    finally:
+        store.dispose()
+    migrate(url)
+    store = Store(url)
+    try:
+        with store.transaction() as session:
+            rows = session.exec(select(InboxMessage).order_by(InboxMessage.id)).all()  # type: ignore[arg-type]
+            assert [(r.dedup_key, r.attempts) for r in rows] == [
+                (dedup_key("<a@x>", "h1"), 0),
+                (dedup_key(None, "h2"), 0),
+            ]
+    finally:
+        store.dispose()

@@ -5,9 +5,13 @@ in :func:`store_message`, which commits the raw bytes before the caller
 acknowledges the message to whoever handed it over (design invariant 1).
 
 A message is the same as one already stored when it has the same
-``Message-ID`` header or the same :func:`body_hash`; then nothing is written
-and the existing row's id is returned with ``duplicate=True`` — the caller
-still acknowledges, since the message is safe.
+``Message-ID`` header *and* the same content (:func:`body_hash`), i.e. the same
+:func:`dedup_key`; then nothing is written and the existing row's id is
+returned with ``duplicate=True`` — the caller still acknowledges, since the
+message is safe. A copy without a Message-ID matches on content alone. Two
+distinct mails with the same text sent in the same second (a second
+``help``) have different Message-IDs and are both kept; re-delivered
+signed orders under a new Message-ID are the pipeline's replay check's to refuse.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
+from sqlalchemy import ColumnElement
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
@@ -99,11 +104,23 @@ def body_hash(raw: bytes) -> str:
     return digest.hexdigest()
 
 
+def dedup_key(message_id: str | None, digest: str) -> str:
+    """Return the key two deliveries of one message share: its Message-ID and content hash."""
+    return hashlib.sha256(f"{message_id or ''}\n{digest}".encode()).hexdigest()
+
+
 def _find(session: Session, message_id: str | None, digest: str) -> int | None:
-    """Return the id of a stored row with this Message-ID or content hash, if any."""
-    cond = col(InboxMessage.body_hash) == digest
+    """Return the id of a stored row that is this message, if any.
+
+    Same Message-ID and content; a copy without a Message-ID (or a stored row
+    without one) matches on content alone, since it cannot say it differs.
+    """
+    keys = [dedup_key(message_id, digest)]
     if message_id is not None:
-        cond = or_(cond, col(InboxMessage.message_id) == message_id)
+        keys.append(dedup_key(None, digest))
+    cond: ColumnElement[bool] = col(InboxMessage.dedup_key).in_(keys)
+    if message_id is None:
+        cond = or_(cond, col(InboxMessage.body_hash) == digest)
     return session.exec(select(InboxMessage.id).where(cond).limit(1)).first()
 
 
@@ -124,9 +141,11 @@ def store_message(
     """
     message_id = message_id_of(raw)
     digest = body_hash(raw)
+    key = dedup_key(message_id, digest)
     row = InboxMessage(
         message_id=message_id,
         body_hash=digest,
+        dedup_key=key,
         raw=raw,
         source=source,
         envelope_from=envelope_from[:320],

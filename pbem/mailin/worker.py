@@ -3,7 +3,7 @@
 The pipeline implements :class:`InboxProcessor`. Its ``process(inbox_id)``
 must, in ONE ``store.transaction()``, read the row, act on it (game state,
 events, outbox rows) and set the row's ``status`` to ``processed`` or
-``refused`` with an ``outcome`` (design invariant 1). If it raises, its
+``refused`` (or ``set-aside``) with an ``outcome`` (design invariant 1). If it raises, its
 transaction is rolled back and the worker marks the row ``failed`` (so one bad
 message never blocks the queue) — except for database errors
 (:class:`sqlalchemy.exc.OperationalError`: locked, unreachable), which leave
@@ -13,15 +13,22 @@ the row pending to be retried at the next wake.
 left pending, then waits for :meth:`InboxWorker.notify` (called after each new
 inbox commit, from any thread) or a periodic sweep (mail stored by
 ``pbem ingest`` from another process).
+
+Before each row the worker counts an attempt in the row (``attempts``); a row
+begun ``max_attempts`` times without finishing (the daemon died or was
+stopped while reading it, every time) is set aside, so one poisoned mail
+cannot stall every start. The rows are processed in a daemon thread that
+shutdown does not wait for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
@@ -30,6 +37,42 @@ from pbem.clock import Clock
 from pbem.store import InboxMessage, InboxStatus, Store
 
 log = logging.getLogger(__name__)
+
+
+T = TypeVar("T")
+
+
+async def in_daemon_thread(fn: Callable[[], T]) -> T:
+    """Run ``fn`` in a daemon thread and await its result.
+
+    Unlike ``asyncio.to_thread`` (whose executor the event loop joins when it
+    closes), nothing waits for this thread at shutdown: SIGTERM while a mail
+    is being read stops the daemon at once, and the row stays pending (its
+    attempt counted) for the next start.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def run() -> None:
+        value: T | None = None
+        error: BaseException | None = None
+        try:
+            value = fn()
+        except BaseException as exc:  # handed to the awaiting task
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=run, name="pbem-inbox", daemon=True).start()
+    return await future
 
 
 class InboxProcessor(Protocol):
@@ -50,11 +93,16 @@ class InboxWorker:
         clock: Clock,
         *,
         on_processed: Callable[[], None] | None = None,
+        max_attempts: int = 3,
+        before_row: Callable[[int], None] | None = None,
     ) -> None:
         self.store = store
         self.processor = processor
         self.clock = clock
         self.on_processed = on_processed
+        self.max_attempts = max_attempts
+        self.before_row = before_row
+        """Called with each row's id before it is processed (the deadlines judge first)."""
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = threading.Event()
@@ -73,16 +121,53 @@ class InboxWorker:
             ).all()
         return [r for r in rows if r is not None]
 
+    def _begin(self, inbox_id: int) -> bool:
+        """Count an attempt at the row; set it aside instead if it had too many (False)."""
+        with self.store.transaction() as session:
+            row = session.get(InboxMessage, inbox_id)
+            if row is None or row.status != InboxStatus.PENDING:
+                return False
+            if row.attempts >= self.max_attempts:
+                row.status = InboxStatus.SET_ASIDE
+                row.outcome = (
+                    f"set aside: processing began {row.attempts} times and never finished "
+                    "(the daemon stopped or died while reading it); see docs/operating.md"
+                )
+                row.processed_at = self.clock.now()
+                session.add(row)
+                log.error("inbox #%d: %s", inbox_id, row.outcome)
+                return False
+            row.attempts += 1
+            session.add(row)
+        return True
+
+    def _undo_attempt(self, inbox_id: int) -> None:
+        """A database error is not the mail's fault: do not count it (best effort)."""
+        try:
+            with self.store.transaction() as session:
+                row = session.get(InboxMessage, inbox_id)
+                if row is not None and row.status == InboxStatus.PENDING and row.attempts > 0:
+                    row.attempts -= 1
+                    session.add(row)
+        except OperationalError:
+            pass
+
     def process_pending(self) -> int:
         """Process every pending row now (blocking); return how many were handled."""
         handled = 0
         for inbox_id in self.pending_ids():
             if self._stopping.is_set():
                 break
+            if self.before_row is not None:
+                self.before_row(inbox_id)
             try:
+                if not self._begin(inbox_id):
+                    handled += 1
+                    continue
                 self.processor.process(inbox_id)
             except OperationalError:
                 log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+                self._undo_attempt(inbox_id)
                 break
             except Exception as exc:
                 log.exception("inbox #%d: processing failed", inbox_id)
@@ -135,7 +220,7 @@ class InboxWorker:
             await self._wake.wait()
             self._wake.clear()
             try:
-                await asyncio.to_thread(self.process_pending)
+                await in_daemon_thread(self.process_pending)
             except Exception:
                 # Never let the worker die: the rows stay pending for the next wake.
                 log.exception("inbox: processing round failed; will retry at the next wake")

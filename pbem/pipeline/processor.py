@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.exc import OperationalError, PendingRollbackError
@@ -29,6 +29,7 @@ from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
 from pbem.config import Config
+from pbem.mailin.budget import Budget, ParseTimeout, over_budget, parse_within, scan
 from pbem.orders_text import (
     HtmlOnlyError,
     NoSignatureError,
@@ -164,16 +165,45 @@ class Processor:
         )
         return Outcome.refused(f"{why}; {'one note sent' if sent else 'no reply'}")
 
+    def _known(self, session: Session, sender: str | None) -> bool:
+        """Is ``sender`` a player or the operator (the larger mail budget)?"""
+        if sender is None:
+            return False
+        if sender == self.config.mail.operator.strip().lower():
+            return True
+        return (
+            session.exec(select(Player.id).where(col(Player.email) == sender)).first() is not None
+        )
+
+    def _set_aside(
+        self, env: Env, row: InboxMessage, sender: str | None, code: str, why: str
+    ) -> Outcome:
+        """Refuse a mail unread, with a (rate-limited) reply, and set it aside for the operator."""
+        outcome = self._unreadable(env, row, Unreadable(code, why, sender))
+        return replace(outcome, status=InboxStatus.SET_ASIDE)
+
+    def _read(self, row: InboxMessage) -> tuple[Inbound, _Text]:
+        mail = read_mail(row.raw, row.envelope_to, self.config.limits.max_message_size)
+        return mail, self._text(mail)
+
     def _handle(self, env: Env, row: InboxMessage) -> Outcome:
         session = env.session
+        # The budget first, on the raw bytes: nothing costly runs on a mail over it.
+        limits = self.config.limits
+        counted = scan(row.raw)
+        budget = Budget.for_sender(limits, known=self._known(session, counted.sender))
+        over = over_budget(counted, budget)
+        if over is not None:
+            return self._set_aside(env, row, counted.sender, *over)
         try:
-            mail = read_mail(row.raw, row.envelope_to, self.config.limits.max_message_size)
+            mail, content = parse_within(limits.max_parse_seconds, lambda: self._read(row))
+        except ParseTimeout as exc:
+            return self._set_aside(env, row, counted.sender, "too-slow", f"{exc}; it is set aside")
         except Unreadable as exc:
             return self._unreadable(env, row, exc)
         if mail.sender in (self.config.mail.address.lower(), self.config.mail_domain):
             return Outcome.refused("mail from the referee's own address: ignored")
         player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()
-        content = self._text(mail)
         ctx, how = self._route(session, mail, content.text, player)
         keyless = ctx is not None and any(
             ctx.seats[s].key is None for s in ctx.sides_of(mail.sender)

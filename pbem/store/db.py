@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 
+DEFERRED_OPTION = "pbem_deferred_begin"
+"""Execution option: on SQLite, begin with a deferred ``BEGIN`` instead of ``BEGIN IMMEDIATE``."""
+
 
 def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> Engine:
     """Create a SQLAlchemy engine for ``url`` with pbem's connection settings.
@@ -70,8 +73,13 @@ def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) ->
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         # IMMEDIATE takes the write lock up front: a second writer waits
-        # (busy_timeout) instead of failing when it tries to upgrade.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # (busy_timeout) instead of failing when it tries to upgrade. Readers
+        # and optimistic writers ask for a deferred BEGIN through an execution
+        # option (pbem.store.sessions.deferred_engine).
+        if connection.get_execution_options().get(DEFERRED_OPTION):
+            connection.exec_driver_sql("BEGIN")
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
 

@@ -43,8 +43,9 @@ class InboxStatus:
     PROCESSED = "processed"  # accepted and acted on
     REFUSED = "refused"  # understood and refused (bad orders, unknown sender, ...)
     FAILED = "failed"  # the pipeline crashed on it; the operator must look
+    SET_ASIDE = "set-aside"  # over the mail budget, or it stalled or crashed the reader
 
-    ALL = (PENDING, PROCESSED, REFUSED, FAILED)
+    ALL = (PENDING, PROCESSED, REFUSED, FAILED, SET_ASIDE)
 
 
 class InboxSource:
@@ -191,17 +192,23 @@ class Event(SQLModel, table=True):
 class InboxMessage(SQLModel, table=True):
     """One received message, raw, stored before the sender got its 250.
 
-    ``message_id`` (the header, angle brackets included) and ``body_hash``
-    (see :func:`pbem.mailin.accept.body_hash`) are each unique, so a
-    re-delivered message never makes a second row.
+    ``dedup_key`` (the ``Message-ID`` header and the content hash
+    :func:`pbem.mailin.accept.body_hash` together) is unique, so a re-delivered
+    message never makes a second row, while two distinct mails with the same
+    text (a second ``help`` in the same second) are both kept.
+    ``attempts`` counts the times the worker began processing the row; a row
+    that keeps being interrupted (the daemon died or was stopped while
+    reading it) is set aside instead of blocking every start.
     """
 
     __tablename__ = "inbox"
     __table_args__ = (Index("ix_inbox_status_id", "status", "id"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    message_id: str | None = Field(default=None, unique=True, max_length=998)
-    body_hash: str = Field(unique=True, max_length=64)
+    message_id: str | None = Field(default=None, max_length=998)
+    body_hash: str = Field(index=True, max_length=64)
+    dedup_key: str = Field(unique=True, max_length=64)
+    attempts: int = Field(default=0)
     raw: bytes = Field(sa_type=LargeBinary)
     source: str = Field(max_length=16)
     envelope_from: str = Field(default="", max_length=320)
@@ -309,7 +316,13 @@ class SignedStatement(SQLModel, table=True):
 
 
 class RateLimit(SQLModel, table=True):
-    """Replies sent to one unknown sender (invariant 4: at most one per interval)."""
+    """Replies sent to one address (invariant 4; :mod:`pbem.pipeline.replies`).
+
+    ``last_reply_at`` spaces a stranger's notes (one per interval);
+    ``window_start``/``window_replies`` count the replies of the current hour,
+    for players and strangers alike (the row ``*strangers*`` counts every
+    stranger's notes together).
+    """
 
     __tablename__ = "rate_limits"
 
@@ -319,6 +332,8 @@ class RateLimit(SQLModel, table=True):
     last_seen_at: datetime = Field(sa_type=UTCDateTime)
     messages: int = Field(default=0)
     last_reply_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    window_start: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    window_replies: int = Field(default=0)
 
 
 class AppendOnlyError(RuntimeError):

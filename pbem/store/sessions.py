@@ -10,36 +10,29 @@ the ordinary transaction elsewhere (PostgreSQL's MVCC needs no such care).
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from pbem.store.db import Store
+from pbem.store.db import DEFERRED_OPTION, Store
 
 __all__ = ["optimistic_transaction", "read_session"]
 
-_READ_ENGINES: weakref.WeakKeyDictionary[Store, Engine] = weakref.WeakKeyDictionary()
-_READ_ENGINES_LOCK = threading.Lock()
-
 
 def _read_engine(store: Store) -> Engine:
+    """The store's engine with a deferred ``BEGIN`` (SQLite); the engine itself elsewhere.
+
+    An option view of the store's engine (``Engine.execution_options``), not a
+    second engine on its pool: creating an engine adds the dialect's
+    ``connect`` listeners to the pool, and doing that while another thread
+    opens the pool's first connection (which iterates those listeners) failed
+    the inbox worker with "deque mutated during iteration" at start-up.
+    """
     if store.engine.dialect.name != "sqlite":
         return store.engine
-    with _READ_ENGINES_LOCK:
-        engine = _READ_ENGINES.get(store)
-        # Store.dispose() gives the store engine a new pool: follow it.
-        if engine is None or engine.pool is not store.engine.pool:
-            # Same pool (same connections, pragmas, database) but without the
-            # store engine's "begin" hook, which makes every transaction
-            # BEGIN IMMEDIATE and so queue behind any writer.
-            engine = create_engine(store.engine.url, pool=store.engine.pool)
-            _READ_ENGINES[store] = engine
-        return engine
+    return store.engine.execution_options(**{DEFERRED_OPTION: True})
 
 
 @contextmanager
@@ -53,8 +46,6 @@ def read_session(store: Store) -> Iterator[Session]:
     """
     engine = _read_engine(store)
     with Session(engine, expire_on_commit=False) as session:
-        if engine is not store.engine:
-            session.connection().exec_driver_sql("BEGIN")
         try:
             yield session
         except BaseException:
@@ -82,7 +73,6 @@ def optimistic_transaction(store: Store) -> Iterator[Session]:
             yield session
         return
     with Session(engine, expire_on_commit=False) as session:
-        session.connection().exec_driver_sql("BEGIN")
         try:
             yield session
             session.commit()

@@ -1,0 +1,271 @@
+"""Hex geometry for Great Battles of History maps: flat-top hexes numbered ``CCRR``, with facing.
+
+People write a hex as four digits, column then row: ``1423`` is column 14,
+row 23 (three digits are read with a leading zero: ``523`` is ``0523``).
+Hexes are flat-topped; columns run vertically and rows increase downward;
+**odd-numbered columns sit half a hex lower** than even ones. This is the
+geometry of the Chariots of Fire digest (cof.md §2.2, derived from the
+rulebook's movement, shock and line-of-sight examples; the tests check it
+against every one of them).
+
+Directions. The six **hexsides** of a hex, clockwise from the top, are
+``N NE SE S SW NW``; the neighbour across each is listed in
+:data:`SIDES`. The six **vertices**, clockwise from the right-hand point,
+are ``E SE SW W NW NE`` (:data:`VERTICES`); vertex ``E`` lies between
+hexsides ``NE`` and ``SE``.
+
+Facing (cof.md §6.5). A combat unit faces a vertex: the two hexes across
+the hexsides meeting at that vertex are its **front**, the next two (one
+each side) its **flanks**, the last two its **rear**. A unit in column
+faces a hexside (:func:`column_front`). Turning one vertex is one step
+round :data:`VERTICES` (:func:`turns`).
+
+Zones of control: in the GBoH volumes that use them, a unit's zone of
+control is its front hexes (:func:`zone_of_control`). Chariots of Fire has
+none (cof.md §6.5); the function is here for the other volumes.
+
+Inside, distance and lines use cube coordinates (``x = c``,
+``z = r - (c - c mod 2) / 2``, ``y = -x - z``), with exact rational
+arithmetic, so results are the same on every machine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from typing import ClassVar, Literal
+
+__all__ = [
+    "SIDES",
+    "VERTICES",
+    "GHex",
+    "HexMap",
+    "MapNotationError",
+    "column_front",
+    "flank_hexes",
+    "front_hexes",
+    "rear_hexes",
+    "side_between",
+    "turns",
+    "zone_of_control",
+]
+
+SIDES: tuple[str, ...] = ("N", "NE", "SE", "S", "SW", "NW")
+"""Hexside directions, clockwise from the top."""
+
+VERTICES: tuple[str, ...] = ("E", "SE", "SW", "W", "NW", "NE")
+"""Vertex (facing) directions, clockwise from the right-hand point; vertex ``i``
+lies between hexsides ``i + 1`` and ``i + 2``."""
+
+# (dc, dr) per hexside, for even and for odd columns (cof.md §2.2's table).
+_EVEN: tuple[tuple[int, int], ...] = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (-1, -1))
+_ODD: tuple[tuple[int, int], ...] = ((0, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))
+_ID = re.compile(r"^\s*(\d{3,4})\s*$")
+
+
+class MapNotationError(ValueError):
+    """A hex number that cannot be read, or a hex that is not on the map."""
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class GHex:
+    """One hex of a GBoH map: ``col`` and ``row`` as printed (``1423`` = column 14, row 23)."""
+
+    col: int
+    row: int
+
+    @classmethod
+    def parse(cls, text: str) -> GHex:
+        """Read ``1423`` (or ``523`` for ``0523``); no map check."""
+        m = _ID.match(text)
+        if not m:
+            raise MapNotationError(
+                f"{text.strip()!r} is not a hex: write its four-digit number, e.g. 1423"
+            )
+        digits = m.group(1).zfill(4)
+        return cls(int(digits[:2]), int(digits[2:]))
+
+    def __str__(self) -> str:
+        return f"{self.col:02d}{self.row:02d}"
+
+    def __repr__(self) -> str:
+        return f"GHex.parse({str(self)!r})"
+
+    # --- cube coordinates --------------------------------------------------
+    @property
+    def cube(self) -> tuple[int, int, int]:
+        """``(x, y, z)`` with ``x + y + z == 0``."""
+        x = self.col
+        z = self.row - (self.col - (self.col & 1)) // 2
+        return x, -x - z, z
+
+    @classmethod
+    def from_cube(cls, x: int, z: int) -> GHex:
+        return cls(x, z + (x - (x & 1)) // 2)
+
+    # --- neighbours and distance -------------------------------------------
+    def neighbour(self, side: str) -> GHex:
+        """The hex across hexside ``side`` (``N``, ``NE``... ; see :data:`SIDES`)."""
+        dc, dr = (_ODD if self.col & 1 else _EVEN)[SIDES.index(side)]
+        return GHex(self.col + dc, self.row + dr)
+
+    def neighbours(self) -> tuple[GHex, ...]:
+        """The six neighbours, clockwise from ``N``, ignoring the map's edges."""
+        return tuple(self.neighbour(s) for s in SIDES)
+
+    def distance(self, other: GHex) -> int:
+        """Hex distance (number of steps)."""
+        ax, ay, az = self.cube
+        bx, by, bz = other.cube
+        return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+
+    def line_to(self, other: GHex) -> tuple[tuple[GHex, ...], ...]:
+        """Hexes a centre-to-centre line crosses, as steps from ``self`` to ``other``.
+
+        Each step is one hex, or two where the line runs exactly along their
+        shared hexside (a tie the rules settle). First ``(self,)``, last ``(other,)``.
+        """
+        n = self.distance(other)
+        if n == 0:
+            return ((self,),)
+        ax, _, az = self.cube
+        bx, _, bz = other.cube
+        eps = Fraction(1, 10**6)
+        steps: list[tuple[GHex, ...]] = []
+        for i in range(n + 1):
+            t = Fraction(i, n)
+            fx, fz = ax + (bx - ax) * t, az + (bz - az) * t
+            a, b = _round(fx + eps, fz + eps), _round(fx - eps, fz - eps)
+            steps.append((a,) if a == b else tuple(sorted((a, b))))
+        return tuple(steps)
+
+
+def _round(fx: Fraction, fz: Fraction) -> GHex:
+    fy = -fx - fz
+    x, y, z = round(fx), round(fy), round(fz)
+    dx, dy, dz = abs(x - fx), abs(y - fy), abs(z - fz)
+    if dx > dy and dx > dz:
+        x = -y - z
+    elif dz > dy:
+        z = -x - y
+    return GHex.from_cube(int(x), int(z))
+
+
+# --- facing ------------------------------------------------------------------
+
+
+def _sides_of(facing: str, offsets: tuple[int, ...]) -> tuple[str, ...]:
+    if facing not in VERTICES:
+        raise ValueError(f"facing must be one of {' '.join(VERTICES)}, not {facing!r}")
+    v = VERTICES.index(facing)
+    return tuple(SIDES[(v + k) % 6] for k in offsets)
+
+
+def front_hexes(h: GHex, facing: str) -> tuple[GHex, GHex]:
+    """The two front hexes of a unit in ``h`` facing vertex ``facing``."""
+    a, b = _sides_of(facing, (1, 2))
+    return h.neighbour(a), h.neighbour(b)
+
+
+def flank_hexes(h: GHex, facing: str) -> tuple[GHex, GHex]:
+    """The two flank hexes (one each side of the front)."""
+    a, b = _sides_of(facing, (0, 3))
+    return h.neighbour(a), h.neighbour(b)
+
+
+def rear_hexes(h: GHex, facing: str) -> tuple[GHex, GHex]:
+    """The two rear hexes."""
+    a, b = _sides_of(facing, (4, 5))
+    return h.neighbour(a), h.neighbour(b)
+
+
+def zone_of_control(h: GHex, facing: str) -> tuple[GHex, GHex]:
+    """A unit's zone of control where a volume uses one: its front hexes (not in CoF)."""
+    return front_hexes(h, facing)
+
+
+def column_front(h: GHex, side: str) -> tuple[GHex, GHex, GHex]:
+    """A unit in column facing hexside ``side``: the hex ahead, then the two flanking it."""
+    i = SIDES.index(side)
+    return h.neighbour(side), h.neighbour(SIDES[(i - 1) % 6]), h.neighbour(SIDES[(i + 1) % 6])
+
+
+def turns(start: str, end: str) -> int:
+    """Vertices turned from facing ``start`` to facing ``end`` (0 to 3, the short way)."""
+    d = (VERTICES.index(end) - VERTICES.index(start)) % 6
+    return min(d, 6 - d)
+
+
+def side_between(a: GHex, b: GHex) -> str:
+    """The hexside of ``a`` that ``b`` lies across (``ValueError`` if not adjacent)."""
+    for s in SIDES:
+        if a.neighbour(s) == b:
+            return s
+    raise ValueError(f"{a} and {b} are not adjacent")
+
+
+# --- the map -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HexMap:
+    """A rectangular GBoH map: columns ``first_col..last_col``, rows ``first_row..last_row``.
+
+    Implements the grid protocol (:class:`engine.core.grid.Grid`).
+    """
+
+    last_col: int = 40
+    last_row: int = 30
+    first_col: int = 1
+    first_row: int = 1
+    orientation: ClassVar[Literal["pointy", "flat"]] = "flat"
+
+    def __post_init__(self) -> None:
+        cols_ok = 0 <= self.first_col <= self.last_col <= 99
+        if not (cols_ok and 0 <= self.first_row <= self.last_row <= 99):
+            raise ValueError("a map's columns and rows run 0..99, first <= last")
+
+    @cached_property
+    def hexes(self) -> tuple[GHex, ...]:
+        """Every hex, column by column, top to bottom."""
+        return tuple(
+            GHex(c, r)
+            for c in range(self.first_col, self.last_col + 1)
+            for r in range(self.first_row, self.last_row + 1)
+        )
+
+    def __contains__(self, h: object) -> bool:
+        return (
+            isinstance(h, GHex)
+            and self.first_col <= h.col <= self.last_col
+            and self.first_row <= h.row <= self.last_row
+        )
+
+    def __iter__(self) -> Iterator[GHex]:
+        return iter(self.hexes)
+
+    def parse(self, text: str) -> GHex:
+        """Read a hex number and check that it is on this map."""
+        h = GHex.parse(text)
+        if h not in self:
+            raise MapNotationError(
+                f"{text.strip()!r} is off the map: columns run {self.first_col:02d}.."
+                f"{self.last_col:02d}, rows {self.first_row:02d}..{self.last_row:02d}"
+            )
+        return h
+
+    def notation(self, h: GHex) -> str:
+        return str(h)
+
+    def neighbours(self, h: GHex) -> tuple[GHex, ...]:
+        """Neighbours of ``h`` on the map, clockwise from ``N``."""
+        return tuple(n for n in h.neighbours() if n in self)
+
+    def distance(self, a: GHex, b: GHex) -> int:
+        return a.distance(b)
+
+    def line(self, a: GHex, b: GHex) -> tuple[tuple[GHex, ...], ...]:
+        return a.line_to(b)
