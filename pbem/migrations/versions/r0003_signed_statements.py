@@ -1,7 +1,7 @@
 """The replay cache of signed statements (orders, answers, commands).
 
-Revision ID: r0002_signed_statements
-Revises: r0001_initial
+Revision ID: r0003_signed_statements
+Revises: r0002_inbox_budget
 Create Date: 2026-11-26
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "r0002_signed_statements"
-down_revision: str | None = "r0001_initial"
+revision: str = "r0003_signed_statements"
+down_revision: str | None = "r0002_inbox_budget"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
