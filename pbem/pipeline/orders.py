@@ -98,7 +98,6 @@ def handle_orders(step: Step) -> Outcome:
             for p in exc.problems
         )
         return step.refuse(exc.code, str(exc), errors=errors)
-    remember(step, st, signer, digest)
     epoch = apply_submission(
         step.env,
         ctx,
@@ -108,6 +107,9 @@ def handle_orders(step: Step) -> Outcome:
         orders_hash=orders_hash,
         source="mail",
     )
+    # After the epoch: an insert autoflushed earlier would take the write lock before
+    # the engine and the board ran (Processor.process, the optimistic attempt).
+    remember(step, st, signer, digest)
     step.tell_ignored(f"Your signed {st.kind} for turn {prompt.turn} was accepted (epoch {epoch}).")
     what = "answer" if prompt.kind == "question" else "orders"
     return Outcome.done(
