@@ -328,15 +328,7 @@ def _plan_actions(
                 dests = movement.reach(w, u)
             except Exception:
                 return
-            choices = sorted(h for h in dests if h != u.hex)
-            if u.spec.must_melee_after:
-                enemies = {e.hex for e in w.live_units(other(side))}
-                choices = [
-                    h
-                    for h in choices
-                    if len(dests[h]) < u.spec.must_melee_after
-                    or any(n in enemies for n in w.neighbours(h))
-                ]
+            choices = sorted(h for h in dests if h != u.hex)  # warriors' end rule included
             if not choices:
                 continue
             to = _toward_enemy(w, side, choices, rng)

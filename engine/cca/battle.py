@@ -42,13 +42,11 @@ def apply_roll(  # noqa: PLR0917
     lost = w.lose_blocks(target, score.hits, roller.side, "battle")
     eliminated = target.hex is None
     leader_ok = True
-    checked = False
     if lost and ld is not None:
         leader_ok = check_after_losses(w, ld, eliminated, roller.side)
-        checked = True
     if eliminated:
         return True, True
-    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full, checked)
+    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full)
     return False, moved
 
 
@@ -57,6 +55,7 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
     if u.hex is None:
         _moot(w, act, "the firing unit is gone")
         return
+    w.checked = set()  # one check per leader per combat (§16.1)
     if w.enemy_units_adjacent(u):
         _moot(w, act, f"{u.label} is next to an enemy unit and may only close-combat")
         return
@@ -111,6 +110,7 @@ def close_combat(
     if att.hex is None:
         _moot(w, act, "the attacking unit is gone")
         return
+    w.checked = set()  # one check per leader per combat (§16.1)
     if not att.hex.is_adjacent(target_hex):
         _moot(w, act, f"{target_hex} is not adjacent to {att.hex}")
         return
@@ -121,11 +121,17 @@ def close_combat(
         ld = w.leader_at(target_hex)
         if ld is not None and ld.side != att.side and w.lone(ld):
             dice = melee_dice(w, att, None, "attack", att_full, is_bonus, target_hex=target_hex)
+            if dice < 1:  # an attack reduced below one die is not made (§17.1)
+                _moot(w, act, f"{att.label} has no dice against {target_hex}")
+                return
             attack_lone_leader(w, att, ld, dice, "attacks")
         else:
             _moot(w, act, f"no enemy in {target_hex} any more")
         return
     def_full = w.full_strength(tgt)
+    if melee_dice(w, att, tgt, "attack", att_full, is_bonus, target_full=def_full) < 1:
+        _moot(w, act, f"{att.label} has no dice against {target_hex}")  # §17.1: no attack
+        return
     w.log("attack", f"{att.label} attacks {tgt.label}" + (" (bonus combat)" if is_bonus else ""),
           unit=att.id, target=tgt.id, bonus=is_bonus)
     if may_evade(w, tgt, att) and evade_paths(w, tgt):

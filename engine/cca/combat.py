@@ -54,9 +54,9 @@ def _card_bonus(w: Work, u: WUnit, close: bool, bonus_combat: bool) -> int:
     if u.side != w.active or u.id not in w.ordered:
         return 0
     n = w.bonus_dice.get(u.id, 0)
-    if close and w.card == "CH":
+    if close and w.effect == "CH":
         n += 1
-    if close and w.card == "CS" and not bonus_combat:
+    if close and w.effect == "CS" and not bonus_combat:
         n += 2
     return n
 

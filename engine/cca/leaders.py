@@ -21,10 +21,19 @@ OFF = "off"
 def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -> bool:
     """Casualty check for an attached leader whose unit lost blocks (§16.1).
 
+    One roll, one check: a leader already checked in this combat (his unit
+    loses more blocks to a marsh roll or a blocked retreat of the same
+    combat) does not roll again; if the unit is now gone he just evades.
     Returns True if the leader is still attached and alive afterwards.
     """
     if ld is None or ld.hex is None:
         return False
+    if ld.name in w.checked:
+        if eliminated:
+            leader_evade(w, ld)
+            return False
+        return True
+    w.checked.add(ld.name)
     if eliminated:
         faces = w.roll(1, f"leader check for {ld.name} (unit eliminated)")
         w.log("leader-check", f"{ld.name}'s unit is gone: check with 1 die: {faces[0]}", faces,
@@ -44,7 +53,11 @@ def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -
 
 
 def attack_lone_leader(w: Work, roller: WUnit, ld: WLeader, dice: int, how: str) -> None:
-    """Fire or close combat against a lone leader: one H kills it, else it evades (§16.3)."""
+    """Fire or close combat against a lone leader: one H kills it, else it evades (§16.3).
+
+    An attack reduced below one die is not made (§17.1): the caller reports it.
+    """
+    assert dice >= 1
     faces = w.roll(dice, f"{how} on leader {ld.name}")
     w.log("battle", f"{roller.label} {how} lone leader {ld.name} in {ld.hex}: "
           f"{' '.join(faces) or 'no dice'}", faces, unit=roller.id, leader=ld.name)
@@ -134,6 +147,12 @@ def leader_evade(w: Work, ld: WLeader) -> None:
                   f"{' '.join(faces)}", faces, leader=ld.name)
             if "H" in faces:
                 w.kill_leader(ld, enemy, "caught while escaping")
+                return
+        if w.terrain(h).marsh_roll:  # evading or escaping through marsh rolls too (§17.4)
+            from engine.cca.special import leader_marsh  # noqa: PLC0415
+
+            ld.hex = h
+            if leader_marsh(w, ld, h):
                 return
     if pick.endswith(OFF):
         ld.hex = None

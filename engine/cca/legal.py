@@ -2,57 +2,82 @@
 
 :func:`legal_actions` is the system's ``legal_actions``: the playable cards
 (:func:`engine.cca.view.legal_hints`) and, per unit and lone leader, the
-hexes it could reach if ordered, the adjacent enemies it could attack and
-the hexes it could fire at.
+hexes it could reach if ordered, the enemies it could attack and the hexes
+it could fire at (cca.md §7-§9).
+
+One source for the legal list and the orders checker: reach comes from
+:func:`engine.cca.movement.reach` (the one movement rule that
+:func:`~engine.cca.movement.check_path` also applies), targets from
+:func:`targets` (which :mod:`engine.cca.validate` checks battle lines
+against), and the card in effect, with its fallback clause, from
+:mod:`engine.cca.ordering`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.cca import combat, movement
+from engine.cca.combat import fire_range, los_clear
 from engine.cca.decide import Decider
-from engine.cca.policy import parse_policy
+from engine.cca.movement import leader_reach, reach
 from engine.cca.state import State
-from engine.cca.view import legal_hints
-from engine.cca.work import Work
-from engine.core.choices import choice_stream
+from engine.cca.work import Work, WUnit
 from engine.core.replay import AnswerBook
+from engine.randomness import ScriptedDice
 
-__all__ = ["legal_actions", "unit_options"]
+__all__ = ["legal_actions", "targets", "unit_options"]
 
 
 def legal_actions(state: State, side: str, card: str | None = None) -> dict[str, Any]:
     """``cards`` (playable, with the units each orders), ``hints`` and ``units``."""
+    from engine.cca.view import legal_hints  # noqa: PLC0415
+
     hints = legal_hints(state, side)
     units = unit_options(state, side, card)
     return {"cards": hints.get("cards", []), "hints": hints, "units": units}
 
 
+def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
+    """Hexes ``u`` may close-combat (adjacent) or fire at (range and sight): enemy units
+    and lone enemy leaders (§8.7, §9.1, §16.3)."""
+    assert u.hex is not None
+    out = []
+    for h in w.state.board.hexes:
+        e = w.unit_at(h)
+        ld = w.leader_at(h)
+        enemy = (e is not None and e.side != u.side) or (
+            e is None and ld is not None and ld.side != u.side
+        )
+        if not enemy:
+            continue
+        d = u.hex.distance(h)
+        if (close and d == 1) or (
+            not close and 2 <= d <= fire_range(w, u) and los_clear(w, u.hex, h)
+        ):
+            out.append(str(h))
+    return tuple(out)
+
+
 def unit_options(state: State, side: str, card: str | None) -> list[dict[str, Any]]:
-    """Per unit: hexes it could reach if ordered, adjacent enemies, fire targets."""
-    pol = {s: parse_policy(v.standing or "") for s, v in state.sides.items()}
-    w = Work.start(state, choice_stream(b"legal"), Decider(pol, AnswerBook(())))
+    """Per unit of ``side``: hexes it could reach if ordered by ``card``, close-combat and
+    fire targets; per lone leader: its reach."""
+    from engine.cca.cards import CARDS  # noqa: PLC0415
+    from engine.cca.ordering import effective_card, fallback_applies  # noqa: PLC0415
+
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    w.simulate = True
     w.active = side
     w.card = card
+    if card is not None and card in CARDS:
+        spec, _sec, _why = effective_card(w.state, side, card)
+        if spec is not None:
+            w.card = spec.code
+            w.fallback = fallback_applies(w, side, spec)
     out: list[dict[str, Any]] = []
     for u in w.live_units(side):
         assert u.hex is not None
         w.ordered = {u.id}
-        reach = sorted(str(h) for h in movement.reach(w, u) if h != u.hex)
-        adjacent = sorted(str(e.hex) for e in w.enemy_units_adjacent(u))
-        rmax = combat.fire_range(w, u)
-        fire: list[str] = []
-        if rmax and not adjacent:
-            for h in w.state.board:
-                e = w.unit_at(h)
-                if (
-                    e is not None
-                    and e.side != side
-                    and 2 <= u.hex.distance(h) <= rmax
-                    and combat.los_clear(w, u.hex, h)
-                ):
-                    fire.append(str(h))
+        adjacent = [e.hex for e in w.enemy_units_adjacent(u)]
         ld = w.attached(u)
         out.append(
             {
@@ -60,18 +85,18 @@ def unit_options(state: State, side: str, card: str | None) -> list[dict[str, An
                 "type": u.type,
                 "blocks": u.blocks,
                 "leader": None if ld is None else ld.name,
-                "reach": reach,
-                "attack": adjacent,
-                "fire": sorted(fire),
+                "reach": sorted(str(h) for h in reach(w, u) if h != u.hex),
+                "attack": sorted(targets(w, u, True)),
+                "fire": [] if adjacent else sorted(targets(w, u, False)),
             }
         )
-    for ld in w.leaders.values():
-        if ld.side == side and ld.hex is not None and w.lone(ld):
+    for lead in w.leaders.values():
+        if lead.side == side and lead.hex is not None and w.lone(lead):
             out.append(
                 {
-                    "leader": ld.name,
-                    "hex": str(ld.hex),
-                    "reach": sorted(str(h) for h in movement.leader_reach(w, ld) if h != ld.hex),
+                    "leader": lead.name,
+                    "hex": str(lead.hex),
+                    "reach": sorted(str(h) for h in leader_reach(w, lead) if h != lead.hex),
                 }
             )
     return out

@@ -58,7 +58,11 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
         return
     kind = mover_kind(s)
     entered = [vacated]
-    if s.cavalry and kind not in w.terrain(vacated).stop:
+    # The extra hex is a second hex of movement: not after entering Stop terrain,
+    # nor for a unit that began the advance on a hex it may leave by 1 hex only
+    # (marsh, city wall: §17.4).
+    leave = w.terrain(here).leave_max_move
+    if s.cavalry and kind not in w.terrain(vacated).stop and (leave is None or leave >= 2):
         extra = _extra_hex(w, att, act)
         if extra is not None:
             entered.append(extra)

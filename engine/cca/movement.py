@@ -15,13 +15,28 @@ from engine.cca.units import LEADER_MOVE, UnitSpec
 from engine.cca.work import WLeader, Work, WUnit
 from engine.hexgrid import Hex
 
-__all__ = ["allowance", "check_path", "do_leader_move", "do_move", "leader_reach", "reach"]
+__all__ = [
+    "allowance",
+    "check_leader_path",
+    "check_path",
+    "do_leader_move",
+    "do_move",
+    "end_rule",
+    "leader_reach",
+    "leader_step_rule",
+    "reach",
+    "step_rule",
+    "why_not_reach",
+]
 
 
 def allowance(w: Work, u: WUnit) -> int:
-    """Hexes ``u`` may move this turn under the card in effect (§7.2, §18.5)."""
+    """Hexes ``u`` may move this turn under the card in effect (§7.2, §18.5).
+
+    A reinforcement placed on the board this turn has used one hex (§19).
+    """
     s = u.spec
-    card = w.card
+    card = w.effect
     n = s.move
     if card in ("CS", "DS"):
         return 0
@@ -35,18 +50,20 @@ def allowance(w: Work, u: WUnit) -> int:
     leave = w.terrain(u.hex).leave_max_move
     if leave is not None and w.moved.get(u.id, 0) == 0:
         n = min(n, leave)
-    return n
+    if u.id in w.placed:
+        n -= 1
+    return max(n, 0)
 
 
 def _through_friends(w: Work, u: WUnit, steps: int) -> bool:
     """Light foot pass through friends under Order Light Troops or a 2-hex MFM move (§7.1)."""
     if not u.spec.light_foot:
         return False
-    return w.card == "LT" or (w.card == "MFM" and steps >= 2)
+    return w.effect == "LT" or (w.effect == "MFM" and steps >= 2)
 
 
 def _can_enter(w: Work, u: WUnit, start: Hex, h: Hex) -> str | None:
-    """Why ``u`` may not step into ``h`` (None: it may, perhaps only to pass through)."""
+    """Why ``u`` may not step into ``h`` at all (None: it may, perhaps only to pass through)."""
     if not w.on_board(h):
         return f"{h} is off the board"
     ter = w.terrain(h)
@@ -64,38 +81,86 @@ def _can_enter(w: Work, u: WUnit, start: Hex, h: Hex) -> str | None:
     return None
 
 
-def reach(w: Work, u: WUnit, limit: int | None = None) -> dict[Hex, tuple[Hex, ...]]:
-    """Every hex ``u`` may end a move on, with the shortest path to it (steps after start)."""
+def step_rule(  # noqa: PLR0917
+    w: Work, u: WUnit, start: Hex, h: Hex, last: bool, steps: int
+) -> str | None:
+    """Why ``u`` may not enter ``h`` on a move of ``steps`` hexes (§7.1, §16.6, §17).
+
+    ``last``: the move ends on ``h``; otherwise it passes through. This is the
+    one movement rule: :func:`reach` (the legal list) and :func:`check_path`
+    (an explicit path) both ask it, so they agree by construction.
+    """
+    why = _can_enter(w, u, start, h)
+    if why:
+        return why
+    friend = w.unit_at(h)
+    if friend is not None and friend is not u and (last or not _through_friends(w, u, steps)):
+        return f"{h} holds a friendly unit" + (
+            "" if last else " (only light foot under LT or MFM may pass through)"
+        )
+    lone = w.leader_at(h)
+    if lone is not None and (friend is None or friend is u) and lone is not w.attached(u):
+        if w.attached(u) is not None:
+            return f"{h} holds a friendly leader and {u.type} already has one"
+        if not last:
+            return f"a unit entering {h} (a lone friendly leader) must stop there"
+    if not last and mover_kind(u.spec) in w.terrain(h).stop:
+        return f"{u.type} must stop on entering {h} ({w.state.terrain_at(h)})"
+    return None
+
+
+WARRIORS_MUST_CLOSE = "must end next to an enemy unit"
+"""Text of the end rule's refusal (validation reports it as ``warriors-must-close``)."""
+
+
+def end_rule(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
+    """Why a move along ``path`` may not end where it does (§3.2 warriors), None if it may."""
+    need = u.spec.must_melee_after
+    moved = len(path) + (1 if u.id in w.placed else 0)
+    if not need or not path or moved < need:
+        return None
+    if any((e := w.unit_at(n)) is not None and e.side != u.side for n in w.neighbours(path[-1])):
+        return None
+    return f"warriors moving {moved} hexes {WARRIORS_MUST_CLOSE}"
+
+
+def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
+    """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order)."""
     assert u.hex is not None
     start = u.hex
-    max_steps = allowance(w, u) if limit is None else limit
-    best: dict[Hex, tuple[Hex, ...]] = {start: ()}
+    ends: dict[Hex, tuple[Hex, ...]] = {start: ()}
+    seen = {start}
     frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(start, ())]
-    own_leader = w.attached(u) is not None
-    for _ in range(max_steps):
+    for d in range(1, max_steps + 1):
         nxt: list[tuple[Hex, tuple[Hex, ...]]] = []
         for h, path in frontier:
             for n in w.neighbours(h):
-                if n in best or n == start or _can_enter(w, u, start, n) is not None:
+                if n in seen:
                     continue
                 p = (*path, n)
-                friend = w.unit_at(n)
-                lone = w.leader_at(n)
-                stop = mover_kind(u.spec) in w.terrain(n).stop
-                if friend is not None:
-                    if _through_friends(w, u, max_steps):
-                        nxt.append((n, p))
-                        best.setdefault(n, p)  # marked seen; removed below (cannot end here)
-                    continue
-                if lone is not None:  # a lone friendly leader: stop there and pick it up
-                    if not own_leader:
-                        best[n] = p
-                    continue
-                best[n] = p
-                if not stop:
+                end_ok = step_rule(w, u, start, n, True, d) is None
+                pass_ok = d < max_steps and step_rule(w, u, start, n, False, d + 1) is None
+                if end_ok or pass_ok:
+                    seen.add(n)
+                if end_ok:
+                    ends[n] = p
+                if pass_ok:
                     nxt.append((n, p))
         frontier = nxt
-    return {h: p for h, p in best.items() if w.unit_at(h) is None or h == start}
+    return ends
+
+
+def reach(w: Work, u: WUnit, limit: int | None = None) -> dict[Hex, tuple[Hex, ...]]:
+    """Every hex ``u`` may end a move on, with the shortest path to it (steps after start)."""
+    found = _search(w, u, allowance(w, u) if limit is None else limit)
+    return {h: p for h, p in found.items() if end_rule(w, u, p) is None}
+
+
+def why_not_reach(w: Work, u: WUnit, h: Hex) -> str:
+    """Why ``u`` cannot end a move on ``h`` (for a ``move X to Y`` that is refused)."""
+    path = _search(w, u, allowance(w, u)).get(h)
+    why = None if path is None else end_rule(w, u, path)
+    return why or f"the {u.type} in {u.hex} cannot reach {h}"
 
 
 def check_path(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
@@ -105,31 +170,14 @@ def check_path(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
     if len(path) > allowance(w, u):
         return f"{u.type} may move at most {allowance(w, u)} hexes now, not {len(path)}"
     prev = start
-    own_leader = w.attached(u) is not None
     for i, h in enumerate(path):
         if not prev.is_adjacent(h):
             return f"{prev} and {h} are not adjacent"
-        why = _can_enter(w, u, start, h)
+        why = step_rule(w, u, start, h, i == len(path) - 1, len(path))
         if why:
             return why
-        last = i == len(path) - 1
-        friend = w.unit_at(h)
-        if friend is not None and friend is not u and (
-            last or not _through_friends(w, u, len(path))
-        ):
-            return f"{h} holds a friendly unit" + (
-                "" if last else " (only light foot under LT or MFM may pass through)"
-            )
-        lone = w.leader_at(h)
-        if lone is not None and friend is None:
-            if own_leader:
-                return f"{h} holds a friendly leader and {u.type} already has one"
-            if not last:
-                return f"a unit entering {h} (a lone friendly leader) must stop there"
-        if not last and mover_kind(u.spec) in w.terrain(h).stop:
-            return f"{u.type} must stop on entering {h} ({w.state.terrain_at(h)})"
         prev = h
-    return None
+    return end_rule(w, u, path)
 
 
 def do_move(w: Work, u: WUnit, path: tuple[Hex, ...], off: bool = False) -> None:
@@ -161,7 +209,11 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...], off: bool = False) -> None
         exit_board(w, u)
 
 
-def _leader_enter(w: Work, ld: WLeader, h: Hex) -> str | None:
+def leader_step_rule(w: Work, ld: WLeader, h: Hex, last: bool) -> str | None:
+    """Why a lone leader may not enter ``h`` (``last``: its move ends there), §7.3, §16.6.
+
+    The one rule behind both :func:`leader_reach` and :func:`check_leader_path`.
+    """
     if not w.on_board(h):
         return f"{h} is off the board"
     if "leader" in w.terrain(h).impassable:
@@ -172,6 +224,10 @@ def _leader_enter(w: Work, ld: WLeader, h: Hex) -> str | None:
     other_ld = w.leader_at(h)
     if other_ld is not None and other_ld.side != ld.side:
         return f"{h} holds an enemy leader"
+    if last and other_ld not in (None, ld):
+        return f"{h} already holds a friendly leader"
+    if not last and "leader" in w.terrain(h).stop:
+        return f"a leader must stop on entering {h} ({w.state.terrain_at(h)})"
     return None
 
 
@@ -179,24 +235,26 @@ def leader_reach(w: Work, ld: WLeader) -> dict[Hex, tuple[Hex, ...]]:
     """Hexes a leader on its own may end on (1-3 hexes, §7.3), with shortest paths."""
     assert ld.hex is not None
     start = ld.hex
-    best: dict[Hex, tuple[Hex, ...]] = {start: ()}
+    ends: dict[Hex, tuple[Hex, ...]] = {start: ()}
+    seen = {start}
     frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(start, ())]
-    for _ in range(LEADER_MOVE):
+    for d in range(1, LEADER_MOVE + 1):
         nxt = []
         for h, path in frontier:
             for n in w.neighbours(h):
-                if n in best or _leader_enter(w, ld, n) is not None:
+                if n in seen:
                     continue
                 p = (*path, n)
-                best[n] = p
-                if "leader" not in w.terrain(n).stop:
+                end_ok = leader_step_rule(w, ld, n, True) is None
+                pass_ok = d < LEADER_MOVE and leader_step_rule(w, ld, n, False) is None
+                if end_ok or pass_ok:
+                    seen.add(n)
+                if end_ok:
+                    ends[n] = p
+                if pass_ok:
                     nxt.append((n, p))
         frontier = nxt
-    return {
-        h: p
-        for h, p in best.items()
-        if h == start or (w.leader_at(h) is None)
-    }
+    return ends
 
 
 def check_leader_path(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> str | None:
@@ -208,13 +266,9 @@ def check_leader_path(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> str | None
     for i, h in enumerate(path):
         if not prev.is_adjacent(h):
             return f"{prev} and {h} are not adjacent"
-        why = _leader_enter(w, ld, h)
+        why = leader_step_rule(w, ld, h, i == len(path) - 1)
         if why:
             return why
-        if i == len(path) - 1 and w.leader_at(h) not in (None, ld):
-            return f"{h} already holds a friendly leader"
-        if i < len(path) - 1 and "leader" in w.terrain(h).stop:
-            return f"a leader must stop on entering {h} ({w.state.terrain_at(h)})"
         prev = h
     return None
 
@@ -244,9 +298,9 @@ def moved_too_far_to_battle(w: Work, u: WUnit) -> str | None:
     if s.war_machine and moved:
         return "a war machine cannot battle in a turn it moved"
     limit = s.battle_after
-    if w.card == "DT" and s.foot and not s.war_machine:
+    if w.effect == "DT" and s.foot and not s.war_machine:
         limit = 3 if s.warrior else 2
-    if w.card == "CH" and s.mounted and s.weight == "heavy":
+    if w.effect == "CH" and s.mounted and s.weight == "heavy":
         limit = 3
     if moved > limit:
         return f"{u.type} moved {moved} hexes and may not battle"

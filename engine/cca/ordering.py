@@ -188,6 +188,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     if spec is None:
         return [OrdersProblem(sub.card_line, cq, "nothing-to-copy", why)]
     w.card = spec.code
+    w.fallback = fallback_applies(w, side, spec)
     picked = _resolve_refs(w, side, sub, problems)
     items = [it for it, _ in picked]
     legal = tuple(_name(x) for x in eligible(w, side, spec, spec.code))
@@ -219,7 +220,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     if spec.kind == SECTION:
         if not _assign_sections(w, side, items, spec.sections):
             want = ", ".join(f"{n} in your {s}" for s, n in spec.per_section)
-            bad(line0, "wrong-section", f"{spec.name} orders {want}; these do not fit")
+            bad(line0, "wrong-section", _too_many(spec.name, want, items) + "; they do not fit")
     elif spec.kind == TROOP:
         troop = spec.troop or ""
         have = [u for u in all_units if _category(u, troop)]
@@ -230,7 +231,8 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if isinstance(it, WLeader) and spec.code != "MO":
                     bad(n, "wrong-troop", f"{spec.name} does not order leaders")
             if len(items) > command:
-                bad(line0, "too-many", f"{spec.name} orders up to {command} (your Command)")
+                bad(line0, "too-many", _too_many(spec.name, f"up to {command} (your Command)",
+                                                 items))
         elif not any_one and items:
             bad(line0, "any-one-unit", f"you have no {troop} units: order any one unit")
     elif spec.kind == LEADERSHIP:
@@ -242,7 +244,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if not (isinstance(it, WUnit) and it.spec.foot):
                     bad(n, "not-foot", f"{_name(it)} is not a foot unit")
             if spec.code == "DT" and len(items) > 4:
-                bad(line0, "too-many", "Double Time orders up to 4 foot units")
+                bad(line0, "too-many", _too_many(spec.name, "up to 4 foot units", items))
             hexes = [u.hex for u in units if u.hex]
             if hexes and not _connected(hexes, hexes[:1]):
                 bad(line0, "not-connected", "the ordered units must form one connected group")
@@ -258,28 +260,34 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if isinstance(it, WLeader) and (spec.code == "MFM" or not w.lone(it)):
                     bad(n, "wrong-troop", f"{spec.name} does not order this leader")
             if len(items) > command:
-                bad(line0, "too-many", f"{spec.name} orders up to {command} (your Command)")
+                bad(line0, "too-many", _too_many(spec.name, f"up to {command} (your Command)",
+                                                 items))
         elif not any_one and items:
             bad(line0, "any-one-unit", f"you have no {want} units: order any one unit")
     elif spec.code in ("CS", "DS"):
         auto = eligible(w, side, spec, spec.code)
-        fallback = spec.code == "DS" and not any(_missile(w, u) for u in all_units)
-        if fallback:
+        if w.fallback:
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no missile units: order any one unit")
         else:
             items = list(auto)
             units = [it for it in items if isinstance(it, WUnit)]
             lds = []
-    elif spec.code == "SP" and not validating:
-        items = _spartacus(w, side, items)
-        units = [it for it in items if isinstance(it, WUnit)]
-        lds = [it for it in items if isinstance(it, WLeader)]
+    elif spec.code == "SP":
+        if len(items) > command:  # one die per unit ordered: Command dice (§18.5)
+            bad(line0, "too-many", _too_many(spec.name, f"at most {command} (your Command "
+                                             "dice)", items))
+        elif not validating:
+            items = _spartacus(w, side, items)
+            units = [it for it in items if isinstance(it, WUnit)]
+            lds = [it for it in items if isinstance(it, WLeader)]
     elif spec.code == "RA":
-        if not any(w.lone(ld) or w.host(ld) for ld in w.leaders.values()
-                   if ld.side == side and ld.hex):
+        if w.fallback:
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no leader on the board: order any one unit")
+        elif len(items) > command:  # one die per block: Command dice (§18.5)
+            bad(line0, "too-many", _too_many(spec.name, f"at most {command} (your Command "
+                                             "dice)", items))
         elif not validating:
             units = _rally(w, side, units)
             lds = []
@@ -308,6 +316,33 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     return []
 
 
+def _too_many(card: str, limit: str, items: list[Item] | list[WUnit]) -> str:
+    """The "too many units" message: the card's limit and the units counted."""
+    names = ", ".join(_name(it) for it in items)
+    return f"{card} orders {limit}; these orders name {len(items)}: {names}"
+
+
+def fallback_applies(w: Work, side: str, spec: CardSpec) -> bool:
+    """True if ``spec`` can only order "any one unit" (its fallback clause, §18).
+
+    Such an order is a normal one (:attr:`Work.effect` is None): the unit moves
+    and battles as usual, without the card's bonuses or limits. A Leadership
+    card's fallback depends on the orders (no leader named) and is set there.
+    """
+    units = w.live_units(side)
+    if spec.kind == TROOP:
+        return not any(_category(u, spec.troop or "") for u in units)
+    if spec.code in ("DT", "LN"):
+        return not any(u.spec.foot for u in units)
+    if spec.code in ("MFM", "CH"):
+        return not any(_category(u, "light" if spec.code == "MFM" else "mounted") for u in units)
+    if spec.code == "DS":
+        return not any(_missile(w, u) for u in units)
+    if spec.code == "RA":
+        return not any(ld.side == side and ld.hex for ld in w.leaders.values())
+    return False
+
+
 def _no_move_first(w: Work, u: WUnit) -> bool:
     for p in w.specials("no-move-first-turn", u.side):
         if u.hex is not None and str(u.hex) in p.get("hexes", ()):
@@ -329,6 +364,7 @@ def _check_leadership(  # noqa: PLR0917
 ) -> None:
     leaders = [(it, n) for it, n in picked if isinstance(it, WLeader)]
     if not leaders:
+        w.fallback = True
         if not any_one and picked:
             bad(line0, "need-leader", f"{spec.name}: name the leader, or order any one unit",
                 tuple(f"leader {x.name}" for x in w.leaders.values() if x.side == side and x.hex))
@@ -344,7 +380,8 @@ def _check_leadership(  # noqa: PLR0917
     host = w.host(ld)
     others = [it for it, _ in picked if isinstance(it, WUnit) and it is not host]
     if len(others) > spec.chain:
-        bad(line0, "too-many", f"{spec.name}: the leader's unit and up to {spec.chain} more")
+        bad(line0, "too-many", _too_many(spec.name, f"the leader's unit and up to {spec.chain} "
+                                         "more", others))
     hexes = [u.hex for u in others if u.hex]
     if hexes and not _connected(hexes, [ld.hex]):
         bad(line0, "not-connected", "the units must form a chain starting next to the leader")

@@ -54,7 +54,6 @@ def take_flags(  # noqa: PLR0917
     close: bool,
     leader_ok: bool,
     full: bool,
-    checked: bool,
 ) -> bool:
     """Apply ``flags`` to ``u``; return True if it left its hex (retreated out)."""
     if flags <= 0 or u.hex is None:
@@ -89,15 +88,20 @@ def take_flags(  # noqa: PLR0917
             return True
         elephant_retreat(w, u, total, by)
     else:
-        retreat(w, u, total, by, checked)
+        retreat(w, u, total, by)
     return u.hex != start
 
 
 def _paths(w: Work, u: WUnit, n: int) -> list[tuple[tuple[Hex, ...], int]]:
-    """Every distinct retreat end reachable, as (path, hexes short), best first."""
+    """Every distinct retreat path, as (path, hexes short), in a fixed walk order.
+
+    Two paths to the same hex are both listed: the owner chooses the path, not
+    only its end (a path may cross marsh, §17.4). Every path to one hex has the
+    same length, since each step goes one row back.
+    """
     assert u.hex is not None
     has_leader = w.attached(u) is not None
-    results: dict[Hex, tuple[tuple[Hex, ...], int]] = {}
+    results: list[tuple[tuple[Hex, ...], int]] = []
 
     def walk(h: Hex, path: tuple[Hex, ...]) -> None:
         left = n - len(path)
@@ -111,7 +115,7 @@ def _paths(w: Work, u: WUnit, n: int) -> list[tuple[tuple[Hex, ...], int]]:
                     continue
                 if ld is not None:  # a lone friendly leader
                     if not has_leader:
-                        results.setdefault(nx, ((*path, nx), 0))  # picks it up and stops
+                        results.append(((*path, nx), 0))  # picks it up and stops
                         moved = True
                         continue
                     if left == 1:  # A-35: may pass but not end there
@@ -119,14 +123,26 @@ def _paths(w: Work, u: WUnit, n: int) -> list[tuple[tuple[Hex, ...], int]]:
                 moved = True
                 walk(nx, (*path, nx))
         if not moved or left == 0:
-            end = path[-1] if path else h
-            short = left
-            prev = results.get(end)
-            if prev is None or prev[1] > short:
-                results[end] = (path, short)
+            results.append((path, left))
 
     walk(u.hex, ())
-    return sorted(results.values(), key=lambda r: r[1])
+    return sorted(results, key=lambda r: r[1])
+
+
+def _choose_path(w: Work, u: WUnit, n: int, options: list[tuple[Hex, ...]]) -> tuple[Hex, ...]:
+    """The owner's choice among equally good retreat paths (standing order ``retreat``)."""
+    pol = w.decider.policy(u.side, "retreat")
+    best = sorted(options, key=lambda p: _order_key(w, u, p, pol == "prefer-friends"))
+    names = [" > ".join(map(str, p)) if p else "stay" for p in best]
+    pick = w.decider.choose(
+        u.side,
+        "retreat",
+        f"{u.label} retreats {n} hex(es): which path?",
+        names,
+        names[0],
+        None if pol == "ask" else names[0],
+    )
+    return best[names.index(pick)]
 
 
 def _order_key(w: Work, u: WUnit, path: tuple[Hex, ...], prefer_friends: bool) -> tuple[int, int]:
@@ -141,24 +157,12 @@ def _order_key(w: Work, u: WUnit, path: tuple[Hex, ...], prefer_friends: bool) -
     return (-friends, left)
 
 
-def retreat(w: Work, u: WUnit, n: int, by: str, checked: bool) -> None:
+def retreat(w: Work, u: WUnit, n: int, by: str) -> None:
     """Retreat ``u`` ``n`` hexes toward its side; lose a block per hex it cannot (§12.2)."""
     assert u.hex is not None
     options = _paths(w, u, n)
     fewest = min(short for _, short in options)
-    best = [p for p, short in options if short == fewest]
-    pol = w.decider.policy(u.side, "retreat")
-    best.sort(key=lambda p: _order_key(w, u, p, pol == "prefer-friends"))
-    names = [" > ".join(map(str, p)) if p else "stay" for p in best]
-    pick = w.decider.choose(
-        u.side,
-        "retreat",
-        f"{u.label} retreats {n} hex(es): which path?",
-        names,
-        names[0],
-        None if pol == "ask" else names[0],
-    )
-    path = best[names.index(pick)]
+    path = _choose_path(w, u, n, [p for p, short in options if short == fewest])
     start = u.hex
     if path:
         ld = w.relocate(u, path[-1])
@@ -178,14 +182,8 @@ def retreat(w: Work, u: WUnit, n: int, by: str, checked: bool) -> None:
         w.log("retreat-blocked", f"{u.label} cannot retreat {fewest} hex(es)", unit=u.id)
         where_ld = w.attached(u)
         lost = w.lose_blocks(u, fewest, by, "blocked retreat")
-        if lost and where_ld is not None:
-            if u.gone():
-                if checked:
-                    leader_evade(w, where_ld)  # no second check for one roll (§16.1)
-                else:
-                    check_after_losses(w, where_ld, True, by)
-            elif not checked:
-                check_after_losses(w, where_ld, False, by)
+        if lost:  # one roll, one check: a leader checked already just evades (§16.1)
+            check_after_losses(w, where_ld, u.gone(), by)
 
 
 def _marsh_rolls(w: Work, u: WUnit, path: tuple[Hex, ...]) -> None:
@@ -249,10 +247,9 @@ def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
     assert ele.hex is not None
     options = _paths(w, ele, n)
     fewest = min(short for _, short in options)
-    best = sorted(
-        (p for p, s in options if s == fewest), key=lambda p: _order_key(w, ele, p, False)
-    )
-    path = best[0]
+    # The owner chooses among the paths that go furthest (§12.2, §13.3); where it
+    # stops decides which units block it and lose blocks.
+    path = _choose_path(w, ele, n, [p for p, s in options if s == fewest])
     start = ele.hex
     if path:
         w.relocate(ele, path[-1])

@@ -55,14 +55,19 @@ def marsh_entry(w: Work, u: WUnit, h: Hex) -> None:
         check_after_losses(w, ld, u.hex is None, other(u.side))
 
 
-def leader_marsh(w: Work, ld: WLeader, h: Hex) -> None:
-    """A lone leader entering marsh rolls 1 die: a helmet kills it (§17.4)."""
+def leader_marsh(w: Work, ld: WLeader, h: Hex) -> bool:
+    """A lone leader entering marsh rolls 1 die: a helmet kills it (§17.4); True if killed.
+
+    It rolls however it enters: a move, an evade or an escape.
+    """
     if ld.hex is None or not w.terrain(h).marsh_roll or w.simulate:
-        return
+        return False
     faces = w.roll(1, f"marsh at {h} (leader {ld.name})")
     w.log("marsh", f"leader {ld.name} enters marsh: {faces[0]}", faces, leader=ld.name)
     if faces[0] == "H":
         w.kill_leader(ld, other(ld.side), "marsh")
+        return True
+    return False
 
 
 def end_of_turn_specials(w: Work) -> None:
@@ -162,7 +167,7 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
             w.moved[u.id] = 1
             w.entered.setdefault(u.id, set()).add(a.target)
             w.ordered.add(u.id)
-            w.pinned.add(u.id)  # the entry is its move this turn
+            w.placed.add(u.id)  # the entry hex is its first hex of movement (§19)
             w.log("enter", f"{side} {u.type} enters at {a.target}", unit=u.id)
             return None
     return f"no {a.unit_type} is waiting in reserve"

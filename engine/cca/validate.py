@@ -15,9 +15,11 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engine.cca.cards import CARDS
-from engine.cca.combat import fire_range, los_clear
+from engine.cca.combat import fire_range, melee_dice, ranged_dice
 from engine.cca.decide import Decider, norm_answer
+from engine.cca.legal import targets
 from engine.cca.movement import (
+    WARRIORS_MUST_CLOSE,
     check_leader_path,
     check_path,
     do_leader_move,
@@ -25,6 +27,7 @@ from engine.cca.movement import (
     leader_reach,
     moved_too_far_to_battle,
     reach,
+    why_not_reach,
 )
 from engine.cca.ordering import order_units
 from engine.cca.orders import Action, Submission, parse_submission
@@ -138,6 +141,7 @@ def check_submission(state: State, side: str, text: str) -> Submission:
             "First Strike is played when you are attacked, not as your turn",
             tuple(c for c in hand if c != "FS"),
         )
+    problems += _unknown_hexes(state, sub)
     if problems:
         raise OrdersError(problems)
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
@@ -149,6 +153,27 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     if problems:
         raise OrdersError(problems)
     return replace(sub, side=side)
+
+
+def _unknown_hexes(state: State, sub: Submission) -> list[OrdersProblem]:
+    """A hex named in the orders that is not on the board (a typo such as G44)."""
+    out: list[OrdersProblem] = []
+    named: list[tuple[int, Hex]] = [
+        (n, r.hex) for r, n in zip(sub.orders, sub.order_lines, strict=True) if r.hex is not None
+    ]
+    for a in sub.actions:
+        hexes = (a.ref.hex, a.target, a.to, a.extra, a.bonus, *a.path)
+        named += [(a.line, h) for h in hexes if h is not None]
+    for line, h in named:
+        if h not in state.board:
+            quote = sub.lines[line - 1] if 0 < line <= len(sub.lines) else ""
+            try:
+                state.board.parse(str(h))
+                why = f"{h} is not a hex of this board"
+            except ValueError as e:
+                why = str(e)
+            out.append(OrdersProblem(line, quote, "unknown-hex", f"unknown hex: {why}"))
+    return out
 
 
 def _find(w: Work, side: str, a: Action) -> WUnit | WLeader | str:
@@ -172,11 +197,11 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
     it = _find(w, side, a)
     if isinstance(it, str):
         return it
-    if w.card in ("CS", "DS"):
-        return f"{CARDS[w.card].name} allows no movement"
+    if w.effect in ("CS", "DS"):
+        return f"{CARDS[w.effect].name} allows no movement"
     key = f"{phase}:{id(it)}"
     if key in w.moved_lines:
-        return "each unit or leader moves once" + (" per move phase" if w.card == "MFM" else "")
+        return "each unit or leader moves once" + (" per move phase" if w.effect == "MFM" else "")
     w.moved_lines.append(key)
     if isinstance(it, WLeader):
         if it.name not in w.ordered_leaders:
@@ -195,9 +220,9 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
             w,
             a,
             ld.hex,
-            f"leader {ld.name}",
             leader_reach(w, ld),
             lambda p: check_leader_path(w, ld, p),
+            lambda h: f"leader {ld.name} cannot reach {h}",
         )
         if isinstance(path, str):
             return path
@@ -209,7 +234,7 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
     if u.id in w.pinned:
         return f"a leader joined the {u.type} in {u.hex}: it may not move this turn"
     path = _path_of(
-        w, a, u.hex, f"the {u.type} in {u.hex}", reach(w, u), lambda p: check_path(w, u, p)
+        w, a, u.hex, reach(w, u), lambda p: check_path(w, u, p), lambda h: why_not_reach(w, u, h)
     )
     if isinstance(path, str):
         return path
@@ -226,14 +251,19 @@ def _path_of(  # noqa: PLR0917
     w: Work,
     a: Action,
     here: Hex | None,
-    who: str,
     paths: dict[Hex, tuple[Hex, ...]],
     check: Callable[[tuple[Hex, ...]], str | None],
+    why_not: Callable[[Hex], str],
 ) -> tuple[Hex, ...] | str:
-    """Return the path a move line gives (``to`` a hex, or hex by hex), or why it is illegal."""
+    """Return the path a move line gives (``to`` a hex, or hex by hex), or why it is illegal.
+
+    Both forms are judged by the one movement rule (engine.cca.movement): the
+    ``to`` form takes the path the legal list shows, the hex-by-hex form is
+    checked step by step with the same rule.
+    """
     if a.to is not None:
         if a.to not in paths:
-            return f"{who} cannot reach {a.to}" + _legal(w, paths)
+            return why_not(a.to) + _legal(w, paths)
         return paths[a.to]
     path = a.path[1:] if a.path and a.path[0] == here else a.path
     why = check(path)
@@ -246,23 +276,16 @@ def _legal(w: Work, paths: dict[Hex, tuple[Hex, ...]]) -> str:
     return "; it can reach " + (", ".join(map(str, ends)) if ends else "nowhere")
 
 
-def _targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
-    assert u.hex is not None
-    out = []
-    for h in w.state.board.hexes:
-        e = w.unit_at(h)
-        ld = w.leader_at(h)
-        enemy = (e is not None and e.side != u.side) or (
-            e is None and ld is not None and ld.side != u.side
-        )
-        if not enemy:
-            continue
-        d = u.hex.distance(h)
-        if (close and d == 1) or (
-            not close and 2 <= d <= fire_range(w, u) and los_clear(w, u.hex, h)
-        ):
-            out.append(str(h))
-    return tuple(out)
+def _dice_against(w: Work, u: WUnit, a: Action) -> int:
+    """The dice ``u`` would roll for battle line ``a`` on the board after the moves."""
+    assert a.target is not None
+    if a.verb == "fire":
+        return ranged_dice(w, u, a.target)
+    t = w.unit_at(a.target)
+    full = w.full_strength(u)
+    if t is None or t.side == u.side:
+        return melee_dice(w, u, None, "attack", full, target_hex=a.target)
+    return melee_dice(w, u, t, "attack", full, target_full=w.full_strength(t))
 
 
 def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
@@ -283,7 +306,7 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 bad("illegal-entry", why)
             continue
         if a.verb == "move":
-            if phase == 2 and w.card != "MFM":
+            if phase == 2 and w.effect != "MFM":
                 bad("move-after-battle", "all moves come before the first battle")
                 continue
             mp = 3 if phase == 2 else 1
@@ -292,18 +315,13 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             w.hint = ()
             why = move_step(w, side, a, mp)
             if why:
-                bad("illegal-move", why, w.hint)
+                code = "warriors-must-close" if WARRIORS_MUST_CLOSE in why else "illegal-move"
+                bad(code, why, w.hint)
                 continue
-            if phase == 1:
-                for u in w.live_units(side):
-                    n = w.moved.get(u.id, 0) - before.get(u.id, 0)
-                    if n and u.spec.must_melee_after and n >= u.spec.must_melee_after:
-                        if not w.enemy_units_adjacent(u):
-                            bad(
-                                "warriors-must-close",
-                                f"warriors moving {n} hexes must end next to an enemy unit",
-                            )
-                        must_attack[u.id] = a
+            for u in w.live_units(side):  # warriors that moved 2+ must close-combat (§3.2)
+                now, need = w.moved.get(u.id, 0), u.spec.must_melee_after
+                if need and before.get(u.id, 0) != now >= need:
+                    must_attack[u.id] = a
             continue
         phase = 2
         assert a.ref.hex is not None and a.target is not None
@@ -315,7 +333,7 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
         if u.id not in w.ordered:
             bad("not-ordered", f"the {u.type} in {u.hex} is not ordered")
             continue
-        limit = 2 if w.card == "DS" else 1
+        limit = 2 if w.effect == "DS" else 1
         if battles.get(u.id, 0) >= limit:
             bad("battled-twice", f"the {u.type} in {u.hex} already battles this turn")
             continue
@@ -327,8 +345,8 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             if second_moves:
                 bad("fire-after-move", "Move-Fire-Move: no firing after the second moves")
                 continue
-            if w.card in ("CS", "DT", "CH"):
-                bad("no-fire", f"units ordered by {CARDS[w.card].name} may not use ranged combat")
+            if w.effect in ("CS", "DT", "CH"):
+                bad("no-fire", f"units ordered by {CARDS[w.effect].name} may not use ranged combat")
                 continue
             if fire_range(w, u) == 0:
                 bad("no-missiles", f"{u.type} has no missile weapons")
@@ -338,22 +356,23 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 bad(
                     "must-close",
                     f"the {u.type} in {u.hex} is next to an enemy unit and may only close-combat",
-                    _targets(w, u, True),
+                    targets(w, u, True),
                 )
                 continue
-            legal = _targets(w, u, False)
+            legal = targets(w, u, False)
             if str(a.target) not in legal and not adj:
                 bad(
                     "bad-target", f"{a.target} is not an enemy in range and sight of {u.hex}", legal
                 )
                 continue
         else:
-            if w.card in ("MFM", "DS"):
+            if w.effect in ("MFM", "DS"):
                 bad(
-                    "no-close-combat", f"units ordered by {CARDS[w.card].name} may not close-combat"
+                    "no-close-combat",
+                    f"units ordered by {CARDS[w.effect].name} may not close-combat",
                 )
                 continue
-            legal = _targets(w, u, True)
+            legal = targets(w, u, True)
             if str(a.target) not in legal:
                 bad("bad-target", f"{a.target} is not an enemy next to {u.hex}", legal)
                 continue
@@ -361,6 +380,11 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 bad("no-extra-hex", "only cavalry take an extra hex after advancing")
                 continue
             must_attack.pop(u.id, None)
+        dice = _dice_against(w, u, a)
+        if dice < 1:  # terrain took every die: the attack may not be made (§17.1)
+            bad("no-dice", f"the {u.type} in {u.hex} would roll {dice} dice at {a.target}: "
+                "an attack reduced below one die may not be made")
+            continue
         battles[u.id] = battles.get(u.id, 0) + 1
         targeted.add(a.target)
     for act in must_attack.values():

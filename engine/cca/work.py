@@ -152,6 +152,9 @@ class Work:
     pinned: set[str] = field(default_factory=set)  # units a leader joined: may not move
     battled: dict[str, int] = field(default_factory=dict)
     card: str | None = None  # the card in effect (a Counter-Attack's copy)
+    fallback: bool = False  # the card's "order any one unit" clause: a normal order (§18)
+    placed: set[str] = field(default_factory=set)  # reinforcements placed this turn (§19)
+    checked: set[str] = field(default_factory=set)  # leaders checked in this combat (§16.1)
     played: str | None = None  # the card actually played
     bonus_dice: dict[str, int] = field(default_factory=dict)  # unit id -> +dice (Spartacus)
     first_strike_used: str | None = None  # side that played First Strike this turn
@@ -204,6 +207,16 @@ class Work:
                 command=self.command[side],
             )
         return s
+
+    @property
+    def effect(self) -> str | None:
+        """The card whose effects apply to the ordered units (None: a normal order).
+
+        A card played by its fallback clause ("order any one unit") gives a
+        normal order: the unit moves and battles as usual, with none of the
+        card's bonuses or limits (§18).
+        """
+        return None if self.fallback else self.card
 
     # --- events ----------------------------------------------------------
     def log(self, kind: str, text: str, dice: tuple[str, ...] = (), **data: Any) -> None:
