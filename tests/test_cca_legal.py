@@ -18,7 +18,7 @@ from test_cca_helpers import SYS, position
 
 from engine.cca.decide import Decider
 from engine.cca.legal import unit_options
-from engine.cca.movement import allowance, check_path
+from engine.cca.movement import allowance, check_leader_path, check_path, leader_allowance
 from engine.cca.ordering import order_units
 from engine.cca.orders import parse_submission
 from engine.cca.state import State
@@ -143,7 +143,7 @@ def _positions(draw: st.DrawFn) -> State:
     terrain: dict[str, list[str]] = {}
     for h in draw(st.lists(st.sampled_from(_HEXES), max_size=12, unique=True)):
         terrain.setdefault(draw(st.sampled_from(_TERRAIN)), []).append(h)
-    leaders = draw(st.lists(st.sampled_from(_HEXES), max_size=2, unique=True))
+    leaders = draw(st.lists(st.sampled_from(_HEXES), max_size=3, unique=True))
     try:
         return position(
             south=south,
@@ -196,6 +196,33 @@ def test_s7_legal_list_equals_what_the_checker_accepts(state: State) -> None:
             for h in itertools.islice(sorted(legal) + near, 8):
                 ok = _accepts(state, f"{order}move {u.hex} to {h}\n", moves_only=True)
                 assert ok == (h in legal), (card, str(u.hex), h)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(_positions())
+def test_s7_3_legal_leader_reach_equals_what_the_checker_accepts(state: State) -> None:
+    """For every lone leader: legal reach == ends of the paths the checker accepts."""
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
+    w.simulate = True
+    rows = {
+        str(x["hex"]): x
+        for x in unit_options(state, "south", "3C")
+        if "leader" in x and "type" not in x
+    }
+    for ld in w.leaders.values():
+        if ld.side != "south" or ld.hex is None or not w.lone(ld):
+            continue
+        accepted = {
+            p[-1]
+            for p in _paths(ld.hex, leader_allowance(w, ld))
+            if check_leader_path(w, ld, p) is None
+        } - {ld.hex}
+        assert {str(h) for h in accepted} == set(rows[str(ld.hex)]["reach"]), str(ld.hex)
 
 
 @pytest.mark.parametrize("card", ["DS", "LN", "CH"])

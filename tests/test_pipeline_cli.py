@@ -108,3 +108,20 @@ def test_create_without_key_prints_an_invite_token(
         == 0
     )
     assert "invite token" in capsys.readouterr().out
+
+
+def test_create_seats_players_by_side_of_any_system(
+    tmp_path: Path, cfg: Path, store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    north, south = _pub(tmp_path, "ann"), _pub(tmp_path, "bob")
+    base = ["game", "--config", str(cfg), "create", "toy-race", "--id", "race-1"]
+    assert main([*base, "--seat", f"north=Ann:ann@x.test:{north}"]) != 0
+    assert "no player for south" in capsys.readouterr().err
+    assert main([*base, "--seat", f"east=Ann:ann@x.test:{north}"]) != 0
+    assert "SIDE one of north, south" in capsys.readouterr().err
+    seats = ["--seat", f"north=Ann:ann@x.test:{north}", "--seat", f"south=Bob:bob@y.test:{south}"]
+    assert main([*base, *seats]) == 0
+    assert "created race-1" in capsys.readouterr().out
+    with store.transaction() as s:
+        game = s.get(Game, "race-1")
+        assert game is not None and game.system == "toy"

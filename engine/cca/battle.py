@@ -21,6 +21,7 @@ from engine.cca.combat import (
 )
 from engine.cca.evade import evade_paths, may_evade, resolve_evade
 from engine.cca.leaders import attack_lone_leader, check_after_losses
+from engine.cca.momentum import after_success, report_skipped
 from engine.cca.orders import Action
 from engine.cca.retreat import take_flags
 from engine.cca.work import Work, WUnit
@@ -125,6 +126,7 @@ def close_combat(
                 _moot(w, act, f"{att.label} has no dice against {target_hex}")
                 return
             attack_lone_leader(w, att, ld, dice, "attacks")
+            report_skipped(w, act, is_bonus, "advance", "no advance after attacking a leader")
         else:
             _moot(w, act, f"no enemy in {target_hex} any more")
         return
@@ -148,6 +150,7 @@ def close_combat(
                                 ["evade", "stand"], "stand", auto)
         if pick == "evade":
             resolve_evade(w, att, tgt, is_bonus)
+            report_skipped(w, act, is_bonus, "advance", "no advance after an evade")
             return
     assert tgt.hex is not None and att.hex is not None
     wall = w.terrain(tgt.hex).defender_strikes_first and not (
@@ -158,6 +161,7 @@ def close_combat(
         _first_strike(w, att, tgt, def_full, att_full, card=not wall)
         if att.hex is None or not att.hex.is_adjacent(target_hex) or tgt.hex != target_hex:
             w.log("attack-cancelled", "the First Strike stopped the attack", unit=att.id)
+            report_skipped(w, act, is_bonus, "advance", "the attack was cancelled")
             return
     dice = melee_dice(w, att, tgt, "attack", att_full, is_bonus, target_full=def_full)
     if dice < 1:
@@ -169,10 +173,9 @@ def close_combat(
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
         if att.hex is not None:
-            from engine.cca.momentum import after_success  # noqa: PLC0415
-
             after_success(w, att, target_hex, act, is_bonus)
         return
+    report_skipped(w, act, is_bonus, "advance", "the defender held its hex")
     if first or tgt.hex is None or att.hex is None or not tgt.hex.is_adjacent(att.hex):
         return
     pol = w.decider.policy(tgt.side, "battle-back")

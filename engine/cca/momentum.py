@@ -21,19 +21,53 @@ def _yes_no(flag: bool | None) -> str | None:
     return None if flag is None else ("advance" if flag else "stay")
 
 
+def report_skipped(  # noqa: PLR0917
+    w: Work, act: Action | None, is_bonus: bool, stage: str, why: str, only: bool = False
+) -> None:
+    """Report the options of an attack line that will not happen (never dropped silently).
+
+    ``stage`` is the first step that did not happen: ``advance``, ``extra`` or
+    ``bonus``; every option written for that step and the later ones (``only``:
+    that step's alone) is reported with ``why``.
+    """
+    if act is None:
+        return
+    steps = ("advance", "extra", "bonus")
+    later = (stage,) if only else steps[steps.index(stage) :]
+    wanted: list[str] = []
+    if is_bonus:
+        if "advance" in later and act.bonus_advance:
+            wanted.append("bonus-advance")
+    else:
+        if "advance" in later and act.advance:
+            wanted.append("advance")
+        if "extra" in later and act.extra is not None:
+            wanted.append(f"extra {act.extra}")
+        if "bonus" in later and act.bonus is not None:
+            wanted.append(f"bonus {act.bonus}")
+    if wanted:
+        w.log("moot", f"line {act.line}: {', '.join(wanted)} skipped: {why}", line=act.line)
+
+
 def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonus: bool) -> None:
     """Offer the momentum advance and what may follow it."""
     s = att.spec
     assert att.hex is not None
-    if s.war_machine or w.unit_at(vacated) is not None or w.leader_at(vacated) is not None:
+    if s.war_machine:
+        report_skipped(w, act, is_bonus, "advance", "a war machine never advances")
+        return
+    if w.unit_at(vacated) is not None or w.leader_at(vacated) is not None:
+        report_skipped(w, act, is_bonus, "advance", f"{vacated} is not empty")
         return
     here = att.hex
     if w.terrain(here).no_advance_out_if_entered_this_turn and (
         here in w.entered.get(att.id, set()) or w.start_hex.get(att.id) != here
     ):
         w.log("no-advance", f"{att.label} entered {here} this turn and may not advance out")
+        report_skipped(w, act, is_bonus, "advance", f"no advance out of {here} this turn")
         return
     if not w.passable(vacated, s):
+        report_skipped(w, act, is_bonus, "advance", f"{vacated} is impassable to {att.type}")
         return
     flag = (act.bonus_advance if is_bonus else act.advance) if act is not None else None
     pol = w.decider.policy(att.side, "advance")
@@ -47,6 +81,7 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
         auto,
     )
     if pick != "advance":
+        report_skipped(w, act, is_bonus, "extra", f"the {att.type} did not advance")
         return
     w.relocate(att, vacated)
     w.entered.setdefault(att.id, set()).add(vacated)
@@ -54,7 +89,10 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
     from engine.cca.special import marsh_entry  # noqa: PLC0415
 
     marsh_entry(w, att, vacated)
-    if att.hex is None or is_bonus:
+    if att.gone():
+        report_skipped(w, act, is_bonus, "extra", f"the {att.type} was lost in the marsh")
+        return
+    if is_bonus:
         return
     kind = mover_kind(s)
     entered = [vacated]
@@ -62,16 +100,31 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
     # nor for a unit that began the advance on a hex it may leave by 1 hex only
     # (marsh, city wall: §17.4).
     leave = w.terrain(here).leave_max_move
-    if s.cavalry and kind not in w.terrain(vacated).stop and (leave is None or leave >= 2):
+    if s.cavalry and kind in w.terrain(vacated).stop:
+        ter = w.state.terrain_at(vacated)
+        report_skipped(w, act, False, "extra", f"the advance into {vacated} ({ter}) stops it", True)
+    elif s.cavalry and leave is not None and leave < 2:
+        ter = w.state.terrain_at(here)
+        report_skipped(
+            w, act, False, "extra", f"a unit leaving {here} ({ter}) moves 1 hex only", True
+        )
+    elif s.cavalry:
         extra = _extra_hex(w, att, act)
         if extra is not None:
             entered.append(extra)
     if att.gone():
+        report_skipped(w, act, False, "bonus", f"the {att.type} was lost in the marsh")
         return
     eligible = s.bonus == BONUS_ALWAYS or (
         s.bonus == BONUS_WITH_LEADER and w.attached(att) is not None
     )
-    if not eligible or any(kind in w.terrain(h).no_bonus_on_entry for h in entered):
+    if not eligible:
+        report_skipped(w, act, False, "bonus", f"{att.type} without a leader has no bonus combat")
+        return
+    stopped = [h for h in entered if kind in w.terrain(h).no_bonus_on_entry]
+    if stopped:
+        ter = w.state.terrain_at(stopped[0])
+        report_skipped(w, act, False, "bonus", f"no bonus combat after entering {ter}")
         return
     targets = sorted(
         (e for e in w.enemy_units_adjacent(att)),
@@ -84,6 +137,7 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
     ]
     names = [str(e.hex) for e in targets] + [str(h) for h in lone]
     if not names:
+        report_skipped(w, act, False, "bonus", "no enemy next to it after the advance")
         return
     wanted = str(act.bonus) if act is not None and act.bonus is not None else None
     if wanted is not None and wanted not in names:

@@ -22,6 +22,7 @@ __all__ = [
     "do_leader_move",
     "do_move",
     "end_rule",
+    "leader_allowance",
     "leader_reach",
     "leader_step_rule",
     "reach",
@@ -209,15 +210,27 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...], off: bool = False) -> None
         exit_board(w, u)
 
 
-def leader_step_rule(w: Work, ld: WLeader, h: Hex, last: bool) -> str | None:
+def leader_allowance(w: Work, ld: WLeader) -> int:
+    """Hexes a lone leader may move (§7.3): 3, or 1 off a marsh or city-wall hex (§17.4)."""
+    assert ld.hex is not None
+    leave = w.terrain(ld.hex).leave_max_move
+    return LEADER_MOVE if leave is None else min(LEADER_MOVE, leave)
+
+
+def leader_step_rule(
+    w: Work, ld: WLeader, start: Hex, h: Hex, last: bool
+) -> str | None:
     """Why a lone leader may not enter ``h`` (``last``: its move ends there), §7.3, §16.6.
 
     The one rule behind both :func:`leader_reach` and :func:`check_leader_path`.
     """
     if not w.on_board(h):
         return f"{h} is off the board"
-    if "leader" in w.terrain(h).impassable:
+    ter = w.terrain(h)
+    if "leader" in ter.impassable:
         return f"{h} is impassable"
+    if "leader" in ter.enter_only_from_adjacent_start and not start.is_adjacent(h):
+        return f"{h} ({w.state.terrain_at(h)}) may be entered only from an adjacent start hex"
     e = w.unit_at(h)
     if e is not None and e.side != ld.side:
         return f"{h} holds an enemy unit"
@@ -235,18 +248,19 @@ def leader_reach(w: Work, ld: WLeader) -> dict[Hex, tuple[Hex, ...]]:
     """Hexes a leader on its own may end on (1-3 hexes, §7.3), with shortest paths."""
     assert ld.hex is not None
     start = ld.hex
+    most = leader_allowance(w, ld)
     ends: dict[Hex, tuple[Hex, ...]] = {start: ()}
     seen = {start}
     frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(start, ())]
-    for d in range(1, LEADER_MOVE + 1):
+    for d in range(1, most + 1):
         nxt = []
         for h, path in frontier:
             for n in w.neighbours(h):
                 if n in seen:
                     continue
                 p = (*path, n)
-                end_ok = leader_step_rule(w, ld, n, True) is None
-                pass_ok = d < LEADER_MOVE and leader_step_rule(w, ld, n, False) is None
+                end_ok = leader_step_rule(w, ld, start, n, True) is None
+                pass_ok = d < most and leader_step_rule(w, ld, start, n, False) is None
                 if end_ok or pass_ok:
                     seen.add(n)
                 if end_ok:
@@ -260,13 +274,14 @@ def leader_reach(w: Work, ld: WLeader) -> dict[Hex, tuple[Hex, ...]]:
 def check_leader_path(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> str | None:
     """Explain why a lone leader may not move along ``path`` (None if it may)."""
     assert ld.hex is not None
-    if len(path) > LEADER_MOVE:
-        return f"a leader moves at most {LEADER_MOVE} hexes"
+    most = leader_allowance(w, ld)
+    if len(path) > most:
+        return f"leader {ld.name} may move at most {most} hexes now, not {len(path)}"
     prev = ld.hex
     for i, h in enumerate(path):
         if not prev.is_adjacent(h):
             return f"{prev} and {h} are not adjacent"
-        why = leader_step_rule(w, ld, h, i == len(path) - 1)
+        why = leader_step_rule(w, ld, ld.hex, h, i == len(path) - 1)
         if why:
             return why
         prev = h

@@ -410,23 +410,90 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
 
 
 def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
+    """Roll Command dice; the owner assigns them to the listed units (§18.5 Rally).
+
+    Each G/B/R returns a block to a depleted unit of that weight on or next to
+    a friendly leader, each H to any such unit. The owner chooses among the
+    assignments that return the most blocks (standing order ``rally``: ``auto``,
+    the default, gives colours first and helmets to the first units listed;
+    ``ask`` asks when there is a choice).
+    """
     command = w.state.sides[side].command
     faces = w.roll(command, "Rally")
     w.log("rally", f"Rally: {' '.join(faces)}", faces)
     near = [u for u in units if u.spec.rally and u.hex is not None and any(
         ld.side == side and ld.hex is not None and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
         for ld in w.leaders.values())]
+    greedy = _rally_greedy(faces, near)
+    options = _rally_outcomes(faces, near)
+    names = {_gains_text(g, near): g for g in options}
+    auto = _gains_text(greedy, near)
+    answers = [auto, *sorted(n for n in names if n != auto)]
+    explicit = dict(w.decider.policies[side].rules).get("rally") == "ask"
+    pick = w.decider.choose(side, "rally", f"Rally: {' '.join(faces)}: which units get the "
+                            "blocks?", answers, auto, None if explicit else auto)
     rallied: list[WUnit] = []
-    for f in sorted(faces, key=lambda x: x == "H"):  # colours first, helmets for the rest
-        weight = weight_of_face(f)
-        for u in near:
-            if u.blocks < u.full and (f == "H" or u.spec.weight == weight):
-                u.blocks += 1
-                if u not in rallied:
-                    rallied.append(u)
-                w.log("rallied", f"{u.label} gets a block back ({f})", unit=u.id, blocks=u.blocks)
-                break
+    if pick == auto:  # colours first, helmets for the rest, in the order listed
+        for f in sorted(faces, key=lambda x: x == "H"):
+            weight = weight_of_face(f)
+            for u in near:
+                if u.blocks < u.full and (f == "H" or u.spec.weight == weight):
+                    u.blocks += 1
+                    if u not in rallied:
+                        rallied.append(u)
+                    w.log("rallied", f"{u.label} gets a block back ({f})", unit=u.id,
+                          blocks=u.blocks)
+                    break
+        return rallied
+    for u, n in zip(near, names[pick], strict=True):
+        if n:
+            u.blocks += n
+            rallied.append(u)
+            w.log("rallied", f"{u.label} gets {n} block{'s' if n > 1 else ''} back", unit=u.id,
+                  blocks=u.blocks)
     return rallied
+
+
+def _rally_greedy(faces: tuple[str, ...], near: list[WUnit]) -> tuple[int, ...]:
+    room = [u.full - u.blocks for u in near]
+    gains = [0] * len(near)
+    for f in sorted(faces, key=lambda x: x == "H"):
+        weight = weight_of_face(f)
+        for i, u in enumerate(near):
+            if room[i] > gains[i] and (f == "H" or u.spec.weight == weight):
+                gains[i] += 1
+                break
+    return tuple(gains)
+
+
+def _rally_outcomes(faces: tuple[str, ...], near: list[WUnit]) -> set[tuple[int, ...]]:
+    """Every distinct block return the dice allow that returns the most blocks."""
+    dice = [f for f in faces if f == "H" or weight_of_face(f)]
+    room = tuple(u.full - u.blocks for u in near)
+    found: set[tuple[int, ...]] = set()
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+
+    def go(i: int, gains: tuple[int, ...]) -> None:
+        if (i, gains) in seen:
+            return
+        seen.add((i, gains))
+        if i == len(dice):
+            found.add(gains)
+            return
+        weight = weight_of_face(dice[i])
+        for k, u in enumerate(near):
+            if gains[k] < room[k] and (dice[i] == "H" or u.spec.weight == weight):
+                go(i + 1, (*gains[:k], gains[k] + 1, *gains[k + 1 :]))
+        go(i + 1, gains)
+
+    go(0, (0,) * len(near))
+    most = max(sum(g) for g in found)
+    return {g for g in found if sum(g) == most}
+
+
+def _gains_text(gains: tuple[int, ...], near: list[WUnit]) -> str:
+    parts = [f"{u.hex} +{n}" for u, n in zip(near, gains, strict=True) if n]
+    return ", ".join(parts) or "none"
 
 
 def hints(state: State, side: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ set) pauses the turn with a question to that side. Keys and values::
     bonus:        ask | never | auto          (bonus close combat; auto = weakest target)
     leader-evade: auto | ask                  (path and destination of a leader's evade)
     rampage:      auto | ask                  (order of an elephant's rampage rolls)
+    rally:        auto | ask                  (which units get the Rally dice; not set = auto)
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ POLICY_VALUES: dict[str, tuple[str, ...]] = {
     "bonus": ("ask", "never", "auto"),
     "leader-evade": ("auto", "ask"),
     "rampage": ("auto", "ask"),
+    "rally": ("auto", "ask"),
 }
 """Every standing-order key and its legal values."""
 

@@ -24,6 +24,7 @@ from pbem.pipeline import load_server_key
 from pbem.pipeline.admin import create_and_start, pause, resume
 from pbem.pipeline.games import GameError, NewSeat, load_game
 from pbem.pipeline.settings import MISSED_TURN_POLICIES, GameSettings
+from pbem.pipeline.systems import resolve_system
 from pbem.scenarios import ScenarioError, find_scenario, load_file
 from pbem.sshsig import SshPublicKey, SshSigError
 from pbem.store import Deadline, DiceEpoch, Event, Game, Store, migrate, read_session
@@ -47,12 +48,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     games = parser.add_subparsers(dest="game_command", required=True)
     create = games.add_parser("create", help="create a game and mail its players")
     create.add_argument("scenario", help="scenario id, number, slug or .toml file")
+    create.add_argument(
+        "--seat",
+        action="append",
+        default=[],
+        metavar="SIDE=NAME:EMAIL[:PUBKEYFILE]",
+        help="a player and the side they play (one per side of the game's system; "
+        "no key file: they join by mail)",
+    )
     for side in ("north", "south"):
         create.add_argument(
             f"--{side}",
-            required=True,
             metavar="NAME:EMAIL[:PUBKEYFILE]",
-            help=f"the {side} player (no key file: they join by mail)",
+            help=f"the {side} player: short for --seat {side}=... (C&C games)",
         )
     create.add_argument("--id", dest="game_id", help="game id (default: <scenario>-<random>)")
     create.add_argument(
@@ -112,6 +120,28 @@ def open_store(args: argparse.Namespace) -> tuple[Config, Store] | None:
     return config, Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
 
 
+def _seats(
+    args: argparse.Namespace, sides: tuple[str, ...], zones: dict[str, str]
+) -> list[NewSeat]:
+    """One seat per side of the system, from ``--seat SIDE=...`` and ``--north``/``--south``."""
+    given: dict[str, str] = {}
+    specs = list(args.seat)
+    specs += [f"{side}={getattr(args, side)}" for side in ("north", "south") if getattr(args, side)]
+    for spec in specs:
+        side, eq, player = spec.partition("=")
+        if not eq or side not in sides:
+            raise GameError(
+                f"--seat {spec!r}: write SIDE=NAME:EMAIL, SIDE one of {', '.join(sides)}"
+            )
+        if side in given:
+            raise GameError(f"two players for the side {side}")
+        given[side] = player
+    missing = [s for s in sides if s not in given]
+    if missing:
+        raise GameError(f"no player for {', '.join(missing)}: add --seat SIDE=NAME:EMAIL")
+    return [_seat(side, given[side], zones) for side in sides]
+
+
 def _seat(side: str, spec: str, zones: dict[str, str]) -> NewSeat:
     parts = spec.split(":", 2)
     if len(parts) < 2 or "@" not in parts[1]:
@@ -149,7 +179,7 @@ def _create(args: argparse.Namespace) -> int:
         path = find_scenario(args.scenario)
         scenario = load_file(path)
         zones = dict(z.split("=", 1) for z in args.tz if "=" in z)
-        seats = [_seat("north", args.north, zones), _seat("south", args.south, zones)]
+        seats = _seats(args, resolve_system(scenario.system).sides, zones)
         reminders = tuple(parse_duration(r) for r in (args.reminder or ["12h"]))
         settings = GameSettings(
             turn_time=parse_duration(args.deadline),

@@ -80,8 +80,9 @@ def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
         "cid": cid,
         "width": w,
         "height": h,
-        "north": side_label(board.view, "north"),
-        "south": side_label(board.view, "south"),
+        # The board is drawn with the first side at the top and the last at the bottom.
+        "top": side_label(board.view, board.view.sides[0].side),
+        "bottom": side_label(board.view, board.view.sides[-1].side),
     }
 
 

@@ -483,4 +483,4 @@ def _sides(ctx: GameContext) -> tuple[str, ...]:
     sides = view.get("sides")
     if isinstance(sides, dict) and sides:
         return tuple(sides)
-    return tuple(ctx.seats) or ("north", "south")
+    return tuple(ctx.seats) or tuple(ctx.system.sides)

@@ -29,7 +29,7 @@ If you were invited to a game, join it with a signed mail holding
     command join
     game <game id>
     token <invite token>
-    side <north|south>
+    side <your side, as the invitation names it>
 
 signed with your Ed25519 key (ssh-keygen -Y sign -n pbem-orders). Otherwise ask
 the operator of this referee to register your address and key.
