@@ -17,18 +17,29 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   game's missed-turn policy: ``wait`` tells everyone and gives the side
   another period; ``forfeit`` does the same until the side has missed
   ``forfeit_after`` deadlines in a row, then the side loses and everyone is told.
+- Deadlines are judged by the time a mail was **received** (stored), not
+  processed: no deadline is judged while a mail received by its time is
+  still pending (:func:`mail_waiting`; it may hold the orders that beat it),
+  and before the inbox worker processes a mail it judges every deadline due
+  before that mail was received (:meth:`DeadlineScheduler.judge_before_mail`).
+  So orders that arrived while the daemon was down or busy count, the
+  start-up sweep included, and orders received late stay late.
 - :class:`DeadlineScheduler` runs the sweep from APScheduler: once at start
   (deadlines missed while the daemon was down fire then), at the earliest
   pending row's time (ONE date job, re-armed after every sweep and whenever
-  this process commits a new or moved deadline), and every ``interval`` to
-  pick up rows written by other processes. Start-up costs one indexed query,
-  whatever the number of games. Tests call :func:`sweep` directly with a
-  ``FakeClock``.
+  this process commits a new or moved deadline), after the worker processed
+  mail a deadline waited for, and every ``interval`` to pick up rows written
+  by other processes. A game created by another process (``pbem game
+  create``) is armed within a second: :meth:`DeadlineScheduler.watch` reads
+  the earliest deadline (one indexed query) every second. Start-up costs one
+  indexed query, whatever the number of games. Tests call :func:`sweep`
+  directly with a ``FakeClock``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import weakref
@@ -43,7 +54,17 @@ from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
 from pbem.config import Config
-from pbem.store import Absence, Deadline, DeadlineKind, Game, GameStatus, Store, read_session
+from pbem.store import (
+    Absence,
+    Deadline,
+    DeadlineKind,
+    Game,
+    GameStatus,
+    InboxMessage,
+    InboxStatus,
+    Store,
+    read_session,
+)
 
 log = logging.getLogger(__name__)
 
@@ -247,12 +268,38 @@ def push_back(
 
 @dataclass(frozen=True)
 class SweepReport:
-    """What one sweep did."""
+    """What one sweep did (``deferred``: due, but mail received in time is still pending)."""
 
     reminders: int = 0
     missed: int = 0
     defaults: int = 0
     stale: int = 0
+    deferred: int = 0
+
+    @property
+    def fired(self) -> int:
+        """How many deadlines were acted on or marked stale."""
+        return self.reminders + self.missed + self.defaults + self.stale
+
+
+def mail_waiting(session: Session, due: datetime) -> bool:
+    """Is a mail received by ``due`` still waiting to be processed?
+
+    Deadlines are judged by the time a mail was received (stored), so none is
+    judged while such a mail waits: it may hold the orders that beat it. The
+    inbox does not know a mail's game before the pipeline reads it, so any
+    waiting mail holds back every deadline it could beat; the worker reads
+    pending mail within moments (the per-message budget).
+    """
+    return (
+        session.exec(
+            select(InboxMessage.id)
+            .where(col(InboxMessage.status) == InboxStatus.PENDING)
+            .where(col(InboxMessage.received_at) <= due)
+            .limit(1)
+        ).first()
+        is not None
+    )
 
 
 FireHandler = Callable[[Session, Deadline, datetime], str]
@@ -283,18 +330,35 @@ def next_due(store: Store) -> datetime | None:
         ).first()
 
 
-def sweep(store: Store, clock: Clock, fire: FireHandler | None = None) -> SweepReport:
-    """Fire every due deadline once (see the module docstring); return the counts."""
+def sweep(
+    store: Store,
+    clock: Clock,
+    fire: FireHandler | None = None,
+    *,
+    before: datetime | None = None,
+) -> SweepReport:
+    """Fire every due deadline once (see the module docstring); return the counts.
+
+    With ``before``, only deadlines due strictly before it (the inbox worker
+    judges those before it processes a mail received at ``before``). A
+    deadline that mail received by its time is still waiting for is left for
+    a later sweep (:func:`mail_waiting`).
+    """
     if fire is None:
         from pbem.pipeline.timing import fire_deadline  # noqa: PLC0415 - avoid an import cycle
 
         fire = fire_deadline
     now = clock.now()
-    counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0}
+    counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0}
     for deadline_id in due_ids(store, now):
         with store.transaction() as session:
             row = session.get(Deadline, deadline_id)
             if row is None or row.fired:
+                continue
+            if before is not None and row.due_at >= before:
+                continue
+            if mail_waiting(session, row.due_at):
+                counts["deferred"] += 1
                 continue
             game = session.get(Game, row.game_id)
             if (
@@ -309,7 +373,9 @@ def sweep(store: Store, clock: Clock, fire: FireHandler | None = None) -> SweepR
             row.fired_at = now
             session.add(row)
         counts[what] = counts.get(what, 0) + 1
-    report = SweepReport(counts["reminder"], counts["missed"], counts["default"], counts["stale"])
+    report = SweepReport(
+        counts["reminder"], counts["missed"], counts["default"], counts["stale"], counts["deferred"]
+    )
     if report != SweepReport():
         log.info("deadlines: %s", report)
     return report
@@ -320,6 +386,7 @@ class DeadlineScheduler:
 
     JOB_ID = "deadline-next"
     RETRY_AFTER_FAILURE = timedelta(seconds=30)
+    WATCH_INTERVAL = timedelta(seconds=1)
 
     def __init__(
         self,
@@ -340,6 +407,8 @@ class DeadlineScheduler:
         self.fire = fire
         self.on_fired = on_fired
         self._lock = asyncio.Lock()
+        self._sweeping = threading.Lock()  # one sweep at a time, loop or inbox worker
+        self._deferred = False
         self._armed: datetime | None = None
         self._arm_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -357,7 +426,7 @@ class DeadlineScheduler:
         async with self._lock:
             failed = False
             try:
-                report = await asyncio.to_thread(sweep, self.store, self.clock, self.fire)
+                report = await asyncio.to_thread(self.sweep_now)
             except Exception:
                 log.exception("deadlines: sweep failed; will try again")
                 report, failed = SweepReport(), True
@@ -366,13 +435,76 @@ class DeadlineScheduler:
             except Exception:
                 log.exception("deadlines: cannot read the next deadline; the interval sweep will")
             else:
-                if failed and due is not None:
+                if (failed or report.deferred) and due is not None:
                     # A row that keeps failing must not spin: wait like the interval sweep.
+                    # A deferred one is judged once its mail is processed (after_mail).
                     due = max(due, self.clock.now() + self.RETRY_AFTER_FAILURE)
                 self.rearm(due)
-        if report != SweepReport() and self.on_fired is not None:
+        if report.fired and self.on_fired is not None:
             self.on_fired()
         return report
+
+    def sweep_now(self, before: datetime | None = None) -> SweepReport:
+        """Sweep in this thread (one sweep at a time); remember whether it deferred any."""
+        with self._sweeping:
+            report = sweep(self.store, self.clock, self.fire, before=before)
+        if report.deferred:
+            self._deferred = True
+        return report
+
+    def judge_before_mail(self, inbox_id: int) -> None:
+        """Before the worker processes a mail, judge every deadline due before it was received.
+
+        A mail received after a deadline is late for it, whenever it is
+        processed: the deadline is judged first (inbox worker thread).
+        """
+        with read_session(self.store) as session:
+            received = session.exec(
+                select(InboxMessage.received_at).where(col(InboxMessage.id) == inbox_id)
+            ).first()
+        due = next_due(self.store)
+        if received is None or due is None or due >= received:
+            return
+        report = self.sweep_now(before=received)
+        if report.fired and self.on_fired is not None:
+            self.on_fired()
+
+    def after_mail(self) -> None:
+        """After the worker processed mail: judge the deadlines that waited for it (any thread)."""
+        if not self._deferred:
+            return
+        self._deferred = False
+        self._call_in_loop(self.arm_no_later_than, self.clock.now())
+
+    def watch(self) -> None:
+        """Arm the date job for a deadline another process wrote (a game created by the CLI).
+
+        One indexed read (:func:`next_due`), on SQLite and PostgreSQL alike; the
+        daemon runs it every second, so a new game's deadlines are armed within
+        a second instead of at the next interval sweep. Past-due rows are the
+        sweeps' business.
+        """
+        due = next_due(self.store)
+        if due is None or due <= self.clock.now():
+            return
+        armed = self._armed
+        if armed is None or due < armed:
+            self.arm_no_later_than(due)
+
+    async def watch_logged(self) -> None:
+        """Run :meth:`watch` in a thread, logging (not raising) failures."""
+        try:
+            await asyncio.to_thread(self.watch)
+        except Exception:
+            log.exception("deadlines: cannot read the next deadline; the interval sweep will")
+
+    def _call_in_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            fn(*args)
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(fn, *args)
 
     def rearm(self, due: datetime | None) -> None:
         """Point the one date job at ``due`` (None: remove it)."""
@@ -416,11 +548,7 @@ class DeadlineScheduler:
         # (pbem.store.optimistic_transaction): same pool, same database.
         if not isinstance(bind, Engine) or bind.pool is not self.store.engine.pool:
             return
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            self.arm_no_later_than(due)
-            return
-        loop.call_soon_threadsafe(self.arm_no_later_than, due)
+        self._call_in_loop(self.arm_no_later_than, due)
 
     def install(self) -> None:
         """Add the start-up sweep, the one date job, and the periodic sweep.
@@ -440,6 +568,14 @@ class DeadlineScheduler:
             "interval",
             seconds=self.interval.total_seconds(),
             id="deadline-sweep",
+            max_instances=1,
+            coalesce=True,
+        )
+        self.scheduler.add_job(
+            self.watch_logged,
+            "interval",
+            seconds=self.WATCH_INTERVAL.total_seconds(),
+            id="deadline-watch",
             max_instances=1,
             coalesce=True,
         )

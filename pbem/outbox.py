@@ -48,6 +48,7 @@ from sqlmodel import Session, col, select
 from pbem.clock import Clock
 from pbem.config import Config, OutboxConfig
 from pbem.store import OutboxMessage, OutboxStatus, Store, read_session
+from pbem.store.files import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ def ensure_maildir(path: Path) -> mailbox.Maildir:
     itself is new; a directory made earlier (by hand, or by an older
     ``pbem doctor``) would then fail every delivery. Raises ``OSError``.
     """
+    private_dir(path.parent)  # the data directory, when doctor makes it first
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     for name in MAILDIR_FOLDERS:
         (path / name).mkdir(mode=0o700, exist_ok=True)

@@ -149,7 +149,9 @@ def _positions(draw: st.DrawFn) -> State:
             south=south,
             north=north,
             terrain=terrain,
-            south_leaders=[f"{h} S{i}" for i, h in enumerate(leaders)],
+            south_leaders=[
+                f"{h} {n}" for h, n in zip(leaders, ("Hanno", "Mago", "Gisgo"), strict=False)
+            ],
             south_hand=MOVING_CARDS,
             deck=("2C", "2L"),
             command=4,
@@ -234,3 +236,22 @@ def test_s18_legal_fallback_card_gives_a_normal_reach(card: str) -> None:
     want = {"MI": "F2", "LC": "F5", "LI": "F3"}[kind]
     assert want in reach  # type: ignore[operator]
     assert _accepts(st_, f"card {card}\norder F1\nmove F1 to {want}\n")
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(_positions())
+def test_s6_template_lists_only_what_the_checker_accepts(state: State) -> None:
+    """Every unit or leader the orders template (legal hints) lists under a card is one the
+    checker accepts when ordered alone with that card."""
+    hints = SYS.legal_hints(state, "south")
+    for c in hints["cards"]:
+        if c["code"] in ("FS", "CTA", "CS"):  # not a turn card / copies a card / orders all
+            continue
+        for item in c.get("units", []):
+            body = f"card {c['code']}\norder {item}\n"
+            assert _accepts(state, body), (c["code"], item)

@@ -290,3 +290,26 @@ def test_s18_5_counter_attack_copies_i_am_spartacus_at_own_command() -> None:
     sp = next(e for e in r2.events if e.kind == "spartacus")
     assert len(sp.dice) == 3
     assert "E6, F6" in next(e.text for e in r2.events if e.kind == "ordered" and "dice" in e.text)
+
+
+def test_s18_2_too_many_units_names_the_limit_and_the_units_counted() -> None:
+    st = position(north=["A9 LI"], south=["B2 LI", "C2 LI", "D2 LI"], south_hand=("2L", "LT"),
+                  command=2)
+    with pytest.raises(OrdersError) as err:
+        play(st, "south", "card 2L\norder B2, C2, D2\n")
+    msg = err.value.problems[0].message
+    assert "2 in your left" in msg and "name 3: B2, C2, D2" in msg
+    with pytest.raises(OrdersError) as err:
+        play(st, "south", "card LT\norder B2, C2, D2\n")
+    msg = err.value.problems[0].message
+    assert err.value.code == "too-many"
+    assert "up to 2 (your Command)" in msg and "name 3: B2, C2, D2" in msg
+
+
+def test_s20_1_a_mistyped_hex_is_reported_as_unknown_not_unreachable() -> None:
+    st = position(north=["A9 LI"], south=["F2 LI"])
+    with pytest.raises(OrdersError) as err:
+        play(st, "south", "card 3C\norder F2\nmove F2 to G44\n")
+    p = err.value.problems[0]
+    assert p.code == "unknown-hex" and p.line == 5
+    assert "G44" in p.message and "off the board" in p.message and "reach" not in p.message

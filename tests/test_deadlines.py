@@ -232,7 +232,7 @@ def test_one_date_job_however_many_deadlines_armed_at_the_earliest(kit: Kit, clo
     jobs = _Jobs()
     scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
     scheduler.install()
-    assert set(jobs.jobs) == {"deadline-startup-sweep", "deadline-sweep"}
+    assert set(jobs.jobs) == {"deadline-startup-sweep", "deadline-sweep", "deadline-watch"}
     asyncio.run(scheduler.run_sweep())  # what the start-up job runs
     date_jobs = [j for j in jobs.jobs.values() if j["trigger"] == "date"]
     assert len(date_jobs) == 1
@@ -320,7 +320,11 @@ def test_daemon_start_adds_one_deadline_job_not_one_per_deadline(db_url, config,
             await daemon.stop()
 
     ids = asyncio.run(main())
-    assert [i for i in ids if i.startswith("deadline")] == ["deadline-next", "deadline-sweep"]
+    assert [i for i in ids if i.startswith("deadline")] == [
+        "deadline-next",
+        "deadline-sweep",
+        "deadline-watch",
+    ]
     kit.store.dispose()
 
 

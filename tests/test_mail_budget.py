@@ -19,15 +19,18 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pipeline_kit import NORTH, Kit, body_of, mail, make_kit, orders
+from test_deadlines import _Jobs
 
 from pbem import sshsig
 from pbem.config import Config
+from pbem.deadlines import DeadlineScheduler, sweep
 from pbem.mailin import InboxWorker
 from pbem.mailin.budget import Budget, over_budget, scan
 from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
+from pbem.pipeline.timing import configure
 from pbem.store import InboxMessage, InboxStatus
 
 OTHER = "race-2"
@@ -79,6 +82,7 @@ class Timed:
 
 @pytest.fixture
 def kit(store, config, clock) -> Kit:
+    configure(config, None)
     return make_kit(store, config, clock, GameSettings(turn_time=48 * H, grace=H))
 
 
@@ -99,11 +103,15 @@ def test_the_100000_address_mail_is_refused_in_under_a_second_while_another_game
     _second_game(kit)
     before = kit.last_id()
     big = kit.deliver(many_addresses(CAROL, 100_000))
-    # North's orders for the other game arrive right behind it, a minute before the deadline.
-    kit.clock.advance(48 * H - timedelta(minutes=1))
+    # North's orders for the other game arrive right behind it, a minute before the
+    # deadline (49 h with the grace), and the deadline passes while they wait.
+    kit.clock.advance(49 * H - timedelta(minutes=1))
     turn = kit.deliver(mail(NORTH, orders(kit, "north"), key=kit.keys["north"]))
+    kit.clock.advance(timedelta(minutes=2))
+    assert sweep(kit.store, kit.clock).deferred >= 1  # judged by receipt: not yet
     timed = Timed(kit.processor)
-    worker = InboxWorker(kit.store, timed, kit.clock)
+    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs())
+    worker = InboxWorker(kit.store, timed, kit.clock, before_row=scheduler.judge_before_mail)
     worker.process_pending()
     row = kit.inbox(big)
     assert row.status == InboxStatus.SET_ASIDE
@@ -111,11 +119,13 @@ def test_the_100000_address_mail_is_refused_in_under_a_second_while_another_game
     assert timed.seconds[big] < 1.0, timed.seconds
     assert kit.inbox(turn).status == InboxStatus.PROCESSED
     assert kit.game().epoch == 1  # the other game's turn went through
+    sweep(kit.store, kit.clock)  # north did not miss the deadline (carol's game did)
+    assert [m.game_id for m in kit.new_mail(before) if m.kind == "missed"] == [OTHER, OTHER]
     # Carol is told why, once; nobody on her To line is written to.
-    replies = [m for m in kit.new_mail(before) if m.recipient == CAROL]
-    assert len(replies) == 1
+    replies = [m for m in kit.new_mail(before) if m.recipient == CAROL and m.kind == "refused"]
+    assert len(replies) == 1, [(m.kind, m.message_id) for m in replies]
     assert "100002 addresses" in body_of(replies[0])
-    assert all(m.recipient in {CAROL, NORTH, "bob@south.test"} for m in kit.new_mail(before))
+    assert all(m.recipient in {CAROL, DAVE, NORTH, "bob@south.test"} for m in kit.new_mail(before))
 
 
 def test_a_strangers_mail_gets_the_small_budget_before_any_parsing(

@@ -89,35 +89,49 @@ def _missile(w: Work, u: WUnit) -> bool:
 
 
 def eligible(w: Work, side: str, spec: CardSpec, code: str) -> list[Item]:
-    """Units/leaders a card could order at all (for messages and templates)."""
+    """Units/leaders a card could order at all (for messages and templates).
+
+    A card that can only be played by its fallback clause lists every unit
+    (not leaders: the clause orders "any one unit").
+    """
     units = w.live_units(side)
-    leaders = [ld for ld in w.leaders.values() if ld.side == side and ld.hex]
+    leaders: list[Item] = [ld for ld in w.leaders.values() if ld.side == side and ld.hex]
+    if fallback_applies(w, side, spec):
+        return list(units)
     if spec.kind == SECTION:
         secs = set(spec.sections)
         return [it for it in _items(w, side) if it.hex and sections_of(w, side, it.hex) & secs]
     if spec.kind == TROOP:
-        assert spec.troop is not None
-        troop = spec.troop
-        got: list[Item] = [u for u in units if _category(u, troop)]
-        if spec.code == "MO":
-            got += [ld for ld in leaders if ld.hex]
-        return got or list(units)
-    if spec.kind == LEADERSHIP:
-        return _items(w, side)
+        got: list[Item] = [u for u in units if _category(u, spec.troop or "")]
+        return got + leaders if spec.code == "MO" else got
+    if spec.kind == LEADERSHIP:  # its leaders (in the card's section), or any one unit
+        need = spec.leader_section
+        return [*units] + [
+            ld for ld in leaders if ld.hex and (not need or need in sections_of(w, side, ld.hex))
+        ]
     if code == "DS":
-        return [u for u in units if _missile(w, u)] or list(units)
+        return [u for u in units if _missile(w, u)]
     if code in ("DT", "LN"):
-        return [u for u in units if u.spec.foot] or list(units)
+        return [u for u in units if u.spec.foot]
     if code == "MFM":
-        return [u for u in units if u.spec.weight == "light"] or list(units)
+        return [u for u in units if u.spec.weight == "light"]
     if code == "CH":
-        mounted = [u for u in units if u.spec.mounted]
-        return mounted + [ld for ld in leaders if w.lone(ld)] if mounted else list(units)
+        return [u for u in units if u.spec.mounted] + [
+            ld for ld in leaders if isinstance(ld, WLeader) and w.lone(ld)
+        ]
     if code == "CS":
         return [u for u in units if w.enemy_units_adjacent(u)]
     if code == "RA":
-        return [u for u in units if u.spec.rally and u.blocks < u.full]
+        return [u for u in units if _rallyable(w, side, u)]
     return _items(w, side)
+
+
+def _rallyable(w: Work, side: str, u: WUnit) -> bool:
+    """A depleted unit that may be rallied, on or next to a friendly leader (§18.5 Rally)."""
+    return u.spec.rally and u.blocks < u.full and u.hex is not None and any(
+        ld.side == side and ld.hex is not None and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
+        for ld in w.leaders.values()
+    )
 
 
 def _resolve_refs(
@@ -421,9 +435,7 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
     command = w.state.sides[side].command
     faces = w.roll(command, "Rally")
     w.log("rally", f"Rally: {' '.join(faces)}", faces)
-    near = [u for u in units if u.spec.rally and u.hex is not None and any(
-        ld.side == side and ld.hex is not None and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
-        for ld in w.leaders.values())]
+    near = [u for u in units if _rallyable(w, side, u)]
     greedy = _rally_greedy(faces, near)
     options = _rally_outcomes(faces, near)
     names = {_gains_text(g, near): g for g in options}

@@ -2,9 +2,10 @@
 
 Checks the config, the database (reachable, migrated to head), the listener
 port, the smarthost (connect + EHLO, login when configured; or Maildir mode),
-IMAP (when enabled) and the server key. Prints one line per check, with a
-``fix:`` line under each failure, then one summary line (what was checked,
-what to fix); exits 1 if anything failed. In Maildir mode it creates the
+IMAP (when enabled), the server key and the state files' permissions
+(the database holds the secret seeds: nothing for group or others). Prints
+one line per check, with a ``fix:`` line under each failure, then one summary
+line (what was checked, what to fix); exits 1 if anything failed. In Maildir mode it creates the
 outgoing Maildir with its ``cur``/``new``/``tmp`` folders.
 """
 
@@ -30,6 +31,7 @@ from pbem.commands._shared import add_config_argument
 from pbem.config import Config, ConfigError, load_config
 from pbem.outbox import ensure_maildir
 from pbem.store import Store, head_revision, migrate, schema_revision
+from pbem.store.files import loose_files, sqlite_files
 
 
 @dataclass(frozen=True)
@@ -242,11 +244,30 @@ def check_server_key(config: Config) -> Check:
     return Check("server key", True, f"{path} ({fingerprint})")
 
 
+def check_permissions(config: Config) -> Check:
+    """Check the state files (database, its -wal/-shm, data dir, Maildir) are private."""
+    paths = [*sqlite_files(config.database_url), config.data_dir]
+    if config.maildir_mode:
+        paths.append(config.maildir_path)
+    loose = loose_files(paths)
+    if not loose:
+        return Check("permissions", True, "state files are private (no group or other access)")
+    listing = ", ".join(f"{p} ({stat.filemode(m)[1:]})" for p, m in loose)
+    fixes = "; ".join(f"chmod {'700' if p.is_dir() else '600'} {p}" for p, _ in loose)
+    return Check(
+        "permissions",
+        False,
+        f"other users may read state (the database holds the games' secret seeds): {listing}",
+        f"{fixes} (pbem serve creates them private; the systemd unit sets UMask=0077)",
+    )
+
+
 CHECKS: tuple[Callable[[Config], Check], ...] = (
     check_listener,
     check_smarthost,
     check_imap,
     check_server_key,
+    check_permissions,
 )
 
 

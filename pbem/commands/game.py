@@ -28,6 +28,7 @@ from pbem.pipeline.systems import resolve_system
 from pbem.scenarios import ScenarioError, find_scenario, load_file
 from pbem.sshsig import SshPublicKey, SshSigError
 from pbem.store import Deadline, DiceEpoch, Event, Game, Store, migrate, read_session
+from pbem.store.files import private_dir
 
 EX_USAGE = 64
 EX_CONFIG = 78
@@ -115,7 +116,7 @@ def open_store(args: argparse.Namespace) -> tuple[Config, Store] | None:
     except ConfigError as exc:
         _err(str(exc))
         return None
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(config.data_dir)
     migrate(config.database_url)
     return config, Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
 

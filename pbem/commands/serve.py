@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 
 from pbem.commands._shared import add_config_argument
 from pbem.config import ConfigError, load_config
 from pbem.daemon import Daemon, StartError
 from pbem.store import migrate
+from pbem.store.files import PRIVATE_UMASK, private_dir
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"pbem serve: {exc}\n")
         return EX_CONFIG
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    # Everything the daemon creates (database, Maildir, keys) is private, with
+    # or without systemd's UMask=0077: the database holds the secret seeds.
+    os.umask(PRIVATE_UMASK)
+    private_dir(config.data_dir)
     if not args.no_migrate:
         migrate(config.database_url)
     try:

@@ -60,4 +60,8 @@ def setup_daemon(daemon: Daemon) -> None:
         on_fired=daemon.outbox.request_flush,
     )
     daemon.deadlines = scheduler  # type: ignore[attr-defined]
+    # Deadlines are judged by receipt time: before each mail, those due before it
+    # was received; after mail, those that waited for it.
+    daemon.before_row = scheduler.judge_before_mail
+    daemon.after_mail.append(scheduler.after_mail)
     scheduler.install()

@@ -15,6 +15,7 @@ from email import errors as email_errors
 from email.message import EmailMessage
 from email.utils import getaddresses
 
+from pbem.mailin.msgid import clean_msg_id
 from pbem.orders_text import parse_message
 
 __all__ = [
@@ -130,7 +131,8 @@ def read_mail(raw: bytes, envelope_to: str, max_size: int) -> Inbound:
         except Exception:
             continue
     try:
-        msgid = str(message.get("Message-ID", "") or "").strip() or None
+        # Reused in replies (In-Reply-To): only a plain RFC 5322 msg-id is kept.
+        msgid = clean_msg_id(str(message.get("Message-ID", "") or ""))
     except Exception:  # the stdlib header parser raises on some malformed ids (IndexError)
         msgid = None
     return Inbound(message, sender, subject, msgid, tuple(dict.fromkeys(rcpts)), auto)

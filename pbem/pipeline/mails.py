@@ -20,7 +20,6 @@ Safety rules every mail follows:
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from sqlmodel import Session
 from engine.core.api import Event
 from pbem.clock import Clock
 from pbem.config import Config
+from pbem.mailin.msgid import clean_msg_id
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput, compose
 from pbem.outbox import make_message_id, message_bytes, queue_message, queue_raw
@@ -49,19 +49,14 @@ __all__ = ["Mailer", "NotAllowed", "format_deadline", "safe_message_id"]
 _COMPOSE_MISSING: set[str] = set()
 """Mail kinds whose compose function raised NotImplementedError (skip building their view)."""
 
-_MSGID = re.compile(r"^<[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,200}@[A-Za-z0-9.-]{1,200}>$")
-
 
 class NotAllowed(RuntimeError):
     """A mail would have gone to an address that is neither a player nor the operator."""
 
 
 def safe_message_id(value: str | None) -> str | None:
-    """Return ``value`` if it is a plain ``<local@domain>`` Message-ID, else None."""
-    if not value:
-        return None
-    value = value.strip()
-    return value if _MSGID.match(value) else None
+    """Return ``value`` if it is a plain RFC 5322 Message-ID (:func:`clean_msg_id`), else None."""
+    return clean_msg_id(value)
 
 
 def format_deadline(when: datetime, tz: str) -> str:

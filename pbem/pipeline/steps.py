@@ -12,6 +12,7 @@ from pbem.orders_text import SignedOrders, VerifiedOrders
 from pbem.pipeline import mailkinds
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.inbound import Inbound
+from pbem.pipeline.replies import reply_allowed
 from pbem.pipeline.turns import Env, shown_deadline
 from pbem.sshsig import SshPublicKey
 from pbem.statements import ORDERS_NAMESPACE
@@ -102,6 +103,8 @@ class Step:
             mv.OrderError("outside-signature", f'{IGNORED_NOTE}: "{text[:120]}"', None, None)
             for text in shown
         )
+        if not self.may_reply():
+            return Outcome.refused(f"{code}: {errs[0].message} (no reply: rate limit)", self.ctx.id)
         mailkinds.send_rejection(
             self.env.mailer,
             self.ctx,
@@ -119,11 +122,21 @@ class Step:
         if self.ignored and not self.told_ignored:
             self.notice("ignored", "Lines outside your signature were ignored", done + "\n")
 
+    def may_reply(self) -> bool:
+        """Is one more reply to this mail's sender within the hourly allowance?"""
+        address = self.ctx.seats[self.side].player.email
+        return reply_allowed(self.env.session, self.env.config, self.env.clock, address)
+
     def notice(self, kind: str, subject: str, body: str) -> None:
-        """Send the player a plain note answering this message (quoting ignored lines)."""
+        """Send the player a plain note answering this message (quoting ignored lines).
+
+        Nothing is sent past the reply rate limit.
+        """
         if self.ignored:
             body = body.rstrip("\n") + "\n\n" + ignored_text(self.ignored)
             self.told_ignored = True
+        if not self.may_reply():
+            return
         mailkinds.send_notice(
             self.env.mailer,
             self.ctx,

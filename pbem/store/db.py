@@ -32,6 +32,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
+from pbem.store.files import private_dir, private_file, sqlite_files
+
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -50,6 +52,10 @@ def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) ->
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, echo=echo, pool_pre_ping=True)
+    files = sqlite_files(url)
+    if files and files[0].parent.is_dir():
+        # SQLite would create a missing file with the umask's mode: make it private first.
+        private_file(files[0])
     engine = create_engine(
         url,
         echo=echo,
@@ -121,13 +127,14 @@ def _alembic_config(url: str) -> AlembicConfig:
 def migrate(url: str, revision: str = "head") -> None:
     """Upgrade the database at ``url`` to ``revision`` (default: the newest).
 
-    For a SQLite file, the parent directory is created if missing.
+    For a SQLite file, the parent directory is created if missing (``0700``)
+    and the database file is created ``0600`` (:mod:`pbem.store.files`).
     """
-    parsed = make_url(url)
-    database = parsed.database or ""
-    is_file = database not in ("", ":memory:") and not database.startswith("file:")
-    if parsed.get_backend_name() == "sqlite" and is_file:
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    files = sqlite_files(url)
+    if files:
+        # Private from the first byte: the database holds the secret seeds.
+        private_dir(files[0].parent)
+        private_file(files[0])
     cfg = _alembic_config(url)
     log.info("migrating %s to %s", make_url(url).render_as_string(hide_password=True), revision)
     command.upgrade(cfg, revision)
