@@ -25,9 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property
 from typing import ClassVar, Literal
+
+from engine.core.cube import cube_line
 
 __all__ = [
     "STANDARD_BOARD",
@@ -166,27 +167,10 @@ class Hex:
         if n == 0:
             return ((self,),)
         steps: list[tuple[Hex, ...]] = []
-        for i in range(n + 1):
-            t = Fraction(i, n)
-            fq = self.q + (other.q - self.q) * t
-            fr = self.r + (other.r - self.r) * t
-            # Nudge both ways: if the two roundings differ, the line is on an edge.
-            eps = Fraction(1, 10**6)
-            a = _cube_round(fq + eps, fr + eps)
-            b = _cube_round(fq - eps, fr - eps)
+        for pa, pb in cube_line((self.q, self.r), (other.q, other.r), n):
+            a, b = Hex.from_cube(*pa), Hex.from_cube(*pb)
             steps.append((a,) if a == b else tuple(sorted((a, b))))
         return tuple(steps)
-
-
-def _cube_round(fq: Fraction, fr: Fraction) -> Hex:
-    fs = -fq - fr
-    q, r, s = round(fq), round(fr), round(fs)
-    dq, dr, ds = abs(q - fq), abs(r - fr), abs(s - fs)
-    if dq > dr and dq > ds:
-        q = -r - s
-    elif dr > ds:
-        r = -q - s
-    return Hex.from_cube(int(q), int(r))
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,9 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   the earliest deadline (one indexed query) every second. Start-up costs one
   indexed query, whatever the number of games. Tests call :func:`sweep`
   directly with a ``FakeClock``.
+- What a due row does is the caller's ``fire`` handler (the pipeline's
+  :func:`pbem.pipeline.timing.fire_deadline`, which the daemon passes in):
+  this module never imports the pipeline, which imports it.
 """
 
 from __future__ import annotations
@@ -333,21 +336,17 @@ def next_due(store: Store) -> datetime | None:
 def sweep(
     store: Store,
     clock: Clock,
-    fire: FireHandler | None = None,
+    fire: FireHandler,
     *,
     before: datetime | None = None,
 ) -> SweepReport:
-    """Fire every due deadline once (see the module docstring); return the counts.
+    """Fire every due deadline once with ``fire`` (see the module docstring); return the counts.
 
     With ``before``, only deadlines due strictly before it (the inbox worker
     judges those before it processes a mail received at ``before``). A
     deadline that mail received by its time is still waiting for is left for
     a later sweep (:func:`mail_waiting`).
     """
-    if fire is None:
-        from pbem.pipeline.timing import fire_deadline  # noqa: PLC0415 - avoid an import cycle
-
-        fire = fire_deadline
     now = clock.now()
     counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0}
     for deadline_id in due_ids(store, now):
@@ -395,8 +394,8 @@ class DeadlineScheduler:
         clock: Clock,
         scheduler: Any,
         *,
+        fire: FireHandler,
         interval: timedelta = timedelta(seconds=30),
-        fire: FireHandler | None = None,
         on_fired: Callable[[], None] | None = None,
     ) -> None:
         self.config = config

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from test_cca_helpers import SYS, position
 
-from engine.cca.decide import Decider
+from engine.cc.decide import Decider
 from engine.cca.legal import unit_options
 from engine.cca.movement import allowance, check_leader_path, check_path, leader_allowance
 from engine.cca.ordering import order_units

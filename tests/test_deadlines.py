@@ -18,7 +18,7 @@ from pbem.deadlines import (
     sweep,
 )
 from pbem.pipeline.settings import GameSettings
-from pbem.pipeline.timing import configure
+from pbem.pipeline.timing import configure, fire_deadline
 from pbem.store import Absence, Deadline, Game, GameStatus, Player, Store
 
 H = timedelta(hours=1)
@@ -55,19 +55,19 @@ def test_reminders_fire_once_each_then_grace_then_wait(kit: Kit, clock) -> None:
     assert kinds == [("reminder", 36 * H), ("reminder", 47 * H), ("turn", 49 * H)]
     before = kit.last_id()
     clock.advance(36 * H)
-    assert sweep(kit.store, clock).reminders == 1
-    assert sweep(kit.store, clock).reminders == 0  # never repeated
+    assert sweep(kit.store, clock, fire_deadline).reminders == 1
+    assert sweep(kit.store, clock, fire_deadline).reminders == 0  # never repeated
     [reminder] = kit.new_mail(before)
     assert reminder.recipient == NORTH  # only the side that must act
     text = " ".join(body_of(reminder).split())
     assert "CET" in text  # Ann's time zone
     clock.advance(11 * H + timedelta(minutes=30))  # past the 1 h reminder, inside the grace
-    assert sweep(kit.store, clock).reminders == 1
+    assert sweep(kit.store, clock, fire_deadline).reminders == 1
     clock.advance(timedelta(minutes=31))  # the deadline passed, the grace has not
-    assert sweep(kit.store, clock).missed == 0
+    assert sweep(kit.store, clock, fire_deadline).missed == 0
     clock.advance(H)
     before = kit.last_id()
-    assert sweep(kit.store, clock).missed == 1
+    assert sweep(kit.store, clock, fire_deadline).missed == 1
     told = kit.new_mail(before)
     assert sorted(m.recipient for m in told) == [NORTH, SOUTH]  # everyone is told
     assert kit.game().status == GameStatus.ACTIVE
@@ -77,11 +77,11 @@ def test_reminders_fire_once_each_then_grace_then_wait(kit: Kit, clock) -> None:
 
 def test_forfeit_after_n_missed_deadlines(kit: Kit, clock) -> None:
     clock.advance(49 * H)
-    sweep(kit.store, clock)
+    sweep(kit.store, clock, fire_deadline)
     assert kit.game().status == GameStatus.ACTIVE
     before = kit.last_id()
     clock.advance(49 * H)
-    report = sweep(kit.store, clock)
+    report = sweep(kit.store, clock, fire_deadline)
     assert report.missed == 1
     assert kit.game().status == GameStatus.FINISHED
     subjects = [m.raw.split(b"\r\n\r\n")[0] for m in kit.new_mail(before)]
@@ -101,9 +101,9 @@ def test_acting_in_time_makes_old_deadlines_do_nothing(kit: Kit, clock) -> None:
     kit.process_all()
     assert {d.side for d in _unfired(kit)} == {"south"}  # north's deadlines are gone
     clock.advance(48 * H + timedelta(minutes=59))  # south's is 48 h + 1 h grace away
-    assert sweep(kit.store, clock).missed == 0
+    assert sweep(kit.store, clock, fire_deadline).missed == 0
     clock.advance(timedelta(minutes=1))
-    assert sweep(kit.store, clock).missed == 1
+    assert sweep(kit.store, clock, fire_deadline).missed == 1
 
 
 def test_question_deadline_applies_the_documented_default(kit: Kit, clock) -> None:
@@ -113,7 +113,7 @@ def test_question_deadline_applies_the_documented_default(kit: Kit, clock) -> No
     assert kit.state()["pending"]["side"] == "south"
     before = kit.last_id()
     clock.advance(24 * H)
-    assert sweep(kit.store, clock).defaults == 1
+    assert sweep(kit.store, clock, fire_deadline).defaults == 1
     assert kit.state()["pending"] is None and kit.game().epoch == 2
     new = kit.new_mail(before)
     assert sorted(m.recipient for m in new if m.kind == "missed") == [NORTH, SOUTH]
@@ -230,7 +230,7 @@ def test_one_date_job_however_many_deadlines_armed_at_the_earliest(kit: Kit, clo
     start = clock.now()
     _add_deadlines(kit.store, kit.game().id, [start + k * H + 200 * H for k in range(300)])
     jobs = _Jobs()
-    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs, fire=fire_deadline)
     scheduler.install()
     assert set(jobs.jobs) == {"deadline-startup-sweep", "deadline-sweep", "deadline-watch"}
     asyncio.run(scheduler.run_sweep())  # what the start-up job runs
@@ -245,7 +245,7 @@ def test_one_date_job_however_many_deadlines_armed_at_the_earliest(kit: Kit, clo
 def test_the_job_moves_to_the_next_deadline_after_a_sweep(kit: Kit, clock) -> None:
     start = clock.now()
     jobs = _Jobs()
-    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs, fire=fire_deadline)
     scheduler.install()
     asyncio.run(scheduler.run_sweep())
     assert scheduler.armed_at == start + 36 * H
@@ -258,7 +258,7 @@ def test_the_job_moves_to_the_next_deadline_after_a_sweep(kit: Kit, clock) -> No
 
 def test_a_committed_earlier_deadline_re_arms_the_job(kit: Kit, clock) -> None:
     jobs = _Jobs()
-    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs, fire=fire_deadline)
     scheduler.install()
     asyncio.run(scheduler.run_sweep())
     start = clock.now()
@@ -330,7 +330,7 @@ def test_daemon_start_adds_one_deadline_job_not_one_per_deadline(db_url, config,
 
 def test_a_turn_processed_by_the_pipeline_re_arms_the_job(kit: Kit, clock) -> None:
     jobs = _Jobs()
-    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs)
+    scheduler = DeadlineScheduler(kit.config, kit.store, clock, jobs, fire=fire_deadline)
     scheduler.install()
     asyncio.run(scheduler.run_sweep())
     scheduler.rearm(clock.now() + 1000 * H)  # as if only far deadlines were pending

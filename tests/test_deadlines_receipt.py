@@ -19,7 +19,7 @@ from pbem.daemon import Daemon
 from pbem.deadlines import DeadlineScheduler, sweep
 from pbem.mailin import InboxWorker
 from pbem.pipeline.settings import GameSettings
-from pbem.pipeline.timing import configure
+from pbem.pipeline.timing import configure, fire_deadline
 from pbem.store import Deadline, InboxMessage, InboxStatus, Store, read_session
 
 H = timedelta(hours=1)
@@ -58,14 +58,14 @@ def test_orders_received_in_time_but_waiting_are_processed_before_the_deadline_i
     i = kit.deliver(mail(NORTH, orders(kit, "north"), key=kit.keys["north"]))
     kit.clock.advance(3 * H)  # the daemon was down (or busy) across the deadline
     # The start-up sweep runs first, as it may: the deadline waits for the mail.
-    report = sweep(kit.store, kit.clock)
+    report = sweep(kit.store, kit.clock, fire_deadline)
     assert report.deferred == 1 and report.missed == 0
-    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs())
+    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs(), fire=fire_deadline)
     _worker(kit, scheduler).process_pending()
     assert kit.inbox(i).status == InboxStatus.PROCESSED
     assert kit.game().epoch == 1 and kit.game().status == "active"
     # The old deadline is now stale; nobody was forfeited.
-    assert sweep(kit.store, kit.clock).missed == 0
+    assert sweep(kit.store, kit.clock, fire_deadline).missed == 0
     assert "missed" not in _kinds(kit, before) and "end" not in _kinds(kit, before)
 
 
@@ -75,7 +75,7 @@ def test_orders_received_after_the_deadline_stay_late_however_early_they_are_pro
     kit.clock.advance(50 * H)  # past the deadline (49 h with the grace); no sweep ran yet
     i = kit.deliver(mail(NORTH, orders(kit, "north"), key=kit.keys["north"]))
     before = kit.last_id()
-    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs())
+    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs(), fire=fire_deadline)
     _worker(kit, scheduler).process_pending()
     # The deadline was judged before the late mail: north forfeited, the orders are refused.
     assert kit.game().status == "finished"
@@ -126,7 +126,7 @@ def test_the_start_up_sweep_waits_for_orders_stored_while_the_daemon_was_down(
 
 def test_a_game_created_by_another_process_is_armed_within_a_second(kit: Kit, db_url: str) -> None:
     jobs = _Jobs()
-    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, jobs)
+    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, jobs, fire=fire_deadline)
     scheduler.install()
     asyncio.run(scheduler.run_sweep())
     first = scheduler.armed_at

@@ -29,7 +29,7 @@ from pbem import sshsig
 from pbem.orders_text import extract_from_body, verify_orders
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey
-from pbem.sshsig_signers import AllowedSigners
+from pbem.sshsig.signers import AllowedSigners
 from pbem.statements import parse_statement
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -191,3 +191,12 @@ def test_demo_by_mail_then_audit_verify(
     assert capsys.readouterr().out.startswith("OK")
     for die in get_system(name).dice.values():
         assert record["die_faces"][die.name] == list(die.faces)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_scenario_balance_plays_whole_games(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = next(s for s in list_scenarios() if s.system == name)
+    assert main(["scenario", "balance", scenario.id, "--games", "2", "--max-turns", "60"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1].split()
+    assert row[0] == scenario.id and row[1] == "2"
+    assert sum(int(n) for n in row[2:6]) == 2  # each side's wins, draws, unfinished

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from pbem import sshsig
 from pbem.orders_text import canonicalize, extract_from_body, verify_orders
 from pbem.sshsig import SshSigError, SshSignature
-from pbem.sshsig_keys import SshPublicKey
-from pbem.sshsig_signers import AllowedSigners
+from pbem.sshsig.keys import SshPublicKey
+from pbem.sshsig.signers import AllowedSigners
 
 EXAMPLES = int(os.environ.get("PBEM_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(

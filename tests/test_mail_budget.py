@@ -30,7 +30,7 @@ from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
-from pbem.pipeline.timing import configure
+from pbem.pipeline.timing import configure, fire_deadline
 from pbem.store import InboxMessage, InboxStatus
 
 OTHER = "race-2"
@@ -108,9 +108,9 @@ def test_the_100000_address_mail_is_refused_in_under_a_second_while_another_game
     kit.clock.advance(49 * H - timedelta(minutes=1))
     turn = kit.deliver(mail(NORTH, orders(kit, "north"), key=kit.keys["north"]))
     kit.clock.advance(timedelta(minutes=2))
-    assert sweep(kit.store, kit.clock).deferred >= 1  # judged by receipt: not yet
+    assert sweep(kit.store, kit.clock, fire_deadline).deferred >= 1  # judged by receipt: not yet
     timed = Timed(kit.processor)
-    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs())
+    scheduler = DeadlineScheduler(kit.config, kit.store, kit.clock, _Jobs(), fire=fire_deadline)
     worker = InboxWorker(kit.store, timed, kit.clock, before_row=scheduler.judge_before_mail)
     worker.process_pending()
     row = kit.inbox(big)
@@ -119,7 +119,7 @@ def test_the_100000_address_mail_is_refused_in_under_a_second_while_another_game
     assert timed.seconds[big] < 1.0, timed.seconds
     assert kit.inbox(turn).status == InboxStatus.PROCESSED
     assert kit.game().epoch == 1  # the other game's turn went through
-    sweep(kit.store, kit.clock)  # north did not miss the deadline (carol's game did)
+    sweep(kit.store, kit.clock, fire_deadline)  # north did not miss the deadline (carol's game did)
     assert [m.game_id for m in kit.new_mail(before) if m.kind == "missed"] == [OTHER, OTHER]
     # Carol is told why, once; nobody on her To line is written to.
     replies = [m for m in kit.new_mail(before) if m.recipient == CAROL and m.kind == "refused"]

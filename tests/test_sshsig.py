@@ -22,7 +22,7 @@ from pbem.sshsig import (
     SshSigError,
     SshSignature,
 )
-from pbem.sshsig_wire import armor
+from pbem.sshsig.wire import armor
 
 SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
 F = TypeVar("F", bound=Callable[..., object])

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from engine.cc.decide import Decider
 from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP
-from engine.cca.decide import Decider
 from engine.cca.policy import POLICY_VALUES, parse_policy
 from engine.cca.state import SIDES, State, other
 from engine.core.api import Event, GameSystem, OrdersError, Question

@@ -173,7 +173,9 @@ def close_combat(
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
         if att.hex is not None:
-            after_success(w, att, target_hex, act, is_bonus)
+            bonus = after_success(w, att, target_hex, act, is_bonus)
+            if bonus is not None:
+                close_combat(w, att, bonus, act, is_bonus=True)
         return
     report_skipped(w, act, is_bonus, "advance", "the defender held its hex")
     if first or tgt.hex is None or att.hex is None or not tgt.hex.is_adjacent(att.hex):

@@ -13,7 +13,7 @@ from engine.cca.state import other
 from engine.cca.work import WLeader, Work, WUnit
 from engine.hexgrid import Hex
 
-__all__ = ["attack_lone_leader", "check_after_losses", "leader_evade"]
+__all__ = ["attack_lone_leader", "check_after_losses", "leader_evade", "leader_marsh"]
 
 OFF = "off"
 
@@ -149,8 +149,6 @@ def leader_evade(w: Work, ld: WLeader) -> None:
                 w.kill_leader(ld, enemy, "caught while escaping")
                 return
         if w.terrain(h).marsh_roll:  # evading or escaping through marsh rolls too (§17.4)
-            from engine.cca.special import leader_marsh  # noqa: PLC0415
-
             ld.hex = h
             if leader_marsh(w, ld, h):
                 return
@@ -163,3 +161,18 @@ def leader_evade(w: Work, ld: WLeader) -> None:
     host = w.host(ld)
     w.log("leader-evade", f"leader {ld.name} evades {start} > {pick.replace('>', ' > ')}"
           + (f" and joins the {host.type}" if host else ""), leader=ld.name)
+
+
+def leader_marsh(w: Work, ld: WLeader, h: Hex) -> bool:
+    """A lone leader entering marsh rolls 1 die: a helmet kills it (§17.4); True if killed.
+
+    It rolls however it enters: a move, an evade or an escape.
+    """
+    if ld.hex is None or not w.terrain(h).marsh_roll or w.simulate:
+        return False
+    faces = w.roll(1, f"marsh at {h} (leader {ld.name})")
+    w.log("marsh", f"leader {ld.name} enters marsh: {faces[0]}", faces, leader=ld.name)
+    if faces[0] == "H":
+        w.kill_leader(ld, other(ld.side), "marsh")
+        return True
+    return False

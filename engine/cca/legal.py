@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.cc.decide import Decider
 from engine.cca.combat import fire_range, los_clear
-from engine.cca.decide import Decider
 from engine.cca.movement import leader_reach, reach
 from engine.cca.state import State
 from engine.cca.work import Work, WUnit

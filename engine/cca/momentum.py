@@ -3,7 +3,9 @@
 Called after a successful close combat (the defender eliminated or driven
 out of its hex, not evaded, not a lone leader, not a battle back or First
 Strike). Each choice comes from the attack line's options, else the
-attacker's standing orders, else a question.
+attacker's standing orders, else a question. The bonus close combat itself is
+fought by the caller (:func:`engine.cca.battle.close_combat`), which this
+module therefore does not import.
 """
 
 from __future__ import annotations
@@ -49,26 +51,31 @@ def report_skipped(  # noqa: PLR0917
         w.log("moot", f"line {act.line}: {', '.join(wanted)} skipped: {why}", line=act.line)
 
 
-def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonus: bool) -> None:
-    """Offer the momentum advance and what may follow it."""
+def after_success(
+    w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonus: bool
+) -> Hex | None:
+    """Offer the momentum advance and what may follow it.
+
+    Return the hex of the bonus close combat the attacker makes next, if any.
+    """
     s = att.spec
     assert att.hex is not None
     if s.war_machine:
         report_skipped(w, act, is_bonus, "advance", "a war machine never advances")
-        return
+        return None
     if w.unit_at(vacated) is not None or w.leader_at(vacated) is not None:
         report_skipped(w, act, is_bonus, "advance", f"{vacated} is not empty")
-        return
+        return None
     here = att.hex
     if w.terrain(here).no_advance_out_if_entered_this_turn and (
         here in w.entered.get(att.id, set()) or w.start_hex.get(att.id) != here
     ):
         w.log("no-advance", f"{att.label} entered {here} this turn and may not advance out")
         report_skipped(w, act, is_bonus, "advance", f"no advance out of {here} this turn")
-        return
+        return None
     if not w.passable(vacated, s):
         report_skipped(w, act, is_bonus, "advance", f"{vacated} is impassable to {att.type}")
-        return
+        return None
     flag = (act.bonus_advance if is_bonus else act.advance) if act is not None else None
     pol = w.decider.policy(att.side, "advance")
     auto = _yes_no(flag) or {"always": "advance", "never": "stay"}.get(pol)
@@ -82,7 +89,7 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
     )
     if pick != "advance":
         report_skipped(w, act, is_bonus, "extra", f"the {att.type} did not advance")
-        return
+        return None
     w.relocate(att, vacated)
     w.entered.setdefault(att.id, set()).add(vacated)
     w.log("advance", f"{att.side} {att.type} advances {here} > {vacated}", unit=att.id)
@@ -91,9 +98,9 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
     marsh_entry(w, att, vacated)
     if att.gone():
         report_skipped(w, act, is_bonus, "extra", f"the {att.type} was lost in the marsh")
-        return
+        return None
     if is_bonus:
-        return
+        return None
     kind = mover_kind(s)
     entered = [vacated]
     # The extra hex is a second hex of movement: not after entering Stop terrain,
@@ -114,18 +121,18 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
             entered.append(extra)
     if att.gone():
         report_skipped(w, act, False, "bonus", f"the {att.type} was lost in the marsh")
-        return
+        return None
     eligible = s.bonus == BONUS_ALWAYS or (
         s.bonus == BONUS_WITH_LEADER and w.attached(att) is not None
     )
     if not eligible:
         report_skipped(w, act, False, "bonus", f"{att.type} without a leader has no bonus combat")
-        return
+        return None
     stopped = [h for h in entered if kind in w.terrain(h).no_bonus_on_entry]
     if stopped:
         ter = w.state.terrain_at(stopped[0])
         report_skipped(w, act, False, "bonus", f"no bonus combat after entering {ter}")
-        return
+        return None
     targets = sorted(
         (e for e in w.enemy_units_adjacent(att)),
         key=lambda e: (e.blocks, str(e.hex)),
@@ -138,7 +145,7 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
     names = [str(e.hex) for e in targets] + [str(h) for h in lone]
     if not names:
         report_skipped(w, act, False, "bonus", "no enemy next to it after the advance")
-        return
+        return None
     wanted = str(act.bonus) if act is not None and act.bonus is not None else None
     if wanted is not None and wanted not in names:
         w.log(
@@ -147,7 +154,7 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
             "no bonus combat",
             line=act.line if act else 0,
         )
-        return
+        return None
     pol = w.decider.policy(att.side, "bonus")
     auto = wanted or {"never": "none", "auto": names[0]}.get(pol)
     pick = w.decider.choose(
@@ -159,10 +166,8 @@ def after_success(w: Work, att: WUnit, vacated: Hex, act: Action | None, is_bonu
         auto,
     )
     if pick == "none":
-        return
-    from engine.cca.battle import close_combat  # noqa: PLC0415
-
-    close_combat(w, att, Hex.parse(pick), act, is_bonus=True)
+        return None
+    return Hex.parse(pick)
 
 
 def _extra_hex(w: Work, att: WUnit, act: Action | None) -> Hex | None:

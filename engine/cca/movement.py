@@ -301,7 +301,7 @@ def do_leader_move(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> None:
         w.log("attach", f"leader {ld.name} joins the {host.type} in {ld.hex}", leader=ld.name)
         w.pinned.add(host.id)
     elif path:
-        from engine.cca.special import leader_marsh  # noqa: PLC0415
+        from engine.cca.leaders import leader_marsh  # noqa: PLC0415
 
         leader_marsh(w, ld, path[-1])
 

@@ -34,8 +34,8 @@ from itertools import combinations_with_replacement
 from math import factorial
 from typing import Any
 
+from engine.cc.decide import Decider
 from engine.cca.combat import melee_dice, ranged_dice, roll_melee, score_ranged
-from engine.cca.decide import Decider
 from engine.cca.evade import evade_paths, may_evade
 from engine.cca.movement import moved_too_far_to_battle
 from engine.cca.ordering import order_units

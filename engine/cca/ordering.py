@@ -510,7 +510,7 @@ def _gains_text(gains: tuple[int, ...], near: list[WUnit]) -> str:
 
 def hints(state: State, side: str) -> dict[str, Any]:
     """Each card in ``side``'s hand with the units and leaders it may order."""
-    from engine.cca.decide import Decider  # noqa: PLC0415
+    from engine.cc.decide import Decider  # noqa: PLC0415
     from engine.core.replay import AnswerBook  # noqa: PLC0415
     from engine.randomness import ScriptedDice  # noqa: PLC0415
 

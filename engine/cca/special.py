@@ -11,7 +11,7 @@ are read by the combat modules, ``no-move-first-turn`` and
 from __future__ import annotations
 
 from engine.cca.state import name_key, other
-from engine.cca.work import WLeader, Work, WUnit
+from engine.cca.work import Work, WUnit
 from engine.hexgrid import Hex
 
 __all__ = ["end_of_turn_specials", "enter_step", "exit_board", "exit_hexes", "marsh_entry"]
@@ -53,21 +53,6 @@ def marsh_entry(w: Work, u: WUnit, h: Hex) -> None:
         ld = w.attached(u)
         w.lose_blocks(u, 1, other(u.side), "marsh")
         check_after_losses(w, ld, u.hex is None, other(u.side))
-
-
-def leader_marsh(w: Work, ld: WLeader, h: Hex) -> bool:
-    """A lone leader entering marsh rolls 1 die: a helmet kills it (§17.4); True if killed.
-
-    It rolls however it enters: a move, an evade or an escape.
-    """
-    if ld.hex is None or not w.terrain(h).marsh_roll or w.simulate:
-        return False
-    faces = w.roll(1, f"marsh at {h} (leader {ld.name})")
-    w.log("marsh", f"leader {ld.name} enters marsh: {faces[0]}", faces, leader=ld.name)
-    if faces[0] == "H":
-        w.kill_leader(ld, other(ld.side), "marsh")
-        return True
-    return False
 
 
 def end_of_turn_specials(w: Work) -> None:

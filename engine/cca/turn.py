@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine.cc.decide import Decider
 from engine.cca.battle import close_combat, fire
 from engine.cca.cards import CARDS, CIRCLED_HAND_BONUS
-from engine.cca.decide import Decider
 from engine.cca.ordering import order_units, sections_of
 from engine.cca.orders import Action, Submission, parse_submission
 from engine.cca.policy import DEFAULT_STANDING, Policy, parse_policy

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from engine.cc.decide import Decider, norm_answer
 from engine.cca.cards import CARDS
 from engine.cca.combat import fire_range, melee_dice, ranged_dice
-from engine.cca.decide import Decider, norm_answer
 from engine.cca.legal import targets
 from engine.cca.movement import (
     WARRIORS_MUST_CLOSE,

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine.cca.decide import Decider
+from engine.cc.decide import Decider
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import TerrainSpec, mover_kind, terrain
 from engine.cca.units import UnitSpec, spec

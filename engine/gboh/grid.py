@@ -34,9 +34,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property
 from typing import ClassVar, Literal
+
+from engine.core.cube import cube_line
 
 __all__ = [
     "SIDES",
@@ -133,25 +134,11 @@ class GHex:
             return ((self,),)
         ax, _, az = self.cube
         bx, _, bz = other.cube
-        eps = Fraction(1, 10**6)
         steps: list[tuple[GHex, ...]] = []
-        for i in range(n + 1):
-            t = Fraction(i, n)
-            fx, fz = ax + (bx - ax) * t, az + (bz - az) * t
-            a, b = _round(fx + eps, fz + eps), _round(fx - eps, fz - eps)
+        for pa, pb in cube_line((ax, az), (bx, bz), n):
+            a, b = GHex.from_cube(*pa), GHex.from_cube(*pb)
             steps.append((a,) if a == b else tuple(sorted((a, b))))
         return tuple(steps)
-
-
-def _round(fx: Fraction, fz: Fraction) -> GHex:
-    fy = -fx - fz
-    x, y, z = round(fx), round(fy), round(fz)
-    dx, dy, dz = abs(x - fx), abs(y - fy), abs(z - fz)
-    if dx > dy and dx > dz:
-        x = -y - z
-    elif dz > dy:
-        z = -x - y
-    return GHex.from_cube(int(x), int(z))
 
 
 # --- facing ------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""The toy race's optional capabilities: autoplayer, scenario checker, rules help."""
+"""The toy race's optional capabilities: autoplayer, scenario checker, rules help.
+
+Each provider is given the system it serves (:func:`providers`), so this
+module does not import :mod:`engine.toy.system` (which imports it).
+"""
 
 from __future__ import annotations
 
@@ -12,17 +16,18 @@ from engine.core.capabilities import ScenarioInfo, ScenarioProblem
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
 
-__all__ = ["PROVIDERS"]
+__all__ = ["providers"]
 
 
 class _AutoPlayer:
     """Plays a random card, answers block or allow at random."""
 
-    def orders(self, state: Any, seed: bytes, label: str = "autoplay") -> str:
-        from engine.toy.system import SYSTEM  # noqa: PLC0415 - the system imports this module
+    def __init__(self, system: Any) -> None:
+        self.system = system
 
+    def orders(self, state: Any, seed: bytes, label: str = "autoplay") -> str:
         rng = choice_stream(seed, label)
-        p = SYSTEM.prompt(state)
+        p = self.system.prompt(state)
         if p.kind == "over" or p.side is None:
             raise ValueError("the race is over: nobody acts")
         head = f"game {state['game_id']}\nturn {state['turn']}\nside {p.side}\n"
@@ -33,30 +38,30 @@ class _AutoPlayer:
         return head + f"card {hand[below(rng, len(hand), 'card')]}\n"
 
     def play_game(self, start: Any, seed: bytes, max_turns: int) -> Any:
-        from engine.toy.system import SYSTEM  # noqa: PLC0415
-
         seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
         deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
         dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), max(16, max_turns * 2))
-        state = SYSTEM.new_game(start, None, EpochDice("toy", 0, None, b"", deck=deck))
+        setup = EpochDice("toy", 0, None, hashlib.sha256(b"").digest(), deck=deck)
+        state = self.system.new_game(start, None, setup)
         for epoch in range(1, dice.length + 1):
-            if SYSTEM.prompt(state).kind == "over" or state["turn"] > max_turns:
+            if self.system.prompt(state).kind == "over" or state["turn"] > max_turns:
                 break
             text = self.orders(state, seed + epoch.to_bytes(4, "big"))
-            sub = SYSTEM.parse_orders(state, SYSTEM.prompt(state).side or "", text)
+            sub = self.system.parse_orders(state, self.system.prompt(state).side or "", text)
             rng = EpochDice("toy", epoch, dice.key(epoch), hash_orders(text.encode()), deck=deck)
-            state = SYSTEM.resolve(state, sub, rng).state
+            state = self.system.resolve(state, sub, rng).state
         return state
 
 
 class _Scenarios:
     """Checks a toy scenario: the loader's errors, and an ``[meta]`` with id and name."""
 
-    def check(self, text: str) -> tuple[list[ScenarioProblem], ScenarioInfo | None]:
-        from engine.toy.system import SYSTEM  # noqa: PLC0415
+    def __init__(self, system: Any) -> None:
+        self.system = system
 
+    def check(self, text: str) -> tuple[list[ScenarioProblem], ScenarioInfo | None]:
         try:
-            pos = SYSTEM.load_position(text)
+            pos = self.system.load_position(text)
         except PositionError as exc:
             return [ScenarioProblem(exc.line, "invalid", exc.message)], None
         meta = tomllib.loads(text).get("meta", {})
@@ -98,8 +103,10 @@ class _RulesHelp:
         return self._TOPICS[topic]
 
 
-PROVIDERS: dict[str, object] = {
-    "autoplay": _AutoPlayer(),
-    "scenarios": _Scenarios(),
-    "rules-help": _RulesHelp(),
-}
+def providers(system: Any) -> dict[str, object]:
+    """Return the capabilities ``system`` (the toy race) offers, by name."""
+    return {
+        "autoplay": _AutoPlayer(system),
+        "scenarios": _Scenarios(system),
+        "rules-help": _RulesHelp(),
+    }

@@ -293,7 +293,7 @@ class ToySystem:
         if name in ("autoplay", "scenarios", "rules-help"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 
-            return extras.PROVIDERS[name]
+            return extras.providers(self)[name]
         return None
 
     def orders_template(self, state: Any, side: str) -> str:

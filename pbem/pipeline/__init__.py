@@ -45,7 +45,7 @@ def load_server_key(path: object) -> ServerKey | None:
 def setup_daemon(daemon: Daemon) -> None:
     """Register the processor and the deadline scheduler with ``daemon``."""
     from pbem.deadlines import DeadlineScheduler  # noqa: PLC0415
-    from pbem.pipeline.timing import configure  # noqa: PLC0415
+    from pbem.pipeline.timing import configure, fire_deadline  # noqa: PLC0415
 
     key = load_server_key(daemon.config.server_key_path)
     configure(daemon.config, key)
@@ -56,6 +56,7 @@ def setup_daemon(daemon: Daemon) -> None:
         daemon.store,
         daemon.clock,
         daemon.scheduler,
+        fire=fire_deadline,
         interval=DEADLINE_SWEEP_INTERVAL,
         on_fired=daemon.outbox.request_flush,
     )

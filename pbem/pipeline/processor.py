@@ -50,7 +50,7 @@ from pbem.pipeline.steps import Outcome, Step
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshSigError, SshSignature
-from pbem.sshsig_errors import WrongNamespaceError
+from pbem.sshsig.errors import WrongNamespaceError
 from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE
 from pbem.store import (
     Game,

@@ -1,6 +1,6 @@
 """Build a BoardView from an engine's ``public_view`` dict and the turn's events.
 
-The engine's view (``engine.cca.view.public_view``) gives the board after the
+A C&C system's public view (``system.public_view(state)``) gives the board after the
 turn; the events (``Event.to_dict()``) give last turn's moves and battles.
 Battles are placed where the units stood when they fought: positions are
 walked back through the moves, then forward again.

@@ -23,14 +23,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from pbem.sshsig_errors import (
+from pbem.sshsig.errors import (
     BadArmorError,
     BadPrivateKeyError,
     BadPublicKeyError,
     EncryptedKeyError,
     UnsupportedKeyError,
 )
-from pbem.sshsig_wire import WireReader, WireWriter, armor, dearmor
+from pbem.sshsig.wire import WireReader, WireWriter, armor, dearmor
 
 ED25519 = "ssh-ed25519"
 PRIVATE_KEY_LABEL = "OPENSSH PRIVATE KEY"

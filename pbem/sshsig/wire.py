@@ -12,7 +12,7 @@ import base64
 import binascii
 import struct
 
-from pbem.sshsig_errors import BadArmorError, SshSigError
+from pbem.sshsig.errors import BadArmorError, SshSigError
 
 ARMOR_WIDTH = 70  # what ssh-keygen writes; any width is read
 

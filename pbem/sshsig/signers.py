@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from pbem.sshsig_errors import AllowedSignersError, SshSigError
-from pbem.sshsig_keys import SshPublicKey
+from pbem.sshsig.errors import AllowedSignersError, SshSigError
+from pbem.sshsig.keys import SshPublicKey
 
 _KEY_TYPE = re.compile(r"^(ssh-|ecdsa-|sk-)")
 _TIMESTAMP = re.compile(r"^(\d{8})(\d{4})?(\d{2})?(Z)?$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.cca.policy import Policy
+from engine.cc.policy import Policy
 from engine.core.api import Question
 from engine.core.replay import AnswerBook
 

@@ -12,7 +12,7 @@ replayed for another (``pbem-mail``, or ``git``). What pbem signs
 ``ssh-keygen -Y verify`` accepts and the other way round.
 
 Every failure is a :class:`SshSigError` (a :class:`ValueError`) whose
-``code`` says what went wrong; see :mod:`pbem.sshsig_errors`. Checks run in
+``code`` says what went wrong; see :mod:`pbem.sshsig.errors`. Checks run in
 the order a player can act on: format, namespace, key type, hash, which key,
 then the signature itself (``bad-signature`` therefore means "your key, but
 not these bytes").
@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from pbem.sshsig_errors import (
+from pbem.sshsig.errors import (
     AllowedSignersError,
     BadArmorError,
     BadPrivateKeyError,
@@ -43,7 +43,7 @@ from pbem.sshsig_errors import (
     WrongKeyError,
     WrongNamespaceError,
 )
-from pbem.sshsig_keys import (
+from pbem.sshsig.keys import (
     ED25519,
     SshPublicKey,
     generate_private_key,
@@ -52,8 +52,8 @@ from pbem.sshsig_keys import (
     public_key_of,
     write_private_key,
 )
-from pbem.sshsig_signers import AllowedSigner, AllowedSigners
-from pbem.sshsig_wire import WireReader, WireWriter, armor, dearmor
+from pbem.sshsig.signers import AllowedSigner, AllowedSigners
+from pbem.sshsig.wire import WireReader, WireWriter, armor, dearmor
 
 __all__ = [
     "DEFAULT_NAMESPACE",
