@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -158,11 +158,15 @@ class SignedOrders:
     """Orders found in a message, not yet verified.
 
     ``text`` is canonical; ``signature`` is the armored block alone;
-    ``raw`` holds the exact bytes of ``orders.txt`` (None when inline);
-    ``signature_line`` is the body line (from 1) where the inline block
-    begins, 0 for attachments; ``trailing`` holds the unquoted, non-blank
-    lines after the block (a sign-off, a footer): never read as orders, and
-    quoted back to the player as ignored.
+    ``raw`` holds the exact bytes of the signed attachment (None when
+    inline); ``signature_line`` is the body line (from 1) where the inline
+    block begins, 0 for attachments; ``filename`` names the signed
+    attachment. ``alternates`` are other readings of the same body that the
+    signature may cover: the body as sent when it was ``format=flowed``
+    (a line of the signed file ending in a space reads as a soft break), and
+    the orders lines as sent, trailing white space kept. ``trailing`` holds
+    the unquoted, non-blank lines after the block (a sign-off, a footer):
+    never read as orders, and quoted back to the player as ignored.
     """
 
     text: str
@@ -170,6 +174,8 @@ class SignedOrders:
     source: Source
     raw: bytes | None = None
     signature_line: int = 0
+    filename: str = ""
+    alternates: tuple[bytes, ...] = ()
     trailing: tuple[str, ...] = ()
 
 
@@ -326,19 +332,28 @@ def extract_from_body(body: str) -> SignedOrders:
         for i, line in enumerate(after)
         if line.strip() and not _is_quoted(line) and i not in skip_after
     )
-    return SignedOrders(text, block, "inline", None, begin + 1, trailing)
+    # The lines as sent, trailing spaces kept (blank lines at either end dropped).
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    as_sent = "\n".join(kept) + "\n"
+    alternates = (as_sent.encode("utf-8", "surrogatepass"),) if as_sent != text else ()
+    return SignedOrders(
+        text, block, "inline", None, begin + 1, alternates=alternates, trailing=trailing
+    )
 
 
-def _signature_block(text: str) -> str:
+def _signature_block(text: str, name: str = SIGNATURE_ATTACHMENT) -> str:
     """Cut the armored block out of a ``.sig`` file's text."""
     start = text.find(SIGNATURE_BEGIN)
     if start < 0:
-        raise sshsig.BadArmorError(f"{SIGNATURE_ATTACHMENT} holds no {SIGNATURE_BEGIN} line")
+        raise sshsig.BadArmorError(f"{name} holds no {SIGNATURE_BEGIN} line")
     if text.find(SIGNATURE_BEGIN, start + 1) >= 0:
-        raise TwoSignaturesError(f"{SIGNATURE_ATTACHMENT} holds more than one signature block")
+        raise TwoSignaturesError(f"{name} holds more than one signature block")
     stop = text.find(SIGNATURE_END, start)
     if stop < 0:
-        raise sshsig.BadArmorError(f"{SIGNATURE_ATTACHMENT} has no {SIGNATURE_END} line")
+        raise sshsig.BadArmorError(f"{name} has no {SIGNATURE_END} line")
     block = text[start : stop + len(SIGNATURE_END)]
     return "\n".join(line.strip() for line in _LINE_END.split(block)) + "\n"
 
@@ -353,37 +368,67 @@ def _part_bytes(part: EmailMessage) -> bytes:
     return payload if isinstance(payload, bytes) else b""
 
 
+def _sig_text(part: EmailMessage, name: str) -> str:
+    try:
+        return _part_bytes(part).decode("ascii")
+    except UnicodeDecodeError:
+        raise sshsig.BadArmorError(f"{name} is not an ASCII text file") from None
+
+
 def _from_attachments(message: EmailMessage) -> SignedOrders | None:
-    found: dict[str, list[EmailMessage]] = {ORDERS_ATTACHMENT: [], SIGNATURE_ATTACHMENT: []}
+    """Find one attached pair ``X`` + ``X.sig`` (any name; ``orders.txt`` is the usual one).
+
+    A ``.sig`` holding the referee's own ``pbem-mail`` signature (a forwarded
+    turn mail's ``pbem.txt.sig``) is not orders and is skipped; other
+    attachments (a picture, the board) are ignored.
+    """
+    parts: dict[str, list[EmailMessage]] = {}
     for part in message.walk():
         if isinstance(part, EmailMessage) and not part.is_multipart():
             name = _filename(part)
-            if name in found:
-                found[name].append(part)
-    orders, sigs = found[ORDERS_ATTACHMENT], found[SIGNATURE_ATTACHMENT]
-    if not orders and not sigs:
+            if name:
+                parts.setdefault(name, []).append(part)
+    pairs: list[tuple[str, str]] = []
+    for sig_name, sig_parts in parts.items():
+        if not sig_name.endswith(".sig") or len(sig_name) <= len(".sig"):
+            continue
+        data = _part_bytes(sig_parts[0])
+        if len(sig_parts) == 1 and data.isascii() and _is_server_signature(data.decode("ascii")):
+            continue
+        pairs.append((sig_name[: -len(".sig")], sig_name))
+    if not pairs:
+        if ORDERS_ATTACHMENT in parts:
+            raise MissingAttachmentError(
+                f"{ORDERS_ATTACHMENT} is attached but {SIGNATURE_ATTACHMENT} is not; attach both",
+                name=SIGNATURE_ATTACHMENT,
+            )
         return None
-    for name, parts in found.items():
-        if len(parts) > 1:
-            raise DuplicateAttachmentError(f"{name} is attached {len(parts)} times", name=name)
-    if not orders or not sigs:
-        have, missing = (
-            (ORDERS_ATTACHMENT, SIGNATURE_ATTACHMENT)
-            if orders
-            else (SIGNATURE_ATTACHMENT, ORDERS_ATTACHMENT)
+    if len(pairs) > 1:
+        names = ", ".join(sorted(sig for _, sig in pairs))
+        raise TwoSignaturesError(
+            f"{len(pairs)} signature files are attached ({names}); "
+            "send one signed file and its .sig per message",
+            lines=names,
         )
+    file_name, sig_name = pairs[0]
+    for name in (file_name, sig_name):
+        if len(parts.get(name, ())) > 1:
+            raise DuplicateAttachmentError(
+                f"{name} is attached {len(parts[name])} times", name=name
+            )
+    if file_name not in parts:
         raise MissingAttachmentError(
-            f"{have} is attached but {missing} is not; attach both", name=missing
+            f"{sig_name} is attached but {file_name} is not; attach the file you signed "
+            "and its .sig",
+            name=file_name,
         )
-    raw = _part_bytes(orders[0])
-    text = canonicalize(decode_text(raw, orders[0].get_content_charset(), file=True))
+    orders = parts[file_name][0]
+    raw = _part_bytes(orders)
+    text = canonicalize(decode_text(raw, orders.get_content_charset(), file=True))
     if not text:
-        raise NoOrdersError(f"{ORDERS_ATTACHMENT} is empty")
-    try:
-        sig_text = _part_bytes(sigs[0]).decode("ascii")
-    except UnicodeDecodeError:
-        raise sshsig.BadArmorError(f"{SIGNATURE_ATTACHMENT} is not an ASCII text file") from None
-    return SignedOrders(text, _signature_block(sig_text), "attachments", raw, 0)
+        raise NoOrdersError(f"{file_name} is empty")
+    block = _signature_block(_sig_text(parts[sig_name][0], sig_name), sig_name)
+    return SignedOrders(text, block, "attachments", raw, 0, file_name)
 
 
 def body_text(message: EmailMessage) -> str:
@@ -393,19 +438,25 @@ def body_text(message: EmailMessage) -> str:
     :class:`NoSignatureError` when there is no text at all and
     :class:`BadEncodingError` when the charset does not decode it.
     """
+    return _body(message, unflow=True)[0]
+
+
+def _body(message: EmailMessage, *, unflow: bool) -> tuple[str, bool]:
+    """Return (the body text, whether it was ``format=flowed``); see :func:`body_text`."""
     part = message.get_body(preferencelist=("plain",))
     if not isinstance(part, EmailMessage):
         if message.get_body(preferencelist=("html",)) is not None:
             raise HtmlOnlyError(
                 "the message has only an HTML part; send orders as plain text "
-                "(or attach orders.txt and orders.txt.sig)"
+                "(or attach the signed file and its .sig)"
             )
         raise NoSignatureError("the message has no text part")
     text = decode_text(_part_bytes(part), part.get_content_charset())
-    if str(part.get_param("format", "")).lower() == "flowed":
+    flowed = str(part.get_param("format", "")).lower() == "flowed"
+    if flowed and unflow:
         delsp = str(part.get_param("delsp", "")).lower() == "yes"
         text = _unflow(text, delsp)
-    return text
+    return text, flowed
 
 
 def extract_orders(message: EmailMessage) -> SignedOrders:
@@ -418,21 +469,34 @@ def extract_orders(message: EmailMessage) -> SignedOrders:
     attached = _from_attachments(message)
     if attached is not None:
         return attached
-    return extract_from_body(body_text(message))
+    text, flowed = _body(message, unflow=True)
+    found = extract_from_body(text)
+    if not flowed:
+        return found
+    # A signed file with a space at a line's end reads, in a flowed body, as a
+    # soft break: the body as sent (lines not joined) is another reading.
+    try:
+        sent = extract_from_body(_body(message, unflow=False)[0])
+    except SshSigError:
+        return found
+    extra = tuple(x for x in (sent.text.encode("utf-8"), *sent.alternates) if x)
+    return replace(found, alternates=found.alternates + extra)
 
 
 MAX_UNSIGNED_LINES = 100  # bounds the work a forged mail can cause: 3 checks per line
 MAX_SEARCHED_CHARS = 64 * 1024
+MAX_ALTERNATES = 4
 
 
 def _candidates(text: str, raw: bytes | None) -> list[tuple[bytes, Literal["canonical", "raw"]]]:
     """List the byte strings the signature may cover for ``text``, best first.
 
     Every candidate canonicalises to ``text``, so accepting any of them
-    accepts the same orders: the canonical text; the raw attachment; and,
-    inline, the canonical text without its final LF or with CRLF line ends
-    (files a player signed with ``ssh-keygen`` before an editor or a paste
-    changed only those).
+    accepts the same orders: the canonical text, without its final LF or
+    with CRLF line ends (files a player signed before an editor, a paste or
+    a mail client changed only those); an attachment's exact bytes, and
+    those bytes with their line ends made LF or CRLF (MIME sends text with
+    CRLF line ends, and some clients convert them).
     """
     try:
         canonical = text.encode("utf-8")
@@ -440,11 +504,14 @@ def _candidates(text: str, raw: bytes | None) -> list[tuple[bytes, Literal["cano
         raise BadEncodingError("the orders hold characters that are not valid Unicode") from exc
     out: list[tuple[bytes, Literal["canonical", "raw"]]] = [(canonical, "canonical")]
     if raw is not None:
-        out.append((raw, "raw"))
-    else:
-        out.append((canonical[:-1], "canonical"))
-        out.append((canonical.replace(b"\n", b"\r\n"), "canonical"))
-    return out
+        lf = raw.replace(b"\r\n", b"\n")
+        out += [(raw, "raw"), (lf, "raw"), (lf.replace(b"\n", b"\r\n"), "raw")]
+    out.append((canonical[:-1], "canonical"))
+    out.append((canonical.replace(b"\n", b"\r\n"), "canonical"))
+    unique: dict[bytes, Literal["canonical", "raw"]] = {}
+    for data, form in out:
+        unique.setdefault(data, form)
+    return list(unique.items())
 
 
 def _texts(found: SignedOrders) -> list[tuple[str, int]]:
@@ -489,8 +556,20 @@ def verify_orders(
     expected = (keys,) if isinstance(keys, SshPublicKey) else tuple(keys)
     signature = SshSignature.from_armor(found.signature)
     failure: sshsig.BadSignatureError | None = None
-    for text, dropped in _texts(found):
-        for data, form in _candidates(text, found.raw):
+    tries = [(text, dropped, _candidates(text, found.raw)) for text, dropped in _texts(found)]
+    for alternate in found.alternates[:MAX_ALTERNATES]:
+        try:
+            text = canonicalize(alternate.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        if text:
+            forms: list[tuple[bytes, Literal["canonical", "raw"]]] = [
+                (alternate, "raw"),
+                *_candidates(text, None),
+            ]
+            tries.append((text, 0, forms))
+    for text, dropped, candidates in tries:
+        for data, form in candidates:
             try:
                 sig = sshsig.verify(data, signature, expected, namespace=namespace)
             except sshsig.BadSignatureError as exc:

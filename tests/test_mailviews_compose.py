@@ -130,7 +130,7 @@ def html_of(m: EmailMessage) -> str:
 
 def test_turn_mail_structure_and_threading() -> None:
     m = turn_mail(every_kind(env())[1])  # type: ignore[arg-type]
-    assert m["Subject"] == "[g7] Turn 4: your move"
+    assert m["Subject"] == "[g7] Turn 4: your orders due"
     assert m["Message-ID"] == "<g7.turn.4.south@club.example>"
     assert m["In-Reply-To"] == "<g7.turn.3.x@club.example>"
     assert m["References"] == f"{ROOT} <g7.turn.3.x@club.example>"
@@ -150,7 +150,7 @@ def test_turn_mail_structure_and_threading() -> None:
 
 def test_waiting_player_is_told_who_moves_and_gets_no_orders_template() -> None:
     m = compose(every_kind(env("south"))[2])  # type: ignore[arg-type]
-    assert m["Subject"] == "[g7] Turn 4: Carthaginian (north) to move"
+    assert m["Subject"] == "[g7] Turn 4: north to move, nothing due from you"
     assert "orders.txt" not in text_of(m).split("--- Dice")[1]
 
 

@@ -71,6 +71,7 @@ def test_create_list_show_pause_resume_rotate_audit(
     assert main(["game", "--config", str(cfg), "show", "ak-1"]) == 0
     shown = capsys.readouterr().out
     assert "ann@x.test" in shown and "Europe/Paris" in shown and "deadline" in shown
+    assert "summary    banners: north 0/5 / south 0/5" in shown  # the system's one line
     assert main(["game", "--config", str(cfg), "pause", "ak-1"]) == 0
     assert main(["game", "--config", str(cfg), "pause", "ak-1"]) != 0  # already paused
     assert main(["game", "--config", str(cfg), "resume", "ak-1"]) == 0

@@ -54,7 +54,9 @@ def test_signed_orders_resolve_one_epoch_and_queue_two_mails(kit):
     assert g.epoch == 1 and g.state_version == 1
     new = kit.new_mail(before)
     if int(card) >= 7:
-        assert [m.recipient for m in new] == [SOUTH]  # only the decider gets the question
+        # only the decider gets the question; the sender an acknowledgement
+        got = sorted((m.recipient, m.kind) for m in new)
+        assert got == [(NORTH, "accepted"), (SOUTH, "question")]
     else:
         assert sorted(m.recipient for m in new) == [NORTH, SOUTH]
         assert all("Dice key of epoch 1" in body_of(m) for m in new)

@@ -46,6 +46,11 @@ def _wrapped(kit: Kit, side: str, signed: str, above: str = "", below: str = "",
     return make_mail(NORTH if side == "north" else SOUTH, body, **kw)
 
 
+def _quoting(out: list[OutboxMessage]) -> list[OutboxMessage]:
+    """The replies that quote ignored lines (a note of its own, or an acknowledgement)."""
+    return [m for m in out if m.kind in ("ignored", "accepted") and "outside your" in body_of(m)]
+
+
 def _absences(kit: Kit) -> int:
     with kit.store.transaction() as s:
         return int(s.exec(select(func.count()).select_from(Absence)).one())
@@ -71,7 +76,7 @@ def test_unsigned_lines_above_signed_orders_are_never_acted_on(kit: Kit, unsigne
     with kit.store.transaction() as s:
         g = s.get(type(kit.game()), GAME)
         assert g is not None and "north" not in g.options_json.split('"draw_offer"')[1][:12]
-    notes = [m for m in out if m.kind == "ignored"]
+    notes = _quoting(out)
     assert [m.recipient for m in notes] == [NORTH]
     text = " ".join(body_of(notes[0]).split())
     assert "ignored: outside your signature" in text
@@ -83,7 +88,7 @@ def test_unsigned_command_below_the_signature_is_ignored_and_said(kit: Kit) -> N
     status, outcome, out = _send(kit, raw)
     assert status == InboxStatus.PROCESSED, outcome
     assert kit.game().status == GameStatus.ACTIVE
-    text = body_of(next(m for m in out if m.kind == "ignored"))
+    text = body_of(_quoting(out)[0])
     assert "> command resign" in text and "> Ann" in text
 
 
@@ -92,7 +97,7 @@ def test_a_signed_command_is_carried_out_and_the_unsigned_greeting_quoted(kit: K
     status, outcome, out = _send(kit, raw)
     assert status == InboxStatus.PROCESSED and "resigned" in outcome
     assert kit.game().status == GameStatus.FINISHED
-    note = next(m for m in out if m.kind == "ignored")
+    note = _quoting(out)[0]
     assert note.recipient == NORTH and "> Hi Bob, sorry!" in body_of(note)
 
 

@@ -51,8 +51,8 @@ def allowance(w: Work, u: WUnit) -> int:
     leave = w.terrain(u.hex).leave_max_move
     if leave is not None and w.moved.get(u.id, 0) == 0:
         n = min(n, leave)
-    if u.id in w.placed:
-        n -= 1
+    if u.id in w.placed:  # the entry hex was its first hex; Stop terrain there ends it
+        n = 0 if mover_kind(s) in w.terrain(u.hex).stop else n - 1
     return max(n, 0)
 
 

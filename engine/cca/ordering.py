@@ -402,6 +402,13 @@ def _check_leadership(  # noqa: PLR0917
 
 
 def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
+    """Roll Command dice; the owner chooses which listed units they order (§18.5).
+
+    Each G/B/R orders one light/medium/heavy unit, each H any unit or leader.
+    The owner chooses among the sets of listed units the dice can order that
+    are as large as any (standing order ``spartacus``: ``auto``, the default,
+    orders them in the order listed; ``ask`` asks when there is a choice).
+    """
     command = w.state.sides[side].command
     faces = w.roll(command, "I am Spartacus")
     w.log("spartacus", f"I am Spartacus: {' '.join(faces)}", faces)
@@ -411,16 +418,52 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
             wants[f] += 1
     got: list[Item] = []
     for it in items:
-        face = {"light": "G", "medium": "B", "heavy": "R"}.get(it.spec.weight) \
-            if isinstance(it, WUnit) else None
+        face = _face_of(it)
         if face and wants[face]:
             wants[face] -= 1
             got.append(it)
         elif wants["H"]:
             wants["H"] -= 1
             got.append(it)
+    options = _spartacus_sets(faces, items)
+    auto = ", ".join(_name(x) for x in got) or "nothing"
+    names = {", ".join(_name(items[i]) for i in sorted(o)) or "nothing": o for o in options}
+    answers = [auto, *sorted(n for n in names if n != auto)]
+    explicit = dict(w.decider.policies[side].rules).get("spartacus") == "ask"
+    pick = w.decider.choose(side, "spartacus", f"I am Spartacus: {' '.join(faces)}: which units "
+                            "are ordered?", answers, auto, None if explicit else auto)
+    if pick != auto:
+        got = [items[i] for i in sorted(names[pick])]
     w.log("ordered", "ordered by the dice: " + (", ".join(_name(x) for x in got) or "nothing"))
     return got
+
+
+def _face_of(it: Item) -> str | None:
+    """The die face that orders ``it`` besides a helmet (None for a leader)."""
+    if not isinstance(it, WUnit):
+        return None
+    return {"light": "G", "medium": "B", "heavy": "R"}.get(it.spec.weight)
+
+
+def _spartacus_sets(faces: tuple[str, ...], items: list[Item]) -> set[frozenset[int]]:
+    """Every largest set of listed items (by index) the dice can order."""
+    count = {f: faces.count(f) for f in ("G", "B", "R", "H")}
+    found: set[frozenset[int]] = set()
+
+    def go(i: int, left: dict[str, int], chosen: frozenset[int]) -> None:
+        if i == len(items):
+            found.add(chosen)
+            return
+        face = _face_of(items[i])
+        for f in ([face] if face else []) + ["H"]:
+            if left[f]:
+                go(i + 1, {**left, f: left[f] - 1}, chosen | {i})
+                break  # a colour die, if one is left, is never worse than a helmet
+        go(i + 1, left, chosen)
+
+    go(0, count, frozenset())
+    most = max(len(o) for o in found)
+    return {o for o in found if len(o) == most}
 
 
 def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:

@@ -16,6 +16,8 @@ values::
     leader-evade: auto | ask                  (path and destination of a leader's evade)
     rampage:      auto | ask                  (order of an elephant's rampage rolls)
     rally:        auto | ask                  (which units get the Rally dice; not set = auto)
+    spartacus:    auto | ask                  (which listed units I am Spartacus orders; not set
+                                               = auto)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ POLICY_VALUES: dict[str, tuple[str, ...]] = {
     "leader-evade": ("auto", "ask"),
     "rampage": ("auto", "ask"),
     "rally": ("auto", "ask"),
+    "spartacus": ("auto", "ask"),
 }
 """Every standing-order key and its legal values."""
 

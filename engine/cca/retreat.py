@@ -258,6 +258,9 @@ def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
             f"{ele.side} ELE retreats {start} > " + " > ".join(map(str, path)),
             unit=ele.id,
         )
+        _marsh_rolls(w, ele, path)  # as any retreating unit (§17.4)
+        if ele.gone():
+            return
     if not fewest:
         return
     assert ele.hex is not None

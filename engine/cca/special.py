@@ -148,11 +148,14 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
     for u in w.units.values():
         if (u.side == side and u.hex is None and u.blocks > 0 and "exited" not in u.tags
                 and u.type == a.unit_type and (not tags or set(tags) & set(u.tags))):
+            if not w.passable(a.target, u.spec):  # the entry hex is its first hex (§19)
+                return f"{a.target} ({w.state.terrain_at(a.target)}) is impassable to {u.type}"
             u.hex = a.target
             w.moved[u.id] = 1
             w.entered.setdefault(u.id, set()).add(a.target)
             w.ordered.add(u.id)
             w.placed.add(u.id)  # the entry hex is its first hex of movement (§19)
             w.log("enter", f"{side} {u.type} enters at {a.target}", unit=u.id)
+            marsh_entry(w, u, a.target)
             return None
     return f"no {a.unit_type} is waiting in reserve"

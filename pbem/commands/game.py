@@ -263,6 +263,7 @@ def _show(args: argparse.Namespace) -> int:
             _out(f"game       {g.id} ({g.system}, {g.scenario_id})")
             _out(f"status     {g.status}; state version {g.state_version}; epoch {g.epoch}")
             _out(f"prompt     {ctx.prompt().text}")
+            _out(f"summary    {ctx.system.summary(ctx.state)}")
             for side, seat in ctx.seats.items():
                 fp = seat.key.fingerprint() if seat.key else "(no key yet)"
                 _out(

@@ -211,7 +211,9 @@ def game_start_mail(m: GameStart) -> EmailMessage:
         "deadline": deadline_text(m.deadline, env.recipient.tz),
         "orders_template": fit_template(m.orders_template),
     }
-    subject = "the game begins, your move" if mover else f"the game begins, {first} to move"
+    subject = (
+        "game starts, your orders due" if mover else f"game starts, {m.first_side} moves first"
+    )
     signers = (("allowed_signers", (m.server_allowed_signers.strip() + "\n").encode("utf-8")),)
     return _message(env, subject, "game_start", ctx, m.board, files=signers)
 
@@ -237,7 +239,7 @@ def turn_mail(m: TurnMail) -> EmailMessage:
         "deadline": deadline_text(m.deadline, env.recipient.tz),
         "orders_template": fit_template(m.orders_template),
     }
-    subject = "your move" if mover else f"{to_move} to move"
+    subject = "your orders due" if mover else f"{m.to_move} to move, nothing due from you"
     return _message(env, subject, "turn", ctx, m.board)
 
 
@@ -256,18 +258,27 @@ def question_mail(m: QuestionMail) -> EmailMessage:
         "orders_template": fit_template(m.orders_template)
         or f"game {env.game_id}\nturn {env.turn}\nside {env.recipient.side}\nanswer {q.default}",
     }
-    return _message(env, "a decision for you", "question", ctx, m.board)
+    return _message(env, "your answer due", "question", ctx, m.board)
 
 
 def rejection_mail(m: OrdersRejected) -> EmailMessage:
-    """Reply to refused orders: quote each bad line with its number, say why, list what is legal."""
+    """Reply to refused orders: quote each bad line with its number, say why, list what is legal.
+
+    It says what is still due and by when; it asks to resend only when the
+    game waits for the recipient (never what was accepted before).
+    """
     env = m.env
+    mine = m.due_from is None or m.due_from == env.recipient.side
     ctx = {
         "errors": error_dicts(m.errors),
         "received_subject": m.received_subject,
         "deadline": deadline_text(m.deadline, env.recipient.tz) if m.deadline else None,
+        "resend": mine,
+        "due_from": m.due_from or "",
+        "due_what": m.due_what,
     }
-    return _message(env, "orders not accepted, please resend", "rejected", ctx)
+    subject = f"refused, your {m.due_what} still due" if mine else "refused, nothing due from you"
+    return _message(env, subject, "rejected", ctx)
 
 
 def reminder_mail(m: Reminder) -> EmailMessage:
@@ -278,7 +289,7 @@ def reminder_mail(m: Reminder) -> EmailMessage:
         "orders_template": fit_template(m.orders_template),
         "hand": card_dicts(m.hand),
     }
-    return _message(env, "reminder, your orders are due", "reminder", ctx)
+    return _message(env, "reminder, your orders due", "reminder", ctx)
 
 
 def missed_turn_mail(m: MissedTurn) -> EmailMessage:

@@ -212,12 +212,20 @@ class QuestionMail:
 
 @dataclass(frozen=True)
 class OrdersRejected:
-    """A reply to a submission that was refused; the game did not move."""
+    """A reply to a submission that was refused; the game did not move.
+
+    ``due_from`` is the side the game waits for (None: the recipient, the
+    usual case; "": nobody, e.g. the game is over) and ``due_what`` what it
+    waits for ("orders" or "answer"), so the mail says what is still due
+    and by when, and asks to resend only what is due from the recipient.
+    """
 
     env: Envelope
     errors: tuple[OrderError, ...]
     received_subject: str
     deadline: datetime | None = None
+    due_from: str | None = None
+    due_what: str = "orders"
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, st
 from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, Statement, fresh_nonce
 from pbem.store import Absence, GameStatus, InboxMessage, InboxStatus, Seat
 
-__all__ = ["COMMANDS", "command_of", "handle_command", "handle_join"]
+__all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command", "handle_join"]
 
 COMMANDS = (
     "help",
@@ -56,6 +56,8 @@ COMMANDS = (
     "timezone",
 )
 UNSIGNED_OK = ("help", "status")
+GAMELESS = ("help",)
+"""Commands answered without a game (sent to the plain address by a player of several games)."""
 
 HELP_TEXT = """Commands (one 'command <name>' line). Sign every command except help and
 status with your key (namespace pbem-orders); a signed command also names the

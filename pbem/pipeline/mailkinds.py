@@ -15,6 +15,7 @@ from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.mails import Mailer, format_deadline
+from pbem.store import GameStatus
 
 __all__ = [
     "deadline_text",
@@ -285,14 +286,24 @@ def send_rejection(
     deadline: datetime | None,
     subject: str = "",
 ) -> None:
-    """Tell ``side``'s player what is wrong (line by line) and that nothing changed."""
+    """Tell ``side``'s player what is wrong (line by line), that nothing changed, what is due."""
     seat = ctx.seats[side]
-    env = m.envelope(
-        ctx, side, "refused", inbox_id, turn=ctx.prompt().turn, in_reply_to=in_reply_to
-    )
+    p = ctx.prompt()
+    env = m.envelope(ctx, side, "refused", inbox_id, turn=p.turn, in_reply_to=in_reply_to)
+    active = ctx.game.status == GameStatus.ACTIVE and p.kind != "over"
+    due_from = (p.side or "") if active else ""
+    due_what = "answer" if p.kind == "question" else "orders"
+    mine = due_from == side
 
     def view() -> MailInput:
-        return mv.OrdersRejected(env, tuple(errors), subject or "your mail", deadline)
+        return mv.OrdersRejected(
+            env,
+            tuple(errors),
+            subject or "your mail",
+            deadline,
+            due_from=None if mine else due_from,
+            due_what=due_what,
+        )
 
     body = ["Your mail was refused; the game did not move.", ""]
     for e in errors:
@@ -303,8 +314,14 @@ def send_rejection(
             body.append(f"- {e.message}")
         if e.legal:
             body.append(f"     legal: {', '.join(e.legal)}")
-    body += ["", deadline_text(deadline, seat.player.time_zone)]
-    title = f"[{ctx.id}] Refused: {errors[0].code if errors else 'error'}"
+    when = format_deadline(deadline, seat.player.time_zone) if deadline else "no deadline"
+    if mine:
+        body += ["", f"Still due from you: your {due_what} for turn {p.turn}, by {when}."]
+    elif due_from:
+        body += ["", f"Nothing is due from you now: the game waits for {due_from} (due {when})."]
+    title = f"[{ctx.id}] Turn {p.turn}: refused, " + (
+        f"your {due_what} still due" if mine else "nothing due from you"
+    )
     m.queue_view(
         ctx,
         env,

@@ -202,6 +202,37 @@ class Mailer:
             inbox_id=self.inbox_id,
         )
 
+    def queue_player_note(
+        self,
+        player_email: str,
+        subject: str,
+        body: str,
+        *,
+        kind: str,
+        version: int | str,
+        in_reply_to: str | None = None,
+    ) -> None:
+        """Queue a note about no one game to a registered player (``help`` with two games).
+
+        ``player_email`` must come from the store's player row of the sender:
+        the note names none of the other players' data, only the sender's own.
+        """
+        msg = self.text_mail(
+            self._sender(None), subject, body, thread_root=None, in_reply_to=in_reply_to
+        )
+        msg["To"] = player_email
+        message_id = make_message_id("player", kind, version, player_email, self.domain)
+        queue_message(
+            self.session,
+            msg,
+            recipient=player_email,
+            message_id=message_id,
+            clock=self.clock,
+            game_id=None,
+            kind=kind,
+            inbox_id=self.inbox_id,
+        )
+
     @contextmanager
     def holding(self) -> Iterator[list[HeldMail]]:
         """Compose and serialise mails without touching the store; queue them with :meth:`release`.
@@ -303,10 +334,7 @@ class Mailer:
             signed = self.server_key.sign_text(text)
             msg.set_content(signed.text)
             msg.add_attachment(
-                signed.signature.encode("ascii"),
-                maintype="text",
-                subtype="plain",
-                filename="pbem.txt.sig",
+                signed.signature, subtype="plain", charset="us-ascii", filename="pbem.txt.sig"
             )
         else:
             msg.set_content(text)

@@ -25,6 +25,7 @@ from engine.core.api import OrdersError
 from engine.dice import hash_orders
 from pbem.mailviews import model as mv
 from pbem.pipeline.headers import game_problem, turn_problem
+from pbem.pipeline.mails import format_deadline
 from pbem.pipeline.statement_checks import (
     answer_problem,
     digest_of,
@@ -33,7 +34,7 @@ from pbem.pipeline.statement_checks import (
     replayed,
 )
 from pbem.pipeline.steps import Outcome, Step, check_signature
-from pbem.pipeline.turns import apply_submission
+from pbem.pipeline.turns import apply_submission, shown_deadline
 from pbem.store import GameStatus
 
 __all__ = ["handle_orders", "status_refusal"]
@@ -110,8 +111,32 @@ def handle_orders(step: Step) -> Outcome:
     # After the epoch: an insert autoflushed earlier would take the write lock before
     # the engine and the board ran (Processor.process, the optimistic attempt).
     remember(step, st, signer, digest)
-    step.tell_ignored(f"Your signed {st.kind} for turn {prompt.turn} was accepted (epoch {epoch}).")
     what = "answer" if prompt.kind == "question" else "orders"
+    _acknowledge(step, what, prompt.turn, epoch)  # quotes ignored lines, if it goes out
+    step.tell_ignored(f"Your signed {st.kind} for turn {prompt.turn} was accepted (epoch {epoch}).")
     return Outcome.done(
         f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id
+    )
+
+
+def _acknowledge(step: Step, what: str, turn: int, epoch: int) -> None:
+    """Tell the sender his submission is stored when the turn now waits on someone else.
+
+    A resolved turn mails everyone; a turn paused on the opponent's question
+    would otherwise leave the sender without a word.
+    """
+    ctx = step.ctx
+    after = ctx.prompt()
+    if after.kind != "question" or not after.side or after.side == step.side:
+        return
+    deadline = shown_deadline(step.env, ctx)
+    tz = ctx.seats[step.side].player.time_zone
+    due = f", due by {format_deadline(deadline, tz)}" if deadline else ""
+    step.notice(
+        "accepted",
+        f"Turn {turn}: your {what} accepted, nothing due from you",
+        f"Your {what} for turn {turn} of {ctx.id} {'was' if what == 'answer' else 'were'} "
+        f"accepted and stored (epoch {epoch}).\n\n"
+        f"The turn now waits for {after.side}'s answer to a question{due}. Nothing is due "
+        "from you: you will get the turn's result when it is resolved.\n",
     )

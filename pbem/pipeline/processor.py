@@ -40,17 +40,24 @@ from pbem.orders_text import (
     extract_orders,
     verify_orders,
 )
-from pbem.pipeline.commands import UNSIGNED_OK, command_of, handle_command, handle_join
+from pbem.pipeline.commands import (
+    GAMELESS,
+    HELP_TEXT,
+    UNSIGNED_OK,
+    command_of,
+    handle_command,
+    handle_join,
+)
 from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_lines, read_mail
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.orders import handle_orders
 from pbem.pipeline.replies import reply_unknown
-from pbem.pipeline.steps import Outcome, Step
+from pbem.pipeline.steps import Outcome, Step, refuse_bad_signature
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshSigError, SshSignature
-from pbem.sshsig.errors import WrongNamespaceError
+from pbem.sshsig.errors import BadSignatureError, WrongNamespaceError
 from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE
 from pbem.store import (
     Game,
@@ -311,6 +318,8 @@ class Processor:
             command = command_of(step.text, step.mail.subject)
             if command is not None and command[0] in UNSIGNED_OK:
                 return handle_command(step, *command)
+        if isinstance(exc, BadSignatureError) and step.found is not None:
+            return refuse_bad_signature(step)
         if isinstance(exc, HtmlOnlyError):
             return step.refuse(
                 "html-only",
@@ -350,6 +359,9 @@ class Processor:
         games = env.session.exec(select(Seat.game_id).where(col(Seat.player_id) == player.id)).all()
         if not games:
             return self._stranger(env, row, mail.sender, mail.auto, "a player without games")
+        command = command_of(self._text(mail).text, mail.subject)
+        if command is not None and command[0] in GAMELESS:
+            return self._gameless(env, row, mail, player, sorted(set(games)))
         # Reply in the thread of one of the player's games (the recipient is its player).
         ctx = load_game(env.session, sorted(set(games))[-1])
         assert ctx is not None
@@ -365,6 +377,32 @@ class Processor:
             ).text,
             None,
         )
+
+    def _gameless(
+        self, env: Env, row: InboxMessage, mail: Inbound, player: Player, games: list[str]
+    ) -> Outcome:
+        """Answer ``help`` sent to the plain address by a player of several games."""
+        listing = []
+        for gid in games:
+            game = env.session.get(Game, gid)
+            status = game.status if game is not None else "?"
+            listing.append(f"  {gid}  ({status})")
+        body = (
+            HELP_TEXT
+            + "\nYour games:\n"
+            + "\n".join(listing)
+            + "\n\nTo talk to one game, reply to one of its mails, put [game-id] in the "
+            "subject, or start the text with a 'game <id>' line.\n"
+        )
+        env.mailer.queue_player_note(
+            player.email,
+            "[pbem] Help",
+            body,
+            kind="help",
+            version=row.id or 0,
+            in_reply_to=mail.message_id,
+        )
+        return Outcome.done(f"help sent to {player.email} (games: {', '.join(games)})")
 
     def _unreadable(self, env: Env, row: InboxMessage, exc: Unreadable) -> Outcome:
         sender = exc.reply_to

@@ -8,17 +8,25 @@ from dataclasses import dataclass, field
 from sqlmodel import col, select
 
 from pbem.mailviews import model as mv
+from pbem.orders_repair import explain_bad_signature
 from pbem.orders_text import SignedOrders, VerifiedOrders
 from pbem.pipeline import mailkinds
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.inbound import Inbound
 from pbem.pipeline.replies import reply_allowed
 from pbem.pipeline.turns import Env, shown_deadline
-from pbem.sshsig import SshPublicKey
+from pbem.sshsig import SshPublicKey, SshSignature
 from pbem.statements import ORDERS_NAMESPACE
 from pbem.store import InboxMessage, InboxStatus, PlayerKey
 
-__all__ = ["IGNORED_NOTE", "Outcome", "Step", "check_signature", "ignored_text"]
+__all__ = [
+    "IGNORED_NOTE",
+    "Outcome",
+    "Step",
+    "check_signature",
+    "ignored_text",
+    "refuse_bad_signature",
+]
 
 IGNORED_NOTE = "ignored: outside your signature"
 MAX_IGNORED_SHOWN = 8
@@ -199,3 +207,24 @@ def check_signature(step: Step, key: SshPublicKey | None) -> Outcome | bytes:
             "wrong-key", f"signed with key {fp}: {note} (your key is {key.fingerprint()})"
         )
     return verified.text.encode("utf-8")
+
+
+def refuse_bad_signature(step: Step) -> Outcome:
+    """Refuse a signature that covers none of the text, saying why as precisely as possible.
+
+    Made by another key than the player's: ``wrong-key`` (whose key it is);
+    by the player's: what changed after signing (a wrapped line, a
+    quoted-printable ``=``; :func:`pbem.orders_repair.explain_bad_signature`).
+    """
+    assert step.found is not None
+    key = step.ctx.seats[step.side].key
+    signer = SshSignature.from_armor(step.found.signature).public_key
+    if key is not None and signer != key:
+        fp = signer.fingerprint()
+        return step.refuse(
+            "wrong-key",
+            f"signed with key {fp}: {_owner_note(step, fp)} (your key is {key.fingerprint()})",
+        )
+    if key is None:
+        return step.refuse("bad-signature", "the signature does not match the text")
+    return step.refuse("bad-signature", explain_bad_signature(step.found, key))
