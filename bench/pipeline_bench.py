@@ -63,8 +63,7 @@ from pbem.clock import SystemClock  # noqa: E402
 from pbem.config import load_config  # noqa: E402
 from pbem.mailin.accept import store_message  # noqa: E402
 from pbem.pipeline import Processor, load_server_key  # noqa: E402
-from pbem.pipeline.mails import board_view  # noqa: E402
-from pbem.render import render_board  # noqa: E402
+from pbem.render import picture_of, render_board  # noqa: E402
 from pbem.scenarios import find_scenario  # noqa: E402
 from pbem.store import Store, migrate  # noqa: E402
 
@@ -173,7 +172,7 @@ def bench_render(states: list[object]) -> list[float]:
     """Render the public board as the pipeline does (PNG + SVG + ASCII)."""
 
     system = get_system("cca")
-    views = [board_view(system.public_view(s)) for s in states]
+    views = [picture_of(system, system.public_view(s)) for s in states]
     render_board(views[0])  # the terrain base image is built once per map
     return timed(lambda i: render_board(views[i]), len(views), "board render")
 

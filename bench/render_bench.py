@@ -18,30 +18,25 @@ from dataclasses import replace
 
 import PIL
 
+from engine.core.picture import Picture
 from pbem.render.ascii import render_ascii
 from pbem.render.png import _base, _palette, render_png_uncached
-from pbem.render.sample import sample_view
+from pbem.render.sample import sample_picture
 from pbem.render.svg import render_svg
-from pbem.render.view import BoardView, UnitView
 
 
-def _views(n: int) -> list[BoardView]:
-    """``n`` distinct views (one unit's blocks vary) so no per-view cache can help."""
-    base = sample_view()
+def _views(n: int) -> list[Picture]:
+    """``n`` distinct pictures (one unit's blocks vary) so no per-picture cache can help."""
+    base = sample_picture()
     out = []
     for i in range(n):
-        u = base.units[0]
-        units = (
-            UnitView(u.hex, u.side, u.code, 1 + i % u.max_blocks, u.max_blocks),
-            *base.units[1:],
-        )
-        out.append(replace(base, units=units, title=f"board {i}"))
+        u = base.counters[0]
+        counters = (replace(u, count=1 + i % u.full), *base.counters[1:])
+        out.append(replace(base, counters=counters, title=f"board {i}"))
     return out
 
 
-def _times(
-    f: Callable[[BoardView], object], views: list[BoardView]
-) -> tuple[list[float], list[float]]:
+def _times(f: Callable[[Picture], object], views: list[Picture]) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU milliseconds per call (CPU time shows the cost on a busy machine)."""
     wall, cpu = [], []
     for v in views:

@@ -28,6 +28,7 @@ from typing import Any
 
 from engine.core.api import GameSystem, OrdersError
 from engine.core.capabilities import FORECAST, Forecast, find
+from engine.core.picture import BattleMark, Picture
 from pbem.mailviews.format import error_dicts
 from pbem.mailviews.model import OrderError
 from pbem.orders_text import (
@@ -40,7 +41,6 @@ from pbem.orders_text import (
 from pbem.pipeline.headers import header_problem
 from pbem.pipeline.inbound import COMMAND_LINE, header_lines
 from pbem.render.templating import chop, wrap
-from pbem.render.view import BattleView, BoardView
 from pbem.sshsig import SshPublicKey, SshSigError, SshSignature
 from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, StatementError, parse_statement
 
@@ -220,7 +220,7 @@ def format_report(report: CheckReport, orders_name: str) -> str:
 
 def report_text(
     system: GameSystem, report: CheckReport, orders_name: str
-) -> tuple[str, BoardView | None]:
+) -> tuple[str, Picture | None]:
     """The text of a check as a player reads it, and the preview board (None if refused).
 
     The verdict (:func:`format_report`), then the board after the moves as
@@ -228,7 +228,9 @@ def report_text(
     """
     from pbem.render.ascii import render_ascii  # noqa: PLC0415
 
-    view = preview_view(system, report.forecast) if report.forecast is not None else None
+    view = (
+        preview_view(system, report.forecast, report.side) if report.forecast is not None else None
+    )
     text = format_report(report, orders_name)
     if view is not None:
         text += "\nThe board after the moves (battles marked with their dice):\n\n"
@@ -241,12 +243,14 @@ def without_hidden(system: GameSystem, state: Any, side: str) -> Any:
     return system.masked(state, side)
 
 
-def preview_view(system: GameSystem, fc: Forecast) -> BoardView:
+def preview_view(system: GameSystem, fc: Forecast, viewer: str | None = None) -> Picture:
     """The board after the moves: move arrows, and a marker per battle with its dice."""
-    from pbem.render.from_engine import from_public_view  # noqa: PLC0415
+    from pbem.render.picture import picture_of  # noqa: PLC0415
 
-    view = from_public_view(system.public_view(fc.state), [e.to_dict() for e in fc.events])
-    battles = tuple(BattleView(a, t, kind, label) for a, t, kind, label in fc.marks)
+    view = picture_of(
+        system, system.public_view(fc.state), [e.to_dict() for e in fc.events], viewer
+    )
+    battles = tuple(BattleMark(a, t, kind, label) for a, t, kind, label in fc.marks)
     return replace(view, battles=battles, title=(view.title + " (preview)").strip())
 
 

@@ -250,15 +250,21 @@ def load(system_name: str, position_text: str, dice: DiceSource) -> tuple[GameSy
 
 def resolve_text(
     position_text: str,
-    orders_text: str,
+    orders_text: str | None,
     *,
     dice_faces: list[str] | None = None,
     seed: bytes | None = None,
     answers: Sequence[str] = (),
     side: str | None = None,
     system_name: str = "cca",
+    standing: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Resolve orders (then answers) on a position; return the JSON report.
+
+    ``standing`` maps a side to standing orders (``key: value`` lines) that
+    apply before the orders, for either side; they roll no dice and use no
+    epoch. Without ``orders_text`` the position must be waiting for an answer:
+    the first of ``answers`` resumes the paused turn.
 
     Raises :class:`CliError` (code 2) when the dice run out and (code 1) for
     bad positions; an :class:`OrdersError` for refused orders or answers.
@@ -271,12 +277,31 @@ def resolve_text(
     prompt = system.prompt(state)
     if prompt.kind == "over":
         raise CliError(f"the battle is over: {prompt.text}", 1)
-    acting = side or prompt.side
-    assert acting is not None
     events: list[dict[str, Any]] = []
     submissions: list[dict[str, Any]] = []
-    todo: list[tuple[str, str]] = [(acting, orders_text)]
+    for who, lines in sorted((standing or {}).items()):
+        check_side(system, who)
+        text = _header(system, state, who) + "".join(
+            f"standing {ln.strip()}\n" for ln in lines.splitlines() if ln.split("#", 1)[0].strip()
+        )
+        res = system.resolve(state, system.parse_orders(state, who, text), ScriptedDice([]))
+        state = res.state
+        events += _events(res.events, 0)
+        submissions.append({"epoch": 0, "side": who, "text": text})
+    prompt = system.prompt(state)
     queue = list(answers)
+    todo: list[tuple[str, str]] = []
+    if orders_text is not None:
+        acting = side or prompt.side
+        assert acting is not None
+        todo.append((acting, orders_text))
+    elif prompt.kind == "question" and prompt.question is not None and queue:
+        acting = prompt.question.side
+        todo.append((acting, _answer_text(system, state, queue.pop(0))))
+    elif prompt.kind == "question":
+        raise CliError("the position waits for an answer: give --answers", 2)
+    else:
+        raise CliError("give --orders: the position waits for orders", 2)
     while todo:
         who, text = todo.pop(0)
         sub = system.parse_orders(state, who, text)
@@ -291,11 +316,7 @@ def resolve_text(
         submissions.append({"epoch": src.epoch, "side": who, "text": text})
         p = system.prompt(state)
         if p.kind == "question" and p.question is not None and queue:
-            ans = queue.pop(0).strip()
-            if not ans.lower().startswith("answer"):
-                ans = f"answer {ans}"
-            head = f"game {game_id_of(system, state)}\nturn {p.turn}\n"
-            todo.append((p.question.side, head + ans + "\n"))
+            todo.append((p.question.side, _answer_text(system, state, queue.pop(0))))
     report: dict[str, Any] = {
         "format": FORMAT,
         "system": system_name,
@@ -318,6 +339,17 @@ def resolve_text(
         report["dice"] = {"source": "seed", "epochs": src.epoch, "log": src.log}
     report["position"] = _position_text(system, state)
     return report
+
+
+def _header(system: GameSystem, state: Any, side: str) -> str:
+    return f"game {game_id_of(system, state)}\nturn {system.prompt(state).turn}\nside {side}\n"
+
+
+def _answer_text(system: GameSystem, state: Any, answer: str) -> str:
+    ans = answer.strip()
+    if not ans.lower().startswith("answer"):
+        ans = f"answer {ans}"
+    return f"game {game_id_of(system, state)}\nturn {system.prompt(state).turn}\n{ans}\n"
 
 
 def _position_text(system: GameSystem, state: Any) -> str | None:
@@ -360,10 +392,9 @@ def board_text(system: GameSystem, state: Any) -> str:
     """Draw ``state`` as an ASCII board (pbem.render), or a plain list if that fails."""
     try:
         from pbem.render.ascii import render_ascii  # noqa: PLC0415
-        from pbem.render.view import from_position_toml  # noqa: PLC0415
+        from pbem.render.picture import picture_of  # noqa: PLC0415
 
-        writer = getattr(system, "write_position")  # noqa: B009
-        return str(render_ascii(from_position_toml(writer(state))))
+        return render_ascii(picture_of(system, system.public_view(state)))
     except Exception:
         view = system.public_view(state)
         lines = [

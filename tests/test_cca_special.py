@@ -85,6 +85,29 @@ def test_reinforcements_enter_with_a_leadership_card() -> None:
     assert res.state.leader("Mago").hex == Hex.parse("C1")
 
 
+def test_s19_trebbia_ambush_units_move_on_from_their_entry_hex() -> None:
+    """Trebbia (scenario file, position-format.md, rules-choices.md all say it): placement
+    is the first hex of movement; Mago's MC moves on, his warriors may charge."""
+    text = (SCEN / "005-trebbia.toml").read_text()
+    assert "Placement is the unit's first hex of movement" in text
+    st = SYS.new_game(SYS.load_position(text))
+    st = st.with_side("north", turns=1, hand=("LA", *st.sides["north"].hand[1:]))
+    from dataclasses import replace
+
+    st = replace(st, to_move="north")
+    res = play(st, "north", "card LA\nenter MC at M1\nenter leader Mago at M1\nmove M1 to M3\n")
+    assert unit(res.state, "M3") == ("north", "MC", 3)
+    assert res.state.leader("Mago").hex == Hex.parse("M3")  # an attached leader goes along
+    sub = SYS.parse_orders(
+        st, "north", f"game {st.game_id}\nturn {st.turn}\ncard LA\nenter WAR at L1\n"
+        "move L1 to L2\nattack L2 at L3\n"
+    )
+    assert [a.verb for a in sub.actions] == ["enter", "move", "attack"]
+    with pytest.raises(OrdersError) as err:  # moving 1 after placement = 2 hexes: must attack
+        play(st, "north", "card LA\nenter WAR at L1\nmove L1 to L2\n")
+    assert err.value.code == "warriors-must-attack"
+
+
 def test_reinforcements_wait_for_their_turn() -> None:
     text = (SCEN / "005-trebbia.toml").read_text()
     st = SYS.new_game(SYS.load_position(text))

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,35 @@ def test_demo_reduced_plays_turns_by_mail(tmp_path: Path) -> None:
     for path in saved:  # every mail a client treats as mail (issue 14)
         lint_raw_or_raise(path.read_bytes(), path.name)
     assert result.audit.startswith("OK"), result.audit
+    _turn_mails_draw_the_turn_from_each_players_side(saved)
+
+
+def _turn_mails_draw_the_turn_from_each_players_side(saved: list[Path]) -> None:
+    """Issue 14: each player's board is seen from his edge, with last turn's moves drawn."""
+    seen: dict[str, int] = {"north": 0, "south": 0}
+    arrows = 0
+    for path in saved:
+        msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        text_part = msg.get_body(("plain",))
+        text = "" if text_part is None else text_part.get_content()
+        if "Flanks as" not in " ".join(text.split()):
+            continue
+        header = next(line.split() for line in text.splitlines() if line.startswith("    A ")
+                      or line.startswith("    M "))  # fmt: skip
+        side = "north" if "Flanks as North sees them." in " ".join(text.split()) else "south"
+        assert header[0] == ("M" if side == "north" else "A"), path.name
+        seen[side] += 1
+        svgs = [p for p in msg.iter_attachments() if p.get_content_type() == "image/svg+xml"]
+        if "Moved last turn:" in text:
+            assert svgs
+            svg = svgs[0].get_content()
+            svg = svg.decode() if isinstance(svg, bytes) else svg
+            moves = svg[svg.index('<g class="moves">') : svg.index('<g class="battles">')]
+            assert "<polyline" in moves, path.name
+            arrows += 1
+    assert seen["north"] and seen["south"], seen
+    assert arrows, "no turn mail drew a move"
 
 
 @pytest.mark.slow

@@ -77,7 +77,7 @@ def test_resolve_json_with_scripted_dice(files: Path, capsys: pytest.CaptureFixt
     assert rep["state"]["hands"]["south"] == ["2L", "HT", "3L"]
     assert rep["state"]["banners"]["south"] == {"count": 0, "list": [], "needed": 3}
     assert rep["state"]["pending"] is None and rep["state"]["to_move"] == "north"
-    assert rep["position"].startswith('format = "pbem-position/1"')
+    assert rep["position"].startswith('format = "pbem-position/2"')
 
 
 def test_too_few_dice_is_exit_2_with_a_clear_message(

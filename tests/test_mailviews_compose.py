@@ -33,7 +33,7 @@ from pbem.mailviews.model import (
     TurnMail,
 )
 from pbem.render.bundle import RenderedBoard, render_board
-from pbem.render.sample import sample_view
+from pbem.render.sample import sample_picture as sample_view
 from pbem.render.templating import environment
 
 DEADLINE = datetime(2026, 11, 23, 17, 0, tzinfo=UTC)
@@ -158,7 +158,7 @@ def test_turn_mail_says_everything_the_design_promises() -> None:
     text = text_of(compose(every_kind(env())[1]))  # type: ignore[arg-type]
     assert "North played Order Three Units Center" in text
     assert "R red square: die 1 of 3" in text and "S crossed swords: die 3 of 3" in text
-    assert "hi3" in text and "HC1" in text  # the ASCII board
+    assert "hi3" in text and "LC1" in text  # the ASCII board
     assert "Leadership Any Section" in text  # the hand
     assert "a" * 64 in text  # the revealed dice key
     assert "Monday 23 November 2026, 18:00 CET (UTC+01:00)" in text

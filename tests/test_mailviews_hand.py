@@ -22,7 +22,7 @@ from pbem.mailviews.model import (
     TurnMail,
 )
 from pbem.render.bundle import RenderedBoard, render_board
-from pbem.render.sample import sample_view
+from pbem.render.sample import sample_picture as sample_view
 
 DEADLINE = datetime(2026, 11, 23, 17, 0, tzinfo=UTC)
 

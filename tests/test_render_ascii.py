@@ -5,11 +5,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.cca.units import UNITS
 from engine.hexgrid import STANDARD_BOARD
+from engine.systems import get_system
 from pbem.render.ascii import render_ascii
-from pbem.render.sample import sample_view
-from pbem.render.units import UNIT_LOOKS
-from pbem.render.view import LeaderView, UnitView, make_view
+from pbem.render.picture import picture_of
+from pbem.render.sample import sample_picture as sample_view
 
 
 def _check_mail_safe(text: str) -> None:
@@ -29,9 +30,9 @@ def test_sample_board_fits_78_columns_and_quotes_safely() -> None:
 def test_units_show_type_blocks_and_side_by_case() -> None:
     text = render_ascii(sample_view())
     assert "hi3" in text  # north C8, 3 blocks left
-    assert "HC1" in text  # south J2, 1 block left
+    assert "LC1" in text  # south K2, 1 block left
     assert "MI2" in text
-    assert "ccm3" in text and "CCM = CCAM" in text
+    assert "ccm1" in text and "CCM = CCAM" in text
 
 
 def test_leaders_are_marked_and_named_in_the_legend() -> None:
@@ -59,7 +60,7 @@ hexes = st.sampled_from(STANDARD_BOARD.hexes)
 @given(
     st.dictionaries(
         hexes.map(str),
-        st.tuples(st.sampled_from(["north", "south"]), st.sampled_from(sorted(UNIT_LOOKS))),
+        st.tuples(st.sampled_from(["north", "south"]), st.sampled_from(sorted(UNITS))),
         max_size=60,
     ),
     st.lists(
@@ -68,10 +69,39 @@ hexes = st.sampled_from(STANDARD_BOARD.hexes)
     ),
 )
 def test_any_board_stays_mail_safe(units: dict[str, tuple[str, str]], names: list[str]) -> None:
-    view = make_view(
-        units=[UnitView(h, s, c, 1, UNIT_LOOKS[c].blocks) for h, (s, c) in units.items()],
-        leaders=[
-            LeaderView(str(STANDARD_BOARD.hexes[i * 7]), "north", n) for i, n in enumerate(names)
+    public = {
+        "units": [
+            {"id": h, "side": s, "type": c, "hex": h, "blocks": 1, "full": UNITS[c].blocks}
+            for h, (s, c) in units.items()
         ],
-    )
-    _check_mail_safe(render_ascii(view))
+        "leaders": [
+            {"name": n, "side": "north", "hex": str(STANDARD_BOARD.hexes[i * 7])}
+            for i, n in enumerate(names)
+        ],
+    }
+    for viewer in ("north", "south"):
+        _check_mail_safe(render_ascii(picture_of(get_system("cca"), public, (), viewer)))
+
+
+def test_north_reads_the_board_from_his_own_edge() -> None:
+    """Each player sees the board from his side: North's row 9 at the bottom, A on his right."""
+    lines = render_ascii(sample_view("north")).splitlines()
+    header = next(line for line in lines if line.strip().startswith("M"))
+    assert header.split() == list("MLKJIHGFEDCBA")
+    rows = [line.split()[0] for line in lines if line[:1].isdigit()]
+    assert rows == [str(r) for r in range(1, 10)]
+    assert lines[0].startswith("South (UPPER CASE)")
+    # His left flank is on his left: the flank names read left, centre, right for him too.
+    flanks = next(line for line in lines if "centre" in line)
+    assert flanks.index("left flank") < flanks.index("centre") < flanks.index("right flank")
+    assert "Flanks as North sees them." in " ".join(" ".join(lines).split())
+    # North's left-flank hexes (columns I-M as South names them) are on the left of his board.
+    row8 = next(line for line in lines if line.startswith("8 "))
+    assert row8.index("hc3") < row8.index("lc3")  # L8 (his left) before A8 (his right)
+
+
+def test_the_turn_is_written_out_moves_battles_and_losses() -> None:
+    text = " ".join(render_ascii(sample_view()).split())
+    assert "Moved last turn: F1-F2-F3" in text
+    assert "E3->F5 (ranged) -2 F" in text  # where the LS stood when it was shot, not G7
+    assert "Eliminated last turn: north LI in J4." in text

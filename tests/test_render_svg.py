@@ -7,16 +7,16 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
-from pbem.render.sample import sample_view
+from engine.core.picture import SideBand
+from pbem.render.sample import sample_picture as sample_view
 from pbem.render.svg import render_svg
-from pbem.render.view import SideView, make_view
 
 GOLDEN = Path(__file__).parent / "golden" / "board_sample.svg"
 NS = "{http://www.w3.org/2000/svg}"
 
 
 def test_sample_board_matches_the_golden_svg() -> None:
-    """Regenerate with ``PBEM_REGEN_GOLDEN=1 pytest tests/test_render_svg.py``."""
+    """Regenerate with ``PBEM_REGEN_GOLDEN=1 pytest tests/test_render_svg.py`` (and look at it)."""
     svg = render_svg(sample_view())
     if os.environ.get("PBEM_REGEN_GOLDEN"):
         GOLDEN.write_text(svg, encoding="utf-8")
@@ -27,7 +27,7 @@ def test_svg_is_well_formed_with_every_layer() -> None:
     root = ET.fromstring(render_svg(sample_view()))
     layers = [g.get("class") for g in root.iter(f"{NS}g")]
     base = ["terrain", "grid", "sections", "coordinates"]
-    assert layers == [*base, "banners", "moves", "units", "leaders", "battles"]
+    assert layers == [*base, "banners", "losses", "units", "leaders", "moves", "battles"]
     texts = {t.text for t in root.iter(f"{NS}text")}
     assert {"A", "M", "1", "9", "HI", "CCAM", "Hannibal", "-2 F"} <= texts
 
@@ -42,7 +42,8 @@ def test_section_lines_run_through_columns_e_and_i_of_long_rows() -> None:
 
 
 def test_army_names_are_escaped() -> None:
-    view = replace(make_view(), sides=(SideView("north", "<script>&"), SideView("south", "South")))
+    sides = (SideBand("north", "North", "<script>&"), SideBand("south", "South", "South"))
+    view = replace(sample_view(), sides=sides)
     svg = render_svg(view)
     assert "<script>" not in svg
     assert "&lt;script&gt;&amp;" in svg

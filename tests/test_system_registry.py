@@ -90,7 +90,7 @@ def test_run_time_registration_wins_and_can_be_undone() -> None:
 
 def test_capabilities_are_discovered_by_name_not_class() -> None:
     cca, toy = get_system("cca"), get_system("toy")
-    assert offered(cca) == ("forecast", "autoplay", "scenarios", "rules-help")
+    assert offered(cca) == ("forecast", "autoplay", "scenarios", "picture", "rules-help")
     assert find(toy, FORECAST) is None  # the toy gives no odds; check says only OK
     assert find(toy, AUTOPLAY) is not None
     assert [c.name for c in CAPABILITIES] == [
@@ -118,3 +118,15 @@ def test_rules_help_by_topic() -> None:
     assert helper.help("3C").startswith("3C: Order Three Units Center, section card, 4 in")
     with pytest.raises(KeyError):
         helper.help("no such card")
+
+
+def test_pbem_rules_prints_a_systems_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "MO"]) == 0
+    assert "Order Mounted Troops" in capsys.readouterr().out
+    assert main(["rules", "--system", "toy"]) == 0
+    assert "block" in capsys.readouterr().out
+    assert main(["rules", "--system", "toy", "block"]) == 0
+    assert "4+" in capsys.readouterr().out
+    assert main(["rules", "--system", "toy", "castling"]) == 1
+    assert "topics: turn, block, victory" in capsys.readouterr().err
+    assert main(["rules", "--system", "chess"]) == 2

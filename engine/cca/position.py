@@ -14,13 +14,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.cca.cards import CARDS, DECK, find_card
+from engine.cca.position_game import apply_game_fields, game_lines, q, side_lines, toml_value
 from engine.cca.state import DEFAULT_OPTIONS, SIDES, Leader, SideState, Special, State, Unit
 from engine.cca.terrain import ALIASES, TERRAIN
 from engine.cca.units import UNITS
 from engine.core.api import PositionError
 from engine.hexgrid import STANDARD_BOARD, Hex, HexNotationError
 
-__all__ = ["SPECIAL_RULES", "load_position", "write_position"]
+__all__ = ["FORMAT", "FORMATS", "SPECIAL_RULES", "load_position", "write_position"]
+
+FORMAT = "pbem-position/2"
+"""What :func:`write_position` writes (a game in progress, every field a turn reads)."""
+FORMATS = ("pbem-position/1", FORMAT)
+"""What :func:`load_position` reads (version 1: scenarios and simple positions)."""
 
 SPECIAL_RULES: dict[str, tuple[str, ...]] = {
     "exit-banner": ("side", "hexes"),
@@ -75,8 +81,8 @@ def _load_position(text: str) -> State:
         m = re.search(r"line (\d+)", str(e))
         raise PositionError(int(m.group(1)) if m else 0, f"not valid TOML: {e}") from None
     ln = _Lines(text)
-    if doc.get("format") != "pbem-position/1":
-        raise PositionError(ln.of("format"), 'format must be "pbem-position/1"')
+    if doc.get("format") not in FORMATS:
+        raise PositionError(ln.of("format"), f"format must be one of {', '.join(FORMATS)}")
     if doc.get("system") != "cca":
         raise PositionError(ln.of("system"), 'system must be "cca" for this loader')
     meta = _table(doc, "meta", ln)
@@ -125,7 +131,7 @@ def _load_position(text: str) -> State:
     specials = tuple(_special(sp, ln, leaders) for sp in doc.get("special", []))
     reserve_leaders: list[str] = []
     known = {ld.name.lower() for ld in leaders}
-    for sp in specials:
+    for sp in specials if doc["format"] == "pbem-position/1" else ():
         for name in sp.params.get("leaders", ()) if sp.rule == "reinforcements" else ():
             if str(name).lower() not in known:
                 leaders.append(Leader(str(name), str(sp.params["side"]), None))
@@ -142,7 +148,7 @@ def _load_position(text: str) -> State:
         sides[side] = SideState(**{**sides[side].__dict__, "banners": got})
     cards = _table(doc, "cards", ln, required=False)
     deck, discard, deck_random = _cards(cards, sides, ln)
-    return State(
+    state = State(
         game_id=meta["id"], name=meta["name"], year=str(meta.get("year", "")),
         units=tuple(units), leaders=tuple(leaders), sides=sides, terrain=terrain, facing=facing,
         board=STANDARD_BOARD, deck=deck, discard=discard, deck_random=deck_random,
@@ -150,6 +156,14 @@ def _load_position(text: str) -> State:
         options=options, specials=specials,
         marks={"reserve_leaders": reserve_leaders} if reserve_leaders else {},
     )
+    if doc["format"] == "pbem-position/1":
+        return state
+    explicit = any(
+        " id=" in str(e)
+        for s in SIDES
+        for e in (*sides_doc[s].get("units", []), *sides_doc[s].get("reserve", []))
+    )
+    return apply_game_fields(state, doc, ln.of, explicit)
 
 
 def _table(doc: Mapping[str, Any], key: str, ln: _Lines, required: bool = True) -> dict[str, Any]:
@@ -193,8 +207,12 @@ def _unit(entry: Any, side: str, uid: str, ln: _Lines, reserve: bool) -> Unit:
     blocks = full
     tags: list[str] = []
     for w in words[1:]:
-        if w.startswith("blocks="):
-            blocks = _int(int(w[7:]) if w[7:].isdigit() else w, line, 1, full)
+        if w.startswith("id=") and re.fullmatch(r"[NS][0-9]+", w[3:]):
+            uid = w[3:]
+        elif w.startswith("blocks="):
+            # 0: an eliminated unit, kept off the board in a game in progress
+            low = 0 if reserve else 1
+            blocks = _int(int(w[7:]) if w[7:].isdigit() else w, line, low, full)
         elif _TAG.match(w):
             tags.append(w)
         else:
@@ -206,8 +224,9 @@ def _leader(entry: Any, side: str, ln: _Lines) -> Leader:
     line = ln.value(str(entry))
     words = str(entry).split(None, 1)
     if len(words) != 2:
-        raise PositionError(line, f"{entry!r}: write HEX Name")
-    return Leader(words[1].strip(), side, _hex(words[0], line))
+        raise PositionError(line, f"{entry!r}: write HEX Name (or: off Name)")
+    where = None if words[0].lower() == "off" else _hex(words[0], line)
+    return Leader(words[1].strip(), side, where)
 
 
 def _check_occupancy(units: list[Unit], leaders: list[Leader], ln: _Lines) -> None:
@@ -221,15 +240,16 @@ def _check_occupancy(units: list[Unit], leaders: list[Leader], ln: _Lines) -> No
     names: set[str] = set()
     lseen: set[Hex] = set()
     for ld in leaders:
-        assert ld.hex is not None
         if ld.name.lower() in names:
             raise PositionError(ln.of(ld.name), f"two leaders named {ld.name}")
+        names.add(ld.name.lower())
+        if ld.hex is None:
+            continue
         if ld.hex in lseen:
             raise PositionError(ln.of(ld.name), f"two leaders in {ld.hex}")
         host = seen.get(ld.hex)
         if host is not None and host.side != ld.side:
             raise PositionError(ln.of(ld.name), f"{ld.name} stands on an enemy unit in {ld.hex}")
-        names.add(ld.name.lower())
         lseen.add(ld.hex)
 
 
@@ -276,7 +296,9 @@ def _special(sp: Any, ln: _Lines, leaders: list[Leader]) -> Special:
         ld.name.lower() for ld in leaders
     }:
         raise PositionError(line, f"no leader named {sp['leader']!r}")
-    params = {k: v for k, v in sp.items() if k != "rule"}
+    params = {k: v for k, v in sp.items() if k not in ("rule", "source_line")}
+    if isinstance(sp.get("source_line"), int):  # version 2: the line in the scenario it came from
+        line = sp["source_line"]
     return Special(rule, params, line)
 
 
@@ -318,21 +340,21 @@ def _cards(
 
 
 def write_position(state: State) -> str:
-    """Print ``state`` as a ``pbem-position/1`` TOML file (round-trips through the loader)."""
+    """Print ``state`` as a ``pbem-position/2`` file; loading it gives ``state`` back exactly."""
     q = _q
-    out = ['format = "pbem-position/1"', 'system = "cca"', "", "[meta]",
+    out = [f"format = {q(FORMAT)}", 'system = "cca"', "", "[meta]",
            f"id = {q(state.game_id)}", f"name = {q(state.name)}", f"year = {q(state.year)}"]
     for side in SIDES:
         s = state.sides[side]
         out += ["", f"[sides.{side}]", f"army = {q(s.army)}", f"blocks = {q(s.colour)}",
-                f"command = {s.command}", f"banners = {s.banners_needed}"]
+                f"command = {s.command}", f"banners = {s.banners_needed}", *side_lines(s)]
         units = [u for u in state.units if u.side == side]
         out.append("units = [" + ", ".join(q(_unit_text(u)) for u in units if u.hex) + "]")
         reserve = [u for u in units if u.hex is None]
         if reserve:
             out.append("reserve = [" + ", ".join(q(_unit_text(u)) for u in reserve) + "]")
-        lds = [ld for ld in state.leaders if ld.side == side and ld.hex is not None]
-        out.append("leaders = [" + ", ".join(q(f"{ld.hex} {ld.name}") for ld in lds) + "]")
+        lds = [ld for ld in state.leaders if ld.side == side]
+        out.append("leaders = [" + ", ".join(q(f"{ld.hex or 'off'} {ld.name}") for ld in lds) + "]")
     if state.terrain:
         out += ["", "[terrain]"]
         names = sorted({t for _, t in state.terrain})
@@ -350,11 +372,12 @@ def write_position(state: State) -> str:
     for sp in state.specials:
         out += ["", "[[special]]", f"rule = {q(sp.rule)}"]
         out += [f"{k} = {_tv(v)}" for k, v in sp.params.items()]
+        out.append(f"source_line = {sp.line}")
     banners = ", ".join(
         f"{s} = [{', '.join(q(b) for b in state.sides[s].banners)}]" for s in SIDES
     )
     out += ["", "[state]", f"to_move = {q(state.to_move)}", f"turn = {state.turn}",
-            f"banners = {{ {banners} }}"]
+            f"banners = {{ {banners} }}", *game_lines(state)]
     hands = ", ".join(f"{s} = [{', '.join(q(c) for c in state.sides[s].hand)}]" for s in SIDES)
     deck = q("random") if state.deck_random else "[" + ", ".join(q(c) for c in state.deck) + "]"
     out += ["", "[cards]", f"deck = {deck}", f"hands = {{ {hands} }}",
@@ -365,25 +388,13 @@ def write_position(state: State) -> str:
 
 
 def _unit_text(u: Unit) -> str:
-    parts = ([str(u.hex)] if u.hex else []) + [u.type]
+    parts = ([str(u.hex)] if u.hex else []) + [u.type, f"id={u.id}"]
     if u.blocks != u.full:
         parts.append(f"blocks={u.blocks}")
     return " ".join(parts + list(u.tags))
 
 
-def _q(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+_q = q
 
 
-def _tv(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return _q(v)
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(_tv(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_tv(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write {v!r}")
+_tv = toml_value

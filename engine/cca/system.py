@@ -185,7 +185,7 @@ class CCASystem:
         return CARDS[code].name
 
     def capability(self, name: str) -> object | None:
-        """Forecast, autoplay, scenario checks and rules help (imported when asked for)."""
+        """Forecast, autoplay, scenario checks, rules help, picture (imported when asked for)."""
         target = _CAPABILITIES.get(name)
         if target is None:
             return None
@@ -199,6 +199,7 @@ _CAPABILITIES = {
     "autoplay": "engine.cca.autoplay:AutoPlayer",
     "scenarios": "engine.cca.scenario:ScenarioChecker",
     "rules-help": "engine.cca.cards:RulesHelp",
+    "picture": "engine.cca.picture:PictureBuilder",
 }
 
 

@@ -1,17 +1,30 @@
-"""The C&C Ancients unit table (cca.md §3.1), as data.
+"""The C&C Ancients unit table (cca.md §3.1), read from ``tables.toml``.
 
 Each :class:`UnitSpec` row holds what the rules need to know about a type;
 code elsewhere asks the row, never the type code, so a correction is a
-one-cell change here. Symbols: ``G`` light (green circle), ``B`` medium
+one-cell change in ``engine/cca/tables.toml`` (each value there says where
+it comes from: see :mod:`engine.core.tables`). Symbols: ``G`` light (green circle), ``B`` medium
 (blue triangle), ``R`` heavy (red square); a die face equal to a unit's
 symbol hits it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from importlib import resources
 
-__all__ = ["LEADER_MOVE", "UNITS", "UnitSpec", "spec"]
+from engine.core.tables import Tables, TableSchema, load_tables
+
+__all__ = [
+    "LEADER_MOVE",
+    "SCHEMAS",
+    "TABLES",
+    "UNITS",
+    "UnitSpec",
+    "load_cca_tables",
+    "spec",
+    "unit_specs",
+]
 
 # Evade eligibility (cca.md §14.1).
 EVADE_ALWAYS = "always"
@@ -79,73 +92,36 @@ class UnitSpec:
         return self.range > 0
 
 
-def _u(**kw: object) -> UnitSpec:
-    return UnitSpec(**kw)  # type: ignore[arg-type]
-
-
-_ROWS = (
-    _u(code="LI", name="light infantry", symbol="G", weight="light", foot=True, blocks=4,
-       move=2, battle_after=2, range=2, melee=2, battle_back=2, swords_hit=False, retreat=2,
-       evade=EVADE_ALWAYS, bonus=BONUS_WITH_LEADER),
-    _u(code="LB", name="light bow infantry", symbol="G", weight="light", foot=True, blocks=4,
-       move=2, battle_after=2, range=3, melee=2, battle_back=2, swords_hit=False, retreat=2,
-       evade=EVADE_ALWAYS, bonus=BONUS_WITH_LEADER),
-    _u(code="LS", name="light slinger infantry", symbol="G", weight="light", foot=True, blocks=4,
-       move=2, battle_after=2, range=3, melee=2, battle_back=2, swords_hit=False, retreat=2,
-       evade=EVADE_ALWAYS, bonus=BONUS_WITH_LEADER),
-    _u(code="AUX", name="auxilia", symbol="G", weight="light", foot=True, blocks=4, move=2,
-       battle_after=1, range=2, melee=3, battle_back=3, swords_hit=True, retreat=1,
-       evade=EVADE_NEVER, bonus=BONUS_WITH_LEADER, border=True),
-    _u(code="WAR", name="warriors", symbol="B", weight="medium", foot=True, blocks=4, move=2,
-       battle_after=2, range=0, melee=3, battle_back=3, swords_hit=True, retreat=2,
-       evade=EVADE_NEVER, bonus=BONUS_ALWAYS, border=True, warrior=True, strength_bonus=True,
-       must_melee_after=2),
-    _u(code="MI", name="medium infantry", symbol="B", weight="medium", foot=True, blocks=4,
-       move=1, battle_after=1, range=0, melee=4, battle_back=4, swords_hit=True, retreat=1,
-       evade=EVADE_NEVER, bonus=BONUS_WITH_LEADER),
-    _u(code="HI", name="heavy infantry", symbol="R", weight="heavy", foot=True, blocks=4,
-       move=1, battle_after=1, range=0, melee=5, battle_back=5, swords_hit=True, retreat=1,
-       evade=EVADE_NEVER, bonus=BONUS_WITH_LEADER),
-    _u(code="HWM", name="heavy war machine", symbol="R", weight="heavy", foot=True, blocks=2,
-       move=1, battle_after=0, range=6, melee=2, battle_back=2, swords_hit=False, retreat=1,
-       evade=EVADE_WAR_MACHINE, bonus=BONUS_NEVER, war_machine=True),
-    _u(code="LC", name="light cavalry", symbol="G", weight="light", foot=False, blocks=3,
-       move=4, battle_after=4, range=2, melee=2, battle_back=2, swords_hit=False, retreat=4,
-       evade=EVADE_ALWAYS, bonus=BONUS_ALWAYS, cavalry=True),
-    _u(code="LBC", name="light bow cavalry", symbol="G", weight="light", foot=False, blocks=3,
-       move=4, battle_after=4, range=3, melee=2, battle_back=2, swords_hit=False, retreat=4,
-       evade=EVADE_ALWAYS, bonus=BONUS_ALWAYS, cavalry=True),
-    _u(code="BCH", name="light barbarian chariots", symbol="G", weight="light", foot=False,
-       blocks=3, move=3, battle_after=3, range=0, melee=2, battle_back=2, swords_hit=True,
-       retreat=3, evade=EVADE_ALWAYS, bonus=BONUS_ALWAYS, border=True, chariot=True,
-       strength_bonus=True, ignore_swords=1, rally=False),
-    _u(code="MC", name="medium cavalry", symbol="B", weight="medium", foot=False, blocks=3,
-       move=3, battle_after=3, range=0, melee=3, battle_back=3, swords_hit=True, retreat=3,
-       evade=EVADE_FOOT_HEAVY, bonus=BONUS_ALWAYS, cavalry=True),
-    _u(code="CAM", name="camels", symbol="B", weight="medium", foot=False, blocks=3, move=3,
-       battle_after=3, range=0, melee=3, battle_back=2, swords_hit=True, retreat=3,
-       evade=EVADE_FOOT_HEAVY, bonus=BONUS_ALWAYS, camel=True, ignore_b_vs_mounted=True),
-    _u(code="CCAM", name="cataphracted camels", symbol="B", weight="medium", foot=False,
-       blocks=3, move=3, battle_after=3, range=0, melee=3, battle_back=2, swords_hit=True,
-       retreat=3, evade=EVADE_FOOT_HEAVY, bonus=BONUS_ALWAYS, border=True, camel=True,
-       ignore_swords=1, ignore_b_vs_mounted=True),
-    _u(code="HC", name="heavy cavalry", symbol="R", weight="heavy", foot=False, blocks=3,
-       move=2, battle_after=2, range=0, melee=4, battle_back=4, swords_hit=True, retreat=2,
-       evade=EVADE_FOOT_ELEPHANT, bonus=BONUS_ALWAYS, cavalry=True),
-    _u(code="HCC", name="heavy cataphracted cavalry", symbol="R", weight="heavy", foot=False,
-       blocks=3, move=2, battle_after=2, range=0, melee=4, battle_back=4, swords_hit=True,
-       retreat=2, evade=EVADE_FOOT_ELEPHANT, bonus=BONUS_ALWAYS, border=True, cavalry=True,
-       ignore_swords=1),
-    _u(code="HCH", name="heavy chariots", symbol="R", weight="heavy", foot=False, blocks=2,
-       move=2, battle_after=2, range=0, melee=4, battle_back=3, swords_hit=True, retreat=2,
-       evade=EVADE_FOOT_ELEPHANT, bonus=BONUS_ALWAYS, chariot=True, ignore_swords=1,
-       rally=False),
-    _u(code="ELE", name="elephants", symbol="R", weight="heavy", foot=False, blocks=2, move=2,
-       battle_after=2, range=0, melee=0, battle_back=0, swords_hit=True, retreat=1,
-       evade=EVADE_NEVER, bonus=BONUS_ALWAYS, elephant=True, ignore_swords=99, rally=False),
+UNIT_SCHEMA = TableSchema(
+    "units",
+    {
+        f.name: {"bool": bool, "int": int, "str": str}[str(f.type)]
+        for f in fields(UnitSpec)
+        if f.name != "code"
+    },
 )
+"""The ``[units]`` table of ``tables.toml``: one row per type code, every UnitSpec field."""
 
-UNITS: dict[str, UnitSpec] = {row.code: row for row in _ROWS}
+SCHEMAS = (UNIT_SCHEMA,)
+"""Every table C&C Ancients reads from its table file."""
+
+
+def load_cca_tables(text: str) -> Tables:
+    """Check a C&C Ancients table file (the bundled one, or a club's); raise TablesError."""
+    return load_tables(text, "cca", SCHEMAS)
+
+
+def unit_specs(tables: Tables) -> dict[str, UnitSpec]:
+    """The unit table of ``tables`` as rows the rules read."""
+    return {code: UnitSpec(code=code, **row) for code, row in tables.table("units").items()}
+
+
+TABLES = load_cca_tables(
+    resources.files("engine.cca").joinpath("tables.toml").read_text(encoding="utf-8")
+)
+"""The bundled tables (``engine/cca/tables.toml``), read once at import."""
+
+UNITS: dict[str, UnitSpec] = unit_specs(TABLES)
 """Every unit type by code."""
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from engine.core.api import Event, GameSystem
+from engine.core.picture import Picture
 
 __all__ = [
     "AUTOPLAY",
@@ -161,8 +162,17 @@ class ScenarioChecker(Protocol):
 class PictureBuilder(Protocol):
     """Builds the neutral picture model the renderer draws (:mod:`engine.core.picture`)."""
 
-    def picture(self, view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any:
-        """The picture of a public view, with the events' moves and battles marked."""
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """The picture of a public view, with the events' moves, battles and losses marked.
+
+        ``viewer`` (a side) turns the board so that his edge is at the bottom
+        and names the board's parts as he calls them; None draws the default view.
+        """
         ...
 
 

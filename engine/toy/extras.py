@@ -1,4 +1,4 @@
-"""The toy race's optional capabilities: autoplayer, scenario checker, rules help.
+"""The toy race's optional capabilities: autoplayer, scenario checker, rules help, picture.
 
 Each provider is given the system it serves (:func:`providers`), so this
 module does not import :mod:`engine.toy.system` (which imports it).
@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.core.api import PositionError
 from engine.core.capabilities import ScenarioInfo, ScenarioProblem
 from engine.core.choices import below, choice_stream
+from engine.core.picture import Counter, Label, Picture, SideBand, cells, half_turn
 from engine.dice import EpochDice, HashChain, hash_orders
 
 __all__ = ["providers"]
@@ -103,10 +104,78 @@ class _RulesHelp:
         return self._TOPICS[topic]
 
 
+class _Picture:
+    """The race as a picture: a flat-top track of hexes ``CCRR`` (column = square, row = side)."""
+
+    def __init__(self, system: Any) -> None:
+        self.sides: tuple[str, ...] = tuple(system.sides)
+        self.target = int(system.target)
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        from engine.core.hexlayout import offset_columns  # noqa: PLC0415
+        from engine.gboh.grid import HexMap  # noqa: PLC0415 - a flat-top map, as in GBoH
+
+        sides, target = self.sides, self.target
+        track = HexMap(target + 1, len(sides))
+        grid = offset_columns(
+            track, str, lambda h: (h.col, h.row), (1, 1), (track.last_col, track.last_row)
+        )
+        pos = view.get("pos") or {}
+        counters = tuple(
+            Counter(
+                f"{min(int(pos.get(s, 0)), target) + 1:02d}{row:02d}",
+                s,
+                s[0].upper(),
+                int(pos.get(s, 0)),
+                target,
+                symbol="circle",
+            )
+            for row, s in enumerate(sides, 1)
+        )
+        armies = view.get("sides") or {}
+        bands = tuple(
+            SideBand(
+                s,
+                s.title(),
+                str((armies.get(s) or {}).get("army", s.title())),
+                score=int(pos.get(s, 0)),
+                goal=target,
+                score_word="squares",
+            )
+            for s in sides
+        )
+        columns = tuple(
+            Label((grid.centre(f"{c:02d}01")[0], 0.0), str(c - 1)) for c in range(1, target + 2)
+        )
+        rows = tuple(
+            Label((0.0, grid.centre(f"01{r:02d}")[1]), s[0].upper()) for r, s in enumerate(sides, 1)
+        )
+        pic = Picture(
+            size=grid.size,
+            hexes=cells(grid),
+            sides=bands,
+            top=sides[0],
+            bottom=sides[1],
+            columns=columns,
+            rows=rows,
+            counters=counters,
+            legend=("Counters: each side's square on the track, 0 to 25.",),
+            title=f"Race, turn {view.get('turn', '')}",
+            viewer=viewer or "",
+        )
+        return half_turn(pic) if viewer == sides[0] else pic
+
+
 def providers(system: Any) -> dict[str, object]:
     """Return the capabilities ``system`` (the toy race) offers, by name."""
     return {
         "autoplay": _AutoPlayer(system),
         "scenarios": _Scenarios(system),
         "rules-help": _RulesHelp(),
+        "picture": _Picture(system),
     }

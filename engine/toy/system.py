@@ -58,6 +58,8 @@ class ToySystem:
     title = "Toy dice race (the example system)"
     sides: tuple[str, ...] = SIDES
     dice: Mapping[str, Die] = {D6.name: D6}
+    target: int = TARGET
+    """The square that wins."""
 
     def load_position(self, text: str) -> dict[str, Any]:
         """Read a toy position (TOML); a ``state`` key holds a game in progress."""
@@ -246,11 +248,13 @@ class ToySystem:
         return v
 
     def public_view(self, state: Any) -> dict[str, Any]:
+        # A loaded position before the game starts has no turn, squares or hands yet.
+        hands = state.get("hands") or {s: [] for s in SIDES}
         return {
             "game_id": state["game_id"],
-            "turn": state["turn"],
-            "pos": dict(state["pos"]),
-            "sides": {s: {"army": s.title(), "hand_count": len(state["hands"][s])} for s in SIDES},
+            "turn": state.get("turn", 0),
+            "pos": dict(state.get("pos") or dict.fromkeys(SIDES, 0)),
+            "sides": {s: {"army": s.title(), "hand_count": len(hands[s])} for s in SIDES},
             "units": [],
             "terrain": {},
             "leaders": [],
@@ -289,8 +293,8 @@ class ToySystem:
         return f"card {code}"
 
     def capability(self, name: str) -> object | None:
-        """The toy offers an autoplayer, a scenario checker and rules help."""
-        if name in ("autoplay", "scenarios", "rules-help"):
+        """The toy offers an autoplayer, a scenario checker, rules help and a picture."""
+        if name in ("autoplay", "scenarios", "rules-help", "picture"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 
             return extras.providers(self)[name]

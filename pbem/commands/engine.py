@@ -41,7 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     res = verbs.add_parser("resolve", help="resolve one turn (and its answers) on a position")
     res.add_argument("--position", type=Path, required=True, metavar="P.toml")
-    res.add_argument("--orders", type=Path, required=True, metavar="O.txt")
+    res.add_argument(
+        "--orders",
+        type=Path,
+        default=None,
+        metavar="O.txt",
+        help="the orders (leave out when the position waits for an answer: give --answers)",
+    )
     res.add_argument(
         "--dice",
         default=None,
@@ -65,6 +71,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--side",
         default=None,
         help="the side giving the orders (default: the side to move)",
+    )
+    res.add_argument(
+        "--standing",
+        action="append",
+        default=[],
+        metavar="SIDE=FILE",
+        help="standing orders for SIDE (either side; key: value lines), applied first",
     )
     res.add_argument(
         "--system", default=None, help="game system (default: the position's, else cca)"
@@ -99,7 +112,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _resolve(args: argparse.Namespace) -> int:
     try:
         position = _read(args.position, "--position")
-        orders = _read(args.orders, "--orders")
+        orders = _read(args.orders, "--orders") if args.orders is not None else None
+        standing: dict[str, str] = {}
+        for item in args.standing:
+            who, sep, path = str(item).partition("=")
+            if not sep or not path:
+                raise CliError(f"--standing {item}: write SIDE=FILE")
+            standing[who.strip()] = _read(Path(path), f"--standing {who}")
         answers: list[str] = []
         if args.answers is not None:
             answers = [
@@ -118,6 +137,7 @@ def _resolve(args: argparse.Namespace) -> int:
             answers=answers,
             side=args.side,
             system_name=name,
+            standing=standing,
         )
     except CliError as exc:
         err(f"pbem engine resolve: {exc.message}")

@@ -10,8 +10,8 @@ from engine.core.capabilities import AUTOPLAY, find
 from engine.systems import get_system
 from pbem.commands._shared import err, out
 from pbem.render.ascii import render_ascii
+from pbem.render.picture import position_picture
 from pbem.render.png import render_png
-from pbem.render.view import from_position_toml
 from pbem.scenarios import (
     Scenario,
     ScenarioError,
@@ -97,7 +97,7 @@ def _show(args: argparse.Namespace) -> int:
         err(str(exc))
         return 1
     text = path.read_text(encoding="utf-8")
-    view = from_position_toml(text)
+    view = position_picture(text)
     head = f"{scenario.name} ({scenario.year}) [{scenario.id}]"
     out("\n".join([head, render_ascii(view).rstrip("\n"), *scenario_details(scenario, text)]))
     if args.png is not None:

@@ -36,7 +36,7 @@ from pbem.mailviews.model import (
 )
 from pbem.orders_text import canonicalize
 from pbem.render.bundle import RenderedBoard
-from pbem.render.png import board_size
+from pbem.render.png import display_size
 from pbem.render.templating import environment, wrap
 
 __all__ = [
@@ -74,15 +74,14 @@ def _common(env: Envelope) -> dict[str, Any]:
 
 
 def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
-    w, h = board_size(board.view)
+    w, h = display_size(board.picture)
     return {
         "ascii": board.ascii.rstrip("\n"),
         "cid": cid,
         "width": w,
         "height": h,
-        # The board is drawn with the first side at the top and the last at the bottom.
-        "top": side_label(board.view, board.view.sides[0].side),
-        "bottom": side_label(board.view, board.view.sides[-1].side),
+        "top": side_label(board.picture, board.picture.top),
+        "bottom": side_label(board.picture, board.picture.bottom),
     }
 
 
@@ -182,7 +181,7 @@ def _message(
 
 
 def _army(board: RenderedBoard, side: str) -> str:
-    return side_label(board.view, side)
+    return side_label(board.picture, side)
 
 
 def game_start_mail(m: GameStart) -> EmailMessage:

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from engine.core.picture import Picture
 from pbem.mailviews.model import Card, NarrativeEvent, OrderError
-from pbem.render.view import BoardView
 
 __all__ = [
     "FACE_NAMES",
@@ -93,6 +93,6 @@ def error_dicts(errors: Iterable[OrderError]) -> list[dict[str, Any]]:
     ]
 
 
-def side_label(view: BoardView, side: str) -> str:
+def side_label(view: Picture, side: str) -> str:
     """``Carthaginian (north)``."""
     return f"{view.side(side).army} ({side})"

@@ -196,7 +196,12 @@ def _status(step: Step) -> Outcome:
     p = ctx.prompt()
     deadline = shown_deadline(step.env, ctx)
     tz = ctx.seats[step.side].player.time_zone
-    body = [f"Game {ctx.id} ({ctx.game.status}). {p.text}", "", m.ascii_board(ctx), "Your hand:"]
+    body = [
+        f"Game {ctx.id} ({ctx.game.status}). {p.text}",
+        "",
+        m.ascii_board(ctx, step.side),
+        "Your hand:",
+    ]
     body += [f"  {c.code:<4} {c.name}" for c in m.hand(ctx, step.side)] or ["  (no cards)"]
     body += ["", mailkinds.deadline_text(deadline, tz)]
     if p.side == step.side and p.kind != "over" and ctx.game.status == GameStatus.ACTIVE:

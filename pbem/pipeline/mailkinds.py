@@ -7,8 +7,9 @@ Message-IDs are deterministic: ``(game, kind, version, recipient)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from engine.core.api import Question
 from pbem.mailviews import model as mv
@@ -61,7 +62,10 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
         template = m.template(ctx, side) if p.side == side else ""
 
         def view(
-            env: mv.Envelope = env, hand: tuple[mv.Card, ...] = hand, template: str = template
+            env: mv.Envelope = env,
+            hand: tuple[mv.Card, ...] = hand,
+            template: str = template,
+            side: str = side,
         ) -> MailInput:
             return mv.GameStart(
                 env,
@@ -71,7 +75,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 ctx.game.deck_commitment,
                 fingerprint,
                 allowed,
-                m.board(ctx),
+                m.board(ctx, side),
                 hand,
                 deadline or m.clock.now(),
                 template,
@@ -94,7 +98,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
-            m.ascii_board(ctx),
+            m.ascii_board(ctx, side),
             "Your hand:",
             *m._hand_text(hand),
             "",
@@ -127,8 +131,13 @@ def send_turn(
     epoch: int,
     key_hex: str,
     deadline: datetime | None,
+    board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
-    """Report a resolved turn to every player, with their own hand and the revealed key."""
+    """Report a resolved turn to every player, with their own hand and the revealed key.
+
+    ``board_events`` (the turn's engine event dicts) draw what happened on
+    each player's board, seen from his side.
+    """
     p = ctx.prompt()
     version = ctx.game.state_version
     reveal = mv.DiceReveal(epoch, key_hex, ctx.game.dice_commitment, ctx.game.deck_commitment)
@@ -138,13 +147,16 @@ def send_turn(
         template = m.template(ctx, side) if p.side == side else ""
 
         def view(
-            env: mv.Envelope = env, hand: tuple[mv.Card, ...] = hand, template: str = template
+            env: mv.Envelope = env,
+            hand: tuple[mv.Card, ...] = hand,
+            template: str = template,
+            side: str = side,
         ) -> MailInput:
             return mv.TurnMail(
                 env,
                 p.side or "",
                 tuple(events),
-                m.board(ctx),
+                m.board(ctx, side, board_events),
                 hand,
                 reveal,
                 deadline or m.clock.now(),
@@ -157,7 +169,7 @@ def send_turn(
             "What happened:",
             *_lines(events),
             "",
-            m.ascii_board(ctx),
+            m.ascii_board(ctx, side, board_events),
             "Your hand:",
             *m._hand_text(hand),
             "",
@@ -184,6 +196,8 @@ def send_question(
     question: Question,
     events: Sequence[mv.NarrativeEvent],
     deadline: datetime | None,
+    *,
+    board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
     """Ask the deciding player only; the other player hears when the turn continues."""
     side = question.side
@@ -198,7 +212,9 @@ def send_question(
     template = m.template(ctx, side)  # names the question and the state it answers
 
     def view() -> MailInput:
-        return mv.QuestionMail(env, q, tuple(events), m.board(ctx), hand, template)
+        return mv.QuestionMail(
+            env, q, tuple(events), m.board(ctx, side, board_events), hand, template
+        )
 
     body = [
         f"Game {ctx.id}: the turn waits for your decision.",
@@ -234,19 +250,20 @@ def send_game_end(
     dice_seed: str,
     deck_seed: str,
     summary: Sequence[str],
+    board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
     """Close the game for every player: result, the seeds revealed, how to audit."""
     winner = None if result in ("draw", "") else result
     for side in ctx.seats:
         env = m.envelope(ctx, side, "end", ctx.game.state_version, turn=ctx.prompt().turn)
 
-        def view(env: mv.Envelope = env) -> MailInput:
+        def view(env: mv.Envelope = env, side: str = side) -> MailInput:
             return mv.GameEnd(
                 env,
                 result,
                 winner,
                 tuple(events),
-                m.board(ctx),
+                m.board(ctx, side, board_events),
                 dice_seed,
                 deck_seed,
                 ctx.game.dice_commitment,
@@ -261,7 +278,7 @@ def send_game_end(
             "Last events:",
             *_lines(events),
             "",
-            m.ascii_board(ctx),
+            m.ascii_board(ctx, side, board_events),
             f"Dice seed (s_L): {dice_seed}",
             f"Deck seed (d_L): {deck_seed}",
             f"Dice commitment: {ctx.game.dice_commitment}",

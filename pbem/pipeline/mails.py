@@ -19,6 +19,8 @@ Safety rules every mail follows:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -108,8 +110,8 @@ class Mailer:
     clock: Clock
     server_key: ServerKey | None = None
     inbox_id: int | None = None
-    _boards: dict[tuple[str, int], Any] = field(default_factory=dict)
-    _ascii: dict[tuple[str, int], str] = field(default_factory=dict)
+    _boards: dict[tuple[str, int, str | None, str], Any] = field(default_factory=dict)
+    _ascii: dict[tuple[str, int, str | None, str], str] = field(default_factory=dict)
     _held: list[HeldMail] | None = None
     ahead_cache: dict[str, Any] | None = None
     """Mails composed ahead by an earlier attempt at the same turn (owned by the Processor)."""
@@ -342,35 +344,47 @@ class Mailer:
 
     # --- what players see -------------------------------------------------------
 
-    def board(self, ctx: GameContext) -> Any:
-        """Render the public board of ``ctx``'s current state once per version."""
-        key = (ctx.id, ctx.game.state_version)
-        if key not in self._boards:
-            from pbem.render import render_board  # noqa: PLC0415 - pillow is slow to import
+    def board(
+        self, ctx: GameContext, side: str | None = None, events: Sequence[Mapping[str, Any]] = ()
+    ) -> Any:
+        """Render the board of ``ctx``'s current state as ``side`` sees it, once per version.
 
-            self._boards[key] = render_board(board_view(ctx.system.public_view(ctx.state)))
+        ``events`` (the turn's engine event dicts) draw what happened: moves,
+        combats, retreats and losses. Raises for a system that draws no board.
+        """
+        key = (ctx.id, ctx.game.state_version, side, _digest(events))
+        if key not in self._boards:
+            from pbem.render import picture_of, render_board  # noqa: PLC0415 - pillow is slow
+
+            pic = picture_of(ctx.system, ctx.system.public_view(ctx.state), events, side)
+            self._boards[key] = render_board(pic)
         return self._boards[key]
 
-    def ascii_board(self, ctx: GameContext) -> str:
-        """Return the ASCII board (empty if the view cannot be drawn), once per version."""
-        key = (ctx.id, ctx.game.state_version)
+    def ascii_board(
+        self, ctx: GameContext, side: str | None = None, events: Sequence[Mapping[str, Any]] = ()
+    ) -> str:
+        """Return the ASCII board as ``side`` sees it (empty if it cannot be drawn)."""
+        key = (ctx.id, ctx.game.state_version, side, _digest(events))
         if key not in self._ascii:
             try:
+                from pbem.render import picture_of  # noqa: PLC0415
                 from pbem.render.ascii import render_ascii  # noqa: PLC0415
 
-                self._ascii[key] = render_ascii(board_view(ctx.system.public_view(ctx.state)))
+                pic = picture_of(ctx.system, ctx.system.public_view(ctx.state), events, side)
+                self._ascii[key] = render_ascii(pic)
             except Exception:  # a drawing bug must not stop a turn
                 log.exception("game %s: cannot draw the ASCII board", ctx.id)
                 return ""
         return self._ascii[key]
 
-    def prepare_boards(self, ctx: GameContext) -> None:
-        """Draw ``ctx``'s boards ahead of the mails (a failure is left for the mails to meet)."""
-        try:
-            self.board(ctx)
-        except Exception:  # queue_view logs it and sends the text mail
-            return
-        self.ascii_board(ctx)
+    def prepare_boards(self, ctx: GameContext, events: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Draw each side's board ahead of the mails (a failure is left for the mails to meet)."""
+        for side in ctx.seats:
+            try:
+                self.board(ctx, side, events)
+            except Exception:  # queue_view logs it and sends the text mail
+                return
+            self.ascii_board(ctx, side, events)
 
     def hand(self, ctx: GameContext, side: str) -> tuple[mv.Card, ...]:
         """Return ``side``'s own hand (never the other side's)."""
@@ -405,39 +419,8 @@ class Mailer:
         return bind_answer(text, p.question.id, ctx.game.state_version)
 
 
-def board_view(view: Mapping[str, Any]) -> Any:
-    """Build a :class:`pbem.render.BoardView` from an engine ``public_view`` dict."""
-    from pbem.render.view import LeaderView, SideView, UnitView, make_view  # noqa: PLC0415
-
-    board = view.get("board", {}) or {}
-    sides = view.get("sides", {}) or {}
-    return make_view(
-        wide=int(board.get("wide", 13)),
-        deep=int(board.get("deep", 9)),
-        terrain=[(str(h), str(t)) for h, t in (view.get("terrain", {}) or {}).items()],
-        units=[
-            UnitView(
-                str(u["hex"]),
-                str(u["side"]),
-                str(u.get("type", "?")),
-                int(u.get("blocks", 1)),
-                int(u.get("full", u.get("blocks", 1))),
-            )
-            for u in view.get("units", []) or []
-        ],
-        leaders=[
-            LeaderView(str(ld["hex"]), str(ld["side"]), str(ld["name"]))
-            for ld in view.get("leaders", []) or []
-        ],
-        sides=[
-            SideView(
-                str(s),
-                str(v.get("army", s)),
-                str(v.get("colour", "")),
-                int(v.get("banners", 0)),
-                int(v.get("banners_needed", 0)),
-            )
-            for s, v in sides.items()
-        ],
-        title=str(view.get("name", "")),
-    )
+def _digest(events: Sequence[Mapping[str, Any]]) -> str:
+    if not events:
+        return ""
+    text = json.dumps(list(events), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -130,15 +130,15 @@ def apply_submission(
     ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
     ctx.game.epoch = epoch
     save_state(env, ctx, result.state)
-    # Draw the new board now, before the first write below takes the store's
-    # write lock (Processor.process): the mails then reuse it.
-    env.mailer.prepare_boards(ctx)
     prompt = ctx.prompt()
     # As stored (append_events below): the same dicts turn_events reads back.
     current = [
         json.loads(json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False))
         for e in result.events
     ]
+    # Draw the new boards now, before the first write below takes the store's
+    # write lock (Processor.process): the mails then reuse them.
+    env.mailer.prepare_boards(ctx, prior + current)
     ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex())
     session.add(
         DiceEpoch(
@@ -254,10 +254,18 @@ def compose_ahead(
         story = narrative(events)
         if kind == DeadlineKind.QUESTION:
             assert prompt.question is not None
-            mailkinds.send_question(env.mailer, ctx, prompt.question, story, deadline)
+            mailkinds.send_question(
+                env.mailer, ctx, prompt.question, story, deadline, board_events=events
+            )
         else:
             mailkinds.send_turn(
-                env.mailer, ctx, story, epoch=epoch, key_hex=key_hex, deadline=deadline
+                env.mailer,
+                ctx,
+                story,
+                epoch=epoch,
+                key_hex=key_hex,
+                deadline=deadline,
+                board_events=events,
             )
     ahead = Ahead(kind, now, deadline, tuple(held))
     if cache is not None:
@@ -307,8 +315,10 @@ def after_change(
     """
     prompt = ctx.prompt()
     if prompt.kind == "over":
-        events = narrative(turn_events(env.session, ctx.id, epoch))
-        finish_game(env, ctx, prompt.result or "draw", events, reason="the battle is won")
+        raw = turn_events(env.session, ctx.id, epoch)
+        finish_game(
+            env, ctx, prompt.result or "draw", narrative(raw), reason="the battle is won", raw=raw
+        )
         return
     kind, side, player_id, period, grace, reminders = _prompt_terms(ctx)
     now = ahead.now if ahead is not None else env.clock.now()
@@ -328,12 +338,23 @@ def after_change(
         return
     if ahead is not None:
         log.warning("game %s: mails composed ahead no longer match; composing again", ctx.id)
-    events = narrative(turn_events(env.session, ctx.id, epoch))
+    raw = turn_events(env.session, ctx.id, epoch)
+    events = narrative(raw)
     if kind == DeadlineKind.QUESTION:
         assert prompt.question is not None  # _prompt_terms says so
-        mailkinds.send_question(env.mailer, ctx, prompt.question, events, deadline)
+        mailkinds.send_question(
+            env.mailer, ctx, prompt.question, events, deadline, board_events=raw
+        )
         return
-    mailkinds.send_turn(env.mailer, ctx, events, epoch=epoch, key_hex=key_hex, deadline=deadline)
+    mailkinds.send_turn(
+        env.mailer,
+        ctx,
+        events,
+        epoch=epoch,
+        key_hex=key_hex,
+        deadline=deadline,
+        board_events=raw,
+    )
 
 
 def start_game(env: Env, ctx: GameContext) -> None:
@@ -426,9 +447,18 @@ def _count(env: Env, ctx: GameContext) -> int:
 
 
 def finish_game(
-    env: Env, ctx: GameContext, result: str, events: Sequence[mv.NarrativeEvent], *, reason: str
+    env: Env,
+    ctx: GameContext,
+    result: str,
+    events: Sequence[mv.NarrativeEvent],
+    *,
+    reason: str,
+    raw: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """End the game with ``result`` (a side or "draw"): reveal the seeds, mail everyone."""
+    """End the game with ``result`` (a side or "draw"): reveal the seeds, mail everyone.
+
+    ``raw``: the last turn's engine event dicts, drawn on the final board.
+    """
     session = env.session
     now = env.clock.now()
     ctx.game.status = GameStatus.FINISHED
@@ -461,6 +491,7 @@ def finish_game(
         dice_seed=secret.dice_seed.hex(),
         deck_seed=secret.deck_seed.hex(),
         summary=summary,
+        board_events=raw,
     )
 
 

@@ -1,12 +1,12 @@
-"""Board rendering: one neutral BoardView drawn as SVG, PNG and ASCII from one geometry.
+"""Board rendering: a system's neutral Picture drawn as SVG, PNG and ASCII from one geometry.
 
-Build a view with :func:`from_public_view` (an engine's ``public_view`` dict
-and the turn's events) or :func:`from_position_toml` (a position file), then
-:func:`render_board` once per turn and share the result between mails.
+Ask the game system for a picture with :func:`picture_of` (an engine's
+``public_view`` dict, the turn's events and the viewer's side) or
+:func:`position_picture` (a position file), then :func:`render_board` once
+per side and turn.
 """
 
 from pbem.render.bundle import RenderedBoard, render_board
-from pbem.render.from_engine import from_public_view
-from pbem.render.view import BoardView, from_position_toml
+from pbem.render.picture import NoPicture, picture_of, position_picture
 
-__all__ = ["BoardView", "RenderedBoard", "from_position_toml", "from_public_view", "render_board"]
+__all__ = ["NoPicture", "RenderedBoard", "picture_of", "position_picture", "render_board"]

@@ -1,22 +1,26 @@
-"""Draw a BoardView as fixed-width text for the text part of mails.
+"""Draw a Picture as fixed-width text for the text part of mails.
 
-Each board row takes two lines: units on the first (``HI4``: type and blocks
-left; UPPER CASE for South, lower case for North), terrain and leaders on the
-second. Lines stay within 78 columns and never start with ``>`` or
-``From `` (mail clients mangle those), so the board survives quoting.
+Each line of hexes takes two text lines: counters on the first (``HI4``:
+short label and count; lower case for the first side, UPPER CASE for the
+others), terrain and leaders on the second. Hexes are placed by their
+centres, so the text board is turned the same way as the picture. Lines stay
+within 78 columns and never start with ``>`` or ``From `` (mail clients
+mangle those), so the board survives quoting.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable, Iterable
 
-from engine.hexgrid import Hex
-from pbem.render.units import LEADER_MARK
-from pbem.render.view import NORTH, SOUTH, BoardView
+from engine.core.picture import Picture
 
-__all__ = ["ASCII_WIDTH", "TERRAIN_CHARS", "render_ascii"]
+__all__ = ["ASCII_WIDTH", "LEADER_MARK", "TERRAIN_CHARS", "render_ascii"]
 
 ASCII_WIDTH = 78
+
+LEADER_MARK = "*"
+"""Marks an attached or lone leader in the text board."""
 
 TERRAIN_CHARS = {
     "hill": "^",
@@ -32,22 +36,31 @@ TERRAIN_CHARS = {
     "city-wall": "#",
 }
 
-_ABBREV = {"CCAM": "CCM"}  # keeps every unit token within a 4-character cell
 _PITCH = 5
 _CELL = 4
 _LEFT = 3
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _start(h: Hex) -> int:
-    """First text column of a hex's cell (even rows sit half a cell right)."""
-    return _LEFT + h.x * _PITCH // 2
+def _index(values: Iterable[float]) -> dict[float, int]:
+    return {v: i for i, v in enumerate(sorted(set(values)))}
 
 
-def _leader_tags(view: BoardView) -> dict[str, str]:
-    """A short, unique tag per leader name: ``*Ha``; upper case for South."""
-    sides = {u.leader: u.side for u in view.units if u.leader}
-    sides.update({ld.name: ld.side for ld in view.leaders})
+def _key(v: float) -> float:
+    return round(v, 3)
+
+
+def _nearest(table: dict[float, int], v: float) -> int:
+    return table[min(table, key=lambda k: abs(k - v))]
+
+
+def _lower(p: Picture, side: str) -> bool:
+    return bool(p.sides) and p.sides[0].side == side
+
+
+def _leader_tags(p: Picture) -> dict[str, str]:
+    """A short, unique tag per leader name: ``*Ha``; lower case for the first side."""
+    sides = {u.note: u.side for u in p.counters if u.note}
+    sides.update({m.name: m.side for m in p.markers})
     letters = {n: [c for c in n if c.isalpha()] or ["?"] for n in sides}
 
     def tag(n: str, k: int) -> str:
@@ -60,7 +73,7 @@ def _leader_tags(view: BoardView) -> dict[str, str]:
         while sum(1 for t in tags.values() if t.lower() == tags[n].lower()) > 1 and k < 30:
             k += 1
             tags[n] = tag(n, k)
-    return {n: LEADER_MARK + (t.lower() if sides[n] == NORTH else t) for n, t in tags.items()}
+    return {n: LEADER_MARK + (t.lower() if _lower(p, sides[n]) else t) for n, t in tags.items()}
 
 
 def _put(line: list[str], col: int, text: str) -> None:
@@ -69,103 +82,119 @@ def _put(line: list[str], col: int, text: str) -> None:
     line[col : col + len(text)] = list(text)
 
 
-def _token(code: str, blocks: int, side: str) -> str:
-    t = f"{_ABBREV.get(code, code)}{blocks}"
-    return t.lower() if side == NORTH else t.upper()
+def _token(p: Picture, short: str, count: int, side: str) -> str:
+    t = f"{short}{count}"
+    return t.lower() if _lower(p, side) else t.upper()
 
 
-def render_ascii(view: BoardView) -> str:
-    """The board, its coordinates, the two sides' banners and a legend."""
-    board = view.board
-    tmap = view.terrain_map()
-    units = {u.hex: u for u in view.units}
-    lone = {ld.hex: ld for ld in view.leaders}
-    tags = _leader_tags(view)
-    width = _LEFT + (2 * view.wide - 1) * _PITCH // 2 + _CELL
+def render_ascii(p: Picture) -> str:
+    """The board, its coordinates, the sides' banners and a legend."""
+    xs = _index(_key(h.centre[0]) for h in p.hexes)
+    ys = _index(_key(h.centre[1]) for h in p.hexes)
+    counters = {u.hex: u for u in p.counters}
+    lone = {m.hex: m for m in p.markers}
+    tags = _leader_tags(p)
+
+    def start(xi: float) -> int:
+        return _LEFT + int(xi * _PITCH // 2)
+
+    width = start(len(xs)) + _CELL
     letters: list[str] = []
-    for c in range(view.wide):
-        _put(letters, _start(Hex.from_offset(c, 1)) + 1, _LETTERS[c])
+    for lb in p.columns:
+        _put(letters, start(_nearest(xs, lb.at[0])) + 1, lb.text)
     header = "".join(letters).rstrip()
-    out = [_side_line(view, NORTH), "", header]
-    for row in range(view.deep, 0, -1):
+    row_names = {_nearest(ys, lb.at[1]): lb.text for lb in p.rows}
+    lines: dict[int, list[tuple[int, str]]] = {}
+    for h in p.hexes:
+        lines.setdefault(ys[_key(h.centre[1])], []).append((xs[_key(h.centre[0])], h.id))
+    style = {h.id: h.style for h in p.hexes}
+    out = [_side_line(p, p.top), "", header]
+    for yi in sorted(lines):
         top: list[str] = []
         bottom: list[str] = []
-        _put(top, 0, f"{row:<2}")
-        for h in (x for x in board.hexes if x.row == row):
-            name = str(h)
-            col = _start(h)
-            mark = TERRAIN_CHARS.get(tmap.get(name, ""), "")
-            u = units.get(name)
-            leader = u.leader if u else (lone[name].name if name in lone else None)
+        name = row_names.get(yi, "")
+        _put(top, 0, f"{name:<2}")
+        for xi, hid in sorted(lines[yi]):
+            col = start(xi)
+            mark = TERRAIN_CHARS.get(style[hid], "")
+            u = counters.get(hid)
+            leader = u.note if u and u.note else (lone[hid].name if hid in lone else None)
             if u:
-                _put(top, col, _token(u.code, u.blocks, u.side).ljust(_CELL))
+                _put(top, col, _token(p, u.short or u.label, u.count, u.side).ljust(_CELL))
             else:
                 _put(top, col + 1, ".")
             if leader:
-                tag = tags[leader]
-                _put(bottom, col, ((mark or " ") + tag)[:_CELL])
+                _put(bottom, col, ((mark or " ") + tags[leader])[:_CELL])
             elif mark:
                 _put(bottom, col, mark * _CELL)
-        _put(top, width + 1, str(row))
+        _put(top, width + 1, name)
         out.append("".join(top).rstrip())
         out.append("".join(bottom).rstrip())
     out.append(header)
-    out.append(_sections_line(view))
-    out += ["", _side_line(view, SOUTH), ""]
-    out += _legend(view)
+    out.append(_sections_line(p, xs, start))
+    out += ["", _side_line(p, p.bottom), ""]
+    out += _legend(p)
     return "\n".join(_safe(line) for line in out) + "\n"
 
 
-def _sections_line(view: BoardView) -> str:
-    lo, hi = view.board.section_lines
-    a, b = _LEFT + lo * _PITCH // 2 + 1, _LEFT + hi * _PITCH // 2 + 1
+def _sections_line(p: Picture, xs: dict[float, int], start: Callable[[float], int]) -> str:
+    bars = sorted(start(_nearest(xs, a[0])) + 1 for a, _ in p.lines)
     line: list[str] = []
-    _put(line, a, "|")
-    _put(line, b, "|")
-    left, centre, right = "left flank", "centre", "right flank"
-    _put(line, max(0, a - len(left) - 2), left)
-    _put(line, (a + b - len(centre)) // 2, centre)
-    _put(line, b + 3, right)
+    for b in bars:
+        _put(line, b, "|")
+    for lb in sorted(p.sections, key=lambda lb: lb.at[0]):
+        x = start(_nearest(xs, lb.at[0])) + 1
+        before = [b for b in bars if b < x]
+        after = [b for b in bars if b > x]
+        if not before and after:
+            _put(line, max(0, after[0] - len(lb.text) - 2), lb.text)
+        elif before and after:
+            _put(line, (before[-1] + after[0] - len(lb.text)) // 2, lb.text)
+        elif before:
+            _put(line, before[-1] + 3, lb.text)
     return "".join(line).rstrip()
 
 
-def _side_line(view: BoardView, side: str) -> str:
-    s = view.side(side)
-    case = "lower case" if side == NORTH else "UPPER CASE"
-    need = f" of {s.banners_needed}" if s.banners_needed else ""
-    return f"{side.capitalize()} ({case}): {s.army} - banners {s.banners}{need}"
+def _side_line(p: Picture, side: str) -> str:
+    s = p.side(side)
+    case = "lower case" if _lower(p, side) else "UPPER CASE"
+    need = f" of {s.goal}" if s.goal else ""
+    return f"{s.name} ({case}): {s.army} - {s.score_word} {s.score}{need}"
 
 
-def _legend(view: BoardView) -> list[str]:
-    parts = [
-        "Units: type and blocks left, e.g. HI4 = heavy infantry with 4 blocks."
-        " Flanks as South sees them.",
-    ]
-    if any(u.code in _ABBREV for u in view.units):
-        parts.append("CCM = CCAM (cataphracted camels).")
-    used = sorted({t for _, t in view.terrain if t in TERRAIN_CHARS})
+def _legend(p: Picture) -> list[str]:
+    parts = list(p.legend)
+    used = sorted({h.style for h in p.hexes if h.style in TERRAIN_CHARS})
     if used:
         parts.append("Terrain: " + ", ".join(f"{TERRAIN_CHARS[t]}={t}" for t in used) + ".")
-    leaders = [(u.hex, u.side, u.leader, True) for u in view.units if u.leader]
-    leaders += [(ld.hex, ld.side, ld.name, False) for ld in view.leaders]
+    leaders = [(u.hex, u.side, u.note, True) for u in p.counters if u.note]
+    leaders += [(m.hex, m.side, m.name, False) for m in p.markers]
     if leaders:
-        tags = _leader_tags(view)
+        tags = _leader_tags(p)
         desc = [
             f"{tags[n]} {n} ({s}, {h}{', with a unit' if with_unit else ', alone'})"
             for h, s, n, with_unit in sorted(leaders)
         ]
         parts.append("Leaders: " + "; ".join(desc) + ".")
-    if view.moves:
-        parts.append("Moved last turn: " + ", ".join("-".join(m.path) for m in view.moves) + ".")
-    if view.battles:
+    if p.arrows:
+        parts.append("Moved last turn: " + ", ".join("-".join(m.path) for m in p.arrows) + ".")
+    if p.battles:
         parts.append(
             "Battles last turn: "
-            + ", ".join(f"{b.attacker}->{b.target} ({b.kind}) {b.result}" for b in view.battles)
+            + ", ".join(f"{b.attacker}->{b.target} ({b.kind}) {b.result}" for b in p.battles)
+            + "."
+        )
+    if p.losses:
+        parts.append(
+            "Eliminated last turn: "
+            + ", ".join(f"{lo.side} {lo.label} in {lo.hex}" for lo in p.losses)
             + "."
         )
     lines: list[str] = []
-    for p in parts:
-        lines += textwrap.wrap(p, ASCII_WIDTH - 2, subsequent_indent="  ", break_on_hyphens=False)
+    for part in parts:
+        lines += textwrap.wrap(
+            part, ASCII_WIDTH - 2, subsequent_indent="  ", break_on_hyphens=False
+        )
     return lines
 
 

@@ -1,31 +1,31 @@
-"""Render a board once in every form a mail carries, to share between recipients."""
+"""Render a picture once in every form a mail carries."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.core.picture import Picture
 from pbem.render.ascii import render_ascii
 from pbem.render.png import render_png
 from pbem.render.svg import render_svg
-from pbem.render.view import BoardView
 
 __all__ = ["RenderedBoard", "render_board"]
 
 
 @dataclass(frozen=True)
 class RenderedBoard:
-    """A board view with its PNG bytes, SVG text and ASCII picture.
+    """A picture with its PNG bytes (2x a mail column), SVG text and ASCII board.
 
-    The board is public: build one per turn and hand the same object to every
-    player's mail.
+    A picture is seen from one side: build one per side and turn, and hand it
+    to that side's mails.
     """
 
-    view: BoardView
+    picture: Picture
     png: bytes
     svg: str
     ascii: str
 
 
-def render_board(view: BoardView) -> RenderedBoard:
-    """Draw ``view`` as PNG, SVG and ASCII."""
-    return RenderedBoard(view, render_png(view), render_svg(view), render_ascii(view))
+def render_board(picture: Picture) -> RenderedBoard:
+    """Draw ``picture`` as PNG, SVG and ASCII."""
+    return RenderedBoard(picture, render_png(picture), render_svg(picture), render_ascii(picture))

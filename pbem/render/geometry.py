@@ -1,8 +1,9 @@
-"""Pixel layout of the board, shared by the SVG and PNG renderers.
+"""Pixel layout of a picture, shared by the SVG and PNG renderers.
 
-Pointy-top hexes of circumradius ``r``; row 1 (South's baseline) at the
-bottom; even rows half a hex to the right (docs/board.md). Every length is a
-multiple of ``r``, so one layout scaled gives the same picture at any size.
+A picture's geometry is in hex-radius units (engine.core.picture); the layout
+scales it by ``r`` and puts a side band and a coordinate strip above and below
+the hex field and row numbers left and right. Every length is a multiple of
+``r``, so one layout scaled gives the same picture at any size.
 """
 
 from __future__ import annotations
@@ -10,26 +11,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.hexgrid import Hex
-
 __all__ = ["Layout", "Pt", "arrow_head", "dashes", "shorten"]
 
 Pt = tuple[float, float]
 
-SQRT3 = math.sqrt(3.0)
-
 
 @dataclass(frozen=True)
 class Layout:
-    """Where every hex, label and band of a ``wide`` x ``deep`` board sits, in pixels."""
+    """Where the hex field, labels and bands of a picture of ``size`` sit, in pixels."""
 
-    wide: int = 13
-    deep: int = 9
+    size: Pt
     r: float = 32.0
-
-    @property
-    def hex_w(self) -> float:
-        return SQRT3 * self.r
 
     @property
     def margin_x(self) -> float:
@@ -52,43 +44,26 @@ class Layout:
 
     @property
     def board_h(self) -> float:
-        return 2 * self.r + (self.deep - 1) * 1.5 * self.r
+        return self.size[1] * self.r
 
     @property
     def width(self) -> int:
-        return math.ceil(2 * self.margin_x + self.wide * self.hex_w)
+        return math.ceil(2 * self.margin_x + self.size[0] * self.r)
 
     @property
     def height(self) -> int:
         return math.ceil(2 * (self.band + self.label_h) + self.board_h)
 
-    def centre(self, h: Hex) -> Pt:
-        """Pixel centre of a hex (doubled coordinates: ``x`` counts half-hex widths)."""
-        px = self.margin_x + (h.x + 1) * self.hex_w / 2
-        py = self.board_top + self.r + (self.deep - 1 - h.y) * 1.5 * self.r
-        return (px, py)
+    def px(self, p: Pt) -> Pt:
+        """The pixel of a point of the picture."""
+        return (self.margin_x + p[0] * self.r, self.board_top + p[1] * self.r)
 
-    def corners(self, h: Hex, scale: float = 1.0) -> tuple[Pt, ...]:
-        """The six corners clockwise from the upper right, optionally shrunk toward the centre."""
-        cx, cy = self.centre(h)
-        rr = self.r * scale
-        out = []
-        for i in range(6):
-            a = math.radians(-30 + 60 * i)
-            out.append((cx + rr * math.cos(a), cy + rr * math.sin(a)))
-        return tuple(out)
-
-    def column_x(self, x: int) -> float:
-        """Pixel x of doubled column ``x`` (section lines, column letters)."""
-        return self.margin_x + (x + 1) * self.hex_w / 2
-
-    def row_y(self, row: int) -> float:
-        """Pixel y of the centres of 1-based ``row``."""
-        return self.board_top + self.r + (self.deep - row) * 1.5 * self.r
+    def pts(self, ps: tuple[Pt, ...]) -> tuple[Pt, ...]:
+        return tuple(self.px(p) for p in ps)
 
     @property
     def top_band_y(self) -> float:
-        """Text baseline-centre of the band above the board (North's side)."""
+        """Text baseline-centre of the band above the board."""
         return self.band / 2
 
     @property

@@ -1,4 +1,4 @@
-"""Draw a BoardView as PNG with Pillow, from the same primitives as the SVG.
+"""Draw a Picture as PNG with Pillow, from the same primitives as the SVG.
 
 The base picture (terrain, grid, section lines, coordinates) is drawn once per
 board size and terrain map, supersampled for smooth edges, and cached; each
@@ -15,27 +15,43 @@ needed.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from engine.core.picture import Counter, Marker, Picture
 from pbem.render.geometry import Layout, dashes
 from pbem.render.prims import Circle, Layer, Line, Poly, Text
 from pbem.render.scene import (
     OVERLAY_COLOURS,
+    Base,
     base_layers,
+    base_of,
     block_colours,
     lone_leader_prims,
     overlay_layers,
     unit_prims,
 )
 from pbem.render.svg import BACKGROUND
-from pbem.render.view import BoardView, UnitView
 
-__all__ = ["PNG_RADIUS", "board_size", "draw_board", "encode", "render_png", "render_png_uncached"]
+__all__ = [
+    "MAIL_COLUMN",
+    "PNG_SCALE",
+    "board_size",
+    "display_size",
+    "draw_board",
+    "encode",
+    "mail_radius",
+    "render_png",
+    "render_png_uncached",
+]
 
-PNG_RADIUS = 32.0
-"""Hex radius in pixels of the mailed PNG (about 780 x 530 for C&C)."""
+MAIL_COLUMN = 600
+"""Width in CSS pixels the mailed board is shown at (a mail client's column, a phone)."""
+
+PNG_SCALE = 2
+"""The mailed PNG has this many pixels per CSS pixel (sharp on phones and high-DPI screens)."""
 
 _SUPERSAMPLE = 2
 _ANCHOR = {"start": "lm", "middle": "mm", "end": "rm"}
@@ -97,19 +113,19 @@ def _draw(img: Image.Image, layers: tuple[Layer, ...]) -> None:
 
 
 @lru_cache(maxsize=8)
-def _base(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> Image.Image:
+def _base(layout: Layout, base: Base) -> Image.Image:
     """The unchanging part of the board, drawn large and scaled down once."""
-    big = Layout(layout.wide, layout.deep, layout.r * _SUPERSAMPLE)
+    big = Layout(layout.size, layout.r * _SUPERSAMPLE)
     img = Image.new("RGB", (big.width, big.height), BACKGROUND)
-    _draw(img, base_layers(big, terrain))
+    _draw(img, base_layers(big, base))
     return img.resize((layout.width, layout.height), Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=8)
-def _palette(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> Image.Image:
+def _palette(layout: Layout, base: Base) -> Image.Image:
     """A palette image: the base's main colours, then each overlay colour exactly."""
     extra = [bytes.fromhex(c[1:]) for c in OVERLAY_COLOURS]
-    q = _base(layout, terrain).quantize(256 - len(extra), Image.Quantize.MEDIANCUT)
+    q = _base(layout, base).quantize(256 - len(extra), Image.Quantize.MEDIANCUT)
     pal = (q.getpalette() or [])[: 3 * (256 - len(extra))]
     pal += [b for c in extra for b in c]
     img = Image.new("P", (1, 1))
@@ -123,74 +139,80 @@ _SPRITE_CX, _SPRITE_CY = 1.5, 0.82
 
 
 @lru_cache(maxsize=2048)
-def _sprite(r: float, colour: str, u: UnitView, lone: bool) -> Image.Image:
-    """One token (a unit, or a lone leader if ``lone``) as a smooth RGBA sprite.
+def _sprite(r: float, colour: str, token: Counter | Marker) -> Image.Image:
+    """One token (a counter, or a lone marker) as a smooth RGBA sprite.
 
-    ``u`` carries the look only (its hex is ignored), so equal units share one sprite.
+    ``token`` carries the look only (its hex is blanked), so equal units share one sprite.
     """
-    big = Layout(r=r * _SUPERSAMPLE)
+    big = Layout((0.0, 0.0), r * _SUPERSAMPLE)
     size = (round(_SPRITE_W * r), round(_SPRITE_H * r))
     img = Image.new("RGBA", (size[0] * _SUPERSAMPLE, size[1] * _SUPERSAMPLE), (0, 0, 0, 0))
     c = (_SPRITE_CX * big.r, _SPRITE_CY * big.r)
-    if lone:
-        prims = lone_leader_prims(big, c, u.leader or "", colour)
+    if isinstance(token, Marker):
+        prims = lone_leader_prims(big, c, token.name, colour, token.letter)
     else:
-        prims = unit_prims(big, c, u, colour)
+        prims = unit_prims(big, c, token, colour)
     _draw(img, (Layer("token", tuple(prims)),))
     return img.resize(size, Image.Resampling.LANCZOS)
 
 
-def _paste(
-    img: Image.Image, layout: Layout, hex_name: str, view: BoardView, sprite: Image.Image
-) -> None:
-    x, y = layout.centre(view.board.parse(hex_name))
+def _paste(img: Image.Image, layout: Layout, view: Picture, token: Counter | Marker) -> None:
+    colour = block_colours(view).get(token.side, "#2b2b2b")
+    sprite = _sprite(layout.r, colour, replace(token, hex=""))
+    x, y = layout.px(view.centre(token.hex))
     r = layout.r
     img.paste(sprite, (round(x - _SPRITE_CX * r), round(y - _SPRITE_CY * r)), sprite)
 
 
-def board_size(view: BoardView, r: float = PNG_RADIUS) -> tuple[int, int]:
+def mail_radius(view: Picture) -> float:
+    """The hex radius that makes the PNG :data:`PNG_SCALE` times a mail column wide."""
+    probe = Layout(view.size, 1.0)
+    return PNG_SCALE * MAIL_COLUMN / (2 * probe.margin_x + view.size[0])
+
+
+def board_size(view: Picture, r: float | None = None) -> tuple[int, int]:
     """Width and height in pixels of the PNG for ``view``."""
-    layout = Layout(view.wide, view.deep, r)
+    layout = Layout(view.size, mail_radius(view) if r is None else r)
     return (layout.width, layout.height)
 
 
-def draw_board(view: BoardView, r: float = PNG_RADIUS) -> Image.Image:
+def display_size(view: Picture) -> tuple[int, int]:
+    """Width and height in CSS pixels at which a mail shows the PNG (a mail column wide)."""
+    w, h = board_size(view)
+    return (round(w / PNG_SCALE), round(h / PNG_SCALE))
+
+
+def draw_board(view: Picture, r: float | None = None) -> Image.Image:
     """The board as a Pillow image (the cached base with this turn's overlay)."""
-    layout = Layout(view.wide, view.deep, r)
-    img = _base(layout, view.terrain).copy()
-    colours = block_colours(view)
+    layout = Layout(view.size, mail_radius(view) if r is None else r)
+    img = _base(layout, base_of(view)).copy()
     for layer in overlay_layers(layout, view, tokens=False):
         if layer.name == "units":
-            for u in view.units:
-                look = UnitView("", u.side, u.code, u.blocks, u.max_blocks, u.leader)
-                sprite = _sprite(r, colours[u.side], look, False)
-                _paste(img, layout, u.hex, view, sprite)
+            for u in view.counters:
+                _paste(img, layout, view, u)
         elif layer.name == "leaders":
-            for ld in view.leaders:
-                sprite = _sprite(
-                    r, colours[ld.side], UnitView("", ld.side, "", 0, 0, ld.name), True
-                )
-                _paste(img, layout, ld.hex, view, sprite)
+            for ld in view.markers:
+                _paste(img, layout, view, ld)
         else:
             _draw(img, (layer,))
     return img
 
 
-def encode(view: BoardView, img: Image.Image, r: float = PNG_RADIUS) -> bytes:
+def encode(view: Picture, img: Image.Image, r: float | None = None) -> bytes:
     """Palette PNG bytes of a board image drawn by :func:`draw_board`."""
-    layout = Layout(view.wide, view.deep, r)
-    pal = _palette(layout, view.terrain)
+    layout = Layout(view.size, mail_radius(view) if r is None else r)
+    pal = _palette(layout, base_of(view))
     buf = io.BytesIO()
     img.quantize(palette=pal, dither=Image.Dither.NONE).save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
 
 
-def render_png_uncached(view: BoardView, r: float = PNG_RADIUS) -> bytes:
-    """Draw and encode without the per-view cache (what the benchmark measures)."""
+def render_png_uncached(view: Picture, r: float | None = None) -> bytes:
+    """Draw and encode without the per-picture cache (what the benchmark measures)."""
     return encode(view, draw_board(view, r), r)
 
 
 @lru_cache(maxsize=16)
-def render_png(view: BoardView, r: float = PNG_RADIUS) -> bytes:
-    """The board as PNG bytes (cached per view and size: the board is public)."""
+def render_png(view: Picture, r: float | None = None) -> bytes:
+    """The picture as PNG bytes, by default 2x a mail column wide (cached per picture)."""
     return render_png_uncached(view, r)

@@ -1,24 +1,30 @@
-"""Turn a BoardView into layers of primitives: a fixed base and a per-turn overlay.
+"""Turn a Picture into layers of primitives: a fixed base and a per-turn overlay.
 
 The base (terrain, grid, section lines, coordinates) depends only on the
-board size and terrain, so renderers cache it; the overlay (banners, moves,
-units, leaders, battles) changes every turn.
+picture's hexes and labels, so renderers cache it; the overlay (banners,
+moves, units, leaders, battles, losses) changes every turn. Nothing here
+knows a game system: counters are drawn from their shape and colour keys.
 """
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.hexgrid import Board
+from engine.core.picture import Counter, HexCell, Label, Picture, SideBand
 from pbem.render.geometry import Layout, Pt, arrow_head, shorten
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
 from pbem.render.terrain_art import GRID, terrain_prims
-from pbem.render.units import look
-from pbem.render.view import NORTH, SOUTH, BoardView, SideView, UnitView
 
 __all__ = [
+    "ARROW",
+    "COUNT_SIZE",
     "OVERLAY_COLOURS",
+    "SYMBOL",
+    "Base",
     "base_layers",
+    "base_of",
     "block_colours",
     "lone_leader_prims",
     "overlay_layers",
@@ -27,10 +33,12 @@ __all__ = [
 
 INK = "#2b2b2b"
 STICKER = "#efe6cf"
-SYMBOL = {"light": "#2f9e44", "medium": "#2b63cc", "heavy": "#c92a2a", "unknown": "#7a7a7a"}
-ARROW = {NORTH: "#8b1a1a", SOUTH: "#15408f"}
+SYMBOL = {"green": "#2f9e44", "blue": "#2b63cc", "red": "#c92a2a", "grey": "#7a7a7a"}
+ARROW = {"north": "#8b1a1a", "south": "#15408f"}
+_ARROWS = ("#8b1a1a", "#15408f", "#2f6b2f", "#6b2f6b")
 BATTLE = "#d9480f"
 LEADER = "#e8b923"
+LOSS = "#c92a2a"
 _BLOCKS = {
     "grey": "#8f9399",
     "gray": "#8f9399",
@@ -42,10 +50,12 @@ _BLOCKS = {
     "white": "#d8d8d8",
     "tan": "#c2a273",
 }
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_DEFAULT_BLOCKS = ("#8b5a2b", "#8f9399", "#3c5fa0", "#4f7a3a")
 MARKER_FILL = "#fff3d6"
 MARKER_INK = "#a61e0b"
 PIP = "#f7f7f2"
+BADGE = "#ffffff"
+BADGE_HURT = "#ffd8a8"
 
 OVERLAY_COLOURS: tuple[str, ...] = tuple(
     dict.fromkeys(
@@ -54,12 +64,14 @@ OVERLAY_COLOURS: tuple[str, ...] = tuple(
             STICKER,
             BATTLE,
             LEADER,
+            LOSS,
             MARKER_FILL,
             MARKER_INK,
             PIP,
-            "#ffffff",
+            BADGE,
+            BADGE_HURT,
             *SYMBOL.values(),
-            *ARROW.values(),
+            *_ARROWS,
             *_BLOCKS.values(),
         )
     )
@@ -67,37 +79,45 @@ OVERLAY_COLOURS: tuple[str, ...] = tuple(
 """Every colour the overlay draws with; the PNG palette keeps each one exactly."""
 
 
-def _board(layout: Layout) -> Board:
-    return BoardView(wide=layout.wide, deep=layout.deep).board
+@dataclass(frozen=True)
+class Base:
+    """The unchanging part of a picture: hexes with terrain, coordinates, section lines."""
+
+    size: Pt
+    hexes: tuple[HexCell, ...]
+    columns: tuple[Label, ...]
+    rows: tuple[Label, ...]
+    lines: tuple[tuple[Pt, Pt], ...]
+
+
+def base_of(p: Picture) -> Base:
+    return Base(p.size, p.hexes, p.columns, p.rows, p.lines)
 
 
 @lru_cache(maxsize=32)
-def base_layers(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> tuple[Layer, ...]:
-    """Terrain, grid, section lines and coordinates for a board and terrain map."""
-    board = _board(layout)
-    tmap = dict(terrain)
+def base_layers(layout: Layout, base: Base) -> tuple[Layer, ...]:
+    """Terrain, grid, section lines and coordinates of a picture's base."""
     r = layout.r
     ter: list[Prim] = []
     grid: list[Prim] = []
-    for h in board:
-        ter += terrain_prims(layout, h, tmap.get(str(h), "clear"))
-        grid.append(Poly(layout.corners(h), None, GRID, 0.035 * r))
-    top, bottom = layout.board_top, layout.board_top + layout.board_h
+    for h in base.hexes:
+        corners = layout.pts(h.corners)
+        ter += terrain_prims(corners, layout.px(h.centre), r, h.style)
+        grid.append(Poly(corners, None, GRID, 0.035 * r))
     secs: list[Prim] = []
-    for x in board.section_lines:
-        px = layout.column_x(x)
-        secs.append(Line(((px, top), (px, bottom)), INK, 0.06 * r, (0.28 * r, 0.18 * r)))
+    for a, b in base.lines:
+        secs.append(Line((layout.px(a), layout.px(b)), INK, 0.06 * r, (0.28 * r, 0.18 * r)))
     labels: list[Prim] = []
     size = 0.34 * r
-    for col in range(layout.wide):
-        px = layout.column_x(2 * col)
-        labels.append(Text((px, layout.top_letters_y), _LETTERS[col], size, INK, bold=True))
-        labels.append(Text((px, layout.bottom_letters_y), _LETTERS[col], size, INK, bold=True))
-    for row in range(1, layout.deep + 1):
-        py = layout.row_y(row)
-        labels.append(Text((layout.margin_x * 0.45, py), str(row), size, INK, bold=True))
+    for c in base.columns:
+        px = layout.px(c.at)[0]
+        labels.append(Text((px, layout.top_letters_y), c.text, size, INK, bold=True))
+        labels.append(Text((px, layout.bottom_letters_y), c.text, size, INK, bold=True))
+    for row in base.rows:
+        py = layout.px(row.at)[1]
+        labels.append(Text((layout.margin_x * 0.45, py), row.text, size, INK, bold=True))
         labels.append(
-            Text((layout.width - layout.margin_x * 0.45, py), str(row), size, INK, bold=True)
+            Text((layout.width - layout.margin_x * 0.45, py), row.text, size, INK, bold=True)
         )
     return (
         Layer("terrain", tuple(ter)),
@@ -107,56 +127,69 @@ def base_layers(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> tuple[L
     )
 
 
-def block_colours(view: BoardView) -> dict[str, str]:
+def block_colours(p: Picture) -> dict[str, str]:
     """The block colour of each side; two sides never share one."""
-    n = _BLOCKS.get(view.side(NORTH).colour.lower(), _BLOCKS["brown"])
-    s = _BLOCKS.get(view.side(SOUTH).colour.lower(), _BLOCKS["grey"])
-    if n == s:
-        n, s = _BLOCKS["brown"], _BLOCKS["grey"]
-    return {NORTH: n, SOUTH: s}
+    out: dict[str, str] = {}
+    for i, s in enumerate(p.sides):
+        c = _BLOCKS.get(s.colour.lower(), _DEFAULT_BLOCKS[i % len(_DEFAULT_BLOCKS)])
+        if c in out.values():
+            c = next(x for x in _DEFAULT_BLOCKS if x not in out.values())
+        out[s.side] = c
+    return out
 
 
-def overlay_layers(layout: Layout, view: BoardView, *, tokens: bool = True) -> tuple[Layer, ...]:
-    """Banners, last turn's moves, units, leaders and battles.
+def arrow_colours(p: Picture) -> dict[str, str]:
+    return {s.side: _ARROWS[i % len(_ARROWS)] for i, s in enumerate(p.sides)}
+
+
+def overlay_layers(layout: Layout, p: Picture, *, tokens: bool = True) -> tuple[Layer, ...]:
+    """Banners, losses, units, leaders, then last turn's moves and battles on top.
 
     With ``tokens=False`` the units and leaders layers are left empty (the PNG
     renderer pastes cached sprites drawn by :func:`unit_prims` and
     :func:`lone_leader_prims` instead).
     """
-    board = view.board
-    colours = block_colours(view)
+    colours = block_colours(p)
+    arrows = arrow_colours(p)
 
     def at(name: str) -> Pt:
-        return layout.centre(board.parse(name))
+        return layout.px(p.centre(name))
 
     return (
-        Layer("banners", tuple(_banners(layout, view, colours))),
-        Layer(
-            "moves",
-            tuple(p for m in view.moves for p in _move(layout, [at(x) for x in m.path], m.side)),
-        ),
+        Layer("banners", tuple(_banners(layout, p, colours))),
+        Layer("losses", tuple(x for lo in p.losses for x in _loss(layout, at(lo.hex), lo.label))),
         Layer(
             "units",
             tuple(
-                p
-                for u in (view.units if tokens else ())
-                for p in unit_prims(layout, at(u.hex), u, colours[u.side])
+                x
+                for u in (p.counters if tokens else ())
+                for x in unit_prims(layout, at(u.hex), u, colours.get(u.side, INK))
             ),
         ),
         Layer(
             "leaders",
             tuple(
-                p
-                for ld in (view.leaders if tokens else ())
-                for p in lone_leader_prims(layout, at(ld.hex), ld.name, colours[ld.side])
+                x
+                for ld in (p.markers if tokens else ())
+                for x in lone_leader_prims(
+                    layout, at(ld.hex), ld.name, colours.get(ld.side, INK), ld.letter
+                )
+            ),
+        ),
+        Layer(
+            "moves",
+            tuple(
+                x
+                for m in p.arrows
+                for x in _move(layout, [at(h) for h in m.path], arrows.get(m.side, INK), m.kind)
             ),
         ),
         Layer(
             "battles",
             tuple(
-                p
-                for b in view.battles
-                for p in _battle(layout, at(b.attacker), at(b.target), b.kind, b.result)
+                x
+                for b in p.battles
+                for x in _battle(layout, at(b.attacker), at(b.target), b.kind, b.result)
             ),
         ),
     )
@@ -170,28 +203,29 @@ def _rect(box: Box, fill: str | None, stroke: str | None = None, w: float = 0.0)
     return Poly(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), fill, stroke, w)
 
 
-def _banner_text(s: SideView) -> str:
-    need = f" of {s.banners_needed}" if s.banners_needed else ""
+def _banner_text(s: SideBand) -> str:
+    need = f" of {s.goal}" if s.goal else ""
     colour = f" ({s.colour})" if s.colour else ""
-    return f"{s.side.capitalize()}: {s.army}{colour} - banners {s.banners}{need}"
+    return f"{s.name}: {s.army}{colour} - {s.score_word} {s.score}{need}"
 
 
-def _banners(layout: Layout, view: BoardView, colours: dict[str, str]) -> list[Prim]:
+def _banners(layout: Layout, p: Picture, colours: dict[str, str]) -> list[Prim]:
     r = layout.r
     out: list[Prim] = []
-    for side, y in ((NORTH, layout.top_band_y), (SOUTH, layout.bottom_band_y)):
-        s = view.side(side)
+    for side, y in ((p.top, layout.top_band_y), (p.bottom, layout.bottom_band_y)):
+        s = p.side(side)
+        colour = colours.get(side, INK)
         x = layout.margin_x
-        out.append(_rect((x, y - 0.2 * r, x + 0.4 * r, y + 0.2 * r), colours[side], INK, 0.04 * r))
+        out.append(_rect((x, y - 0.2 * r, x + 0.4 * r, y + 0.2 * r), colour, INK, 0.04 * r))
         out.append(Text((x + 0.55 * r, y), _banner_text(s), 0.34 * r, INK, "start", bold=True))
         # One small flag per banner won, right-aligned.
-        for i in range(s.banners):
+        for i in range(s.score):
             fx = layout.width - layout.margin_x - (i + 1) * 0.45 * r
             out.append(Line(((fx, y + 0.28 * r), (fx, y - 0.28 * r)), INK, 0.05 * r))
             out.append(
                 Poly(
                     ((fx, y - 0.28 * r), (fx + 0.32 * r, y - 0.17 * r), (fx, y - 0.06 * r)),
-                    colours[side],
+                    colour,
                     INK,
                     0.03 * r,
                 )
@@ -199,115 +233,162 @@ def _banners(layout: Layout, view: BoardView, colours: dict[str, str]) -> list[P
     return out
 
 
-def _move(layout: Layout, pts: list[Pt], side: str) -> list[Prim]:
+def _move(layout: Layout, pts: list[Pt], colour: str, kind: str) -> list[Prim]:
+    """An arrow from the hex a unit started in; a retreat is dashed with a white edge."""
     if len(pts) < 2:
         return []
     r = layout.r
     end = shorten(pts[-2], pts[-1], 0.62 * r)
     line = (*pts[:-1], end)
-    colour = ARROW.get(side, INK)
-    head = arrow_head(pts[-2], end, 0.34 * r)
+    head = arrow_head(pts[-2], end, 0.42 * r)
+    if kind == "retreat":
+        out: list[Prim] = [Circle(pts[0], 0.16 * r, "#ffffff", colour, 0.06 * r)]
+        for a, b in itertools.pairwise(line):
+            out.append(Line((a, b), "#ffffff", 0.2 * r))
+            out.append(Line((a, b), colour, 0.1 * r, (0.22 * r, 0.12 * r)))
+        return [*out, Poly(head, colour, "#ffffff", 0.04 * r)]
     return [
-        Circle(pts[0], 0.11 * r, colour),
-        Line(line, colour, 0.1 * r),
-        Poly(head, colour),
+        Circle(pts[0], 0.16 * r, colour, "#ffffff", 0.05 * r),
+        Line(line, "#ffffff", 0.22 * r),
+        Line(line, colour, 0.13 * r),
+        Poly(head, colour, "#ffffff", 0.04 * r),
     ]
 
 
-def _symbol(c: Pt, r: float, weight: str, border: bool) -> list[Prim]:
-    cx, cy = c
-    s = 0.14 * r
-    fill = SYMBOL.get(weight, SYMBOL["unknown"])
-    out: list[Prim] = []
-    shapes: list[tuple[float, str, float]] = [(1.0, INK, 0.0)]
-    if border:
-        # Dark rim, white border, then the coloured symbol (cca.md §1.4).
-        shapes = [(1.55, INK, 0.0), (1.35, "#ffffff", 0.0), (1.0, INK, 0.0)]
-    for k, colour, _ in shapes:
-        out.append(_shape(cx, cy, s * k, weight, colour))
-    out.append(_shape(cx, cy, s * 0.85, weight, fill))
-    return out
-
-
-def _shape(cx: float, cy: float, s: float, weight: str, fill: str) -> Prim:
-    if weight == "light":
+def _shape(cx: float, cy: float, s: float, shape: str, fill: str) -> Prim:
+    if shape == "circle":
         return Circle((cx, cy), s, fill)
-    if weight == "medium":
+    if shape == "triangle":
         return Poly(
             ((cx, cy - 1.2 * s), (cx + 1.15 * s, cy + 0.8 * s), (cx - 1.15 * s, cy + 0.8 * s)), fill
         )
     return Poly(((cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)), fill)
 
 
+def _symbol(c: Pt, r: float, shape: str, colour: str, ring: bool) -> list[Prim]:
+    if not shape:
+        return []
+    cx, cy = c
+    s = 0.1 * r
+    fill = SYMBOL.get(colour, SYMBOL["grey"])
+    rims: list[tuple[float, str]] = [(1.0, INK)]
+    if ring:
+        # Dark rim, white border, then the coloured symbol.
+        rims = [(1.55, INK), (1.35, "#ffffff"), (1.0, INK)]
+    out = [_shape(cx, cy, s * k, shape, ink) for k, ink in rims]
+    out.append(_shape(cx, cy, s * 0.85, shape, fill))
+    return out
+
+
 def _short(name: str, n: int = 10) -> str:
     return name if len(name) <= n else name[: n - 1] + "."
 
 
-def unit_prims(layout: Layout, c: Pt, u: UnitView, colour: str) -> list[Prim]:
-    """A unit's block centred on ``c``: symbol, type code, pips, attached leader."""
+COUNT_SIZE = 0.5
+"""Font size of a unit's printed count, in hex radii (the largest text on a counter)."""
+
+_STEP = 0.085
+"""How far each block of a unit stands behind the next (hex radii): a stack reads as strength."""
+
+
+def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
+    """A unit centred on ``c``: a stack of ``count`` blocks, its symbol, label and count.
+
+    The stack shows strength at a glance (one block is a flat tile, four a
+    tall pile); the count is printed large in a badge, white at full
+    strength and amber when the unit has lost blocks.
+    """
     r = layout.r
-    cx, cy = c
-    code, blocks, full, leader = u.code, u.blocks, u.max_blocks, u.leader
-    lk = look(code)
-    out: list[Prim] = [
-        _rect((cx - 0.58 * r, cy - 0.56 * r, cx + 0.58 * r, cy + 0.5 * r), colour, INK, 0.05 * r),
-        _rect((cx - 0.46 * r, cy - 0.47 * r, cx + 0.46 * r, cy + 0.25 * r), STICKER, INK, 0.02 * r),
-    ]
-    out += _symbol((cx, cy - 0.26 * r), r, lk.weight, lk.border)
-    out.append(Text((cx, cy + 0.08 * r), code, 0.27 * r, INK, bold=True))
-    n = max(full, blocks)
-    step = 0.17 * r
-    x0 = cx - step * (n - 1) / 2
-    for i in range(n):
+    n = max(1, min(u.count, 6))
+    d = _STEP * r
+    # The front block sits low-left so that the whole stack stays centred.
+    fx, fy = c[0] - d * (n - 1) / 2, c[1] + d * (n - 1) / 2
+    w, top, bottom = 0.5 * r, -0.5 * r, 0.44 * r
+    out: list[Prim] = []
+    for i in range(n - 1, 0, -1):
+        ox, oy = fx + i * d, fy - i * d
+        out.append(_rect((ox - w, oy + top, ox + w, oy + bottom), colour, INK, 0.045 * r))
+    out.append(_rect((fx - w, fy + top, fx + w, fy + bottom), colour, INK, 0.05 * r))
+    out.append(
+        _rect((fx - 0.41 * r, fy - 0.43 * r, fx + 0.41 * r, fy + 0.15 * r), STICKER, INK, 0.02 * r)
+    )
+    out += _symbol((fx, fy - 0.31 * r), r, u.symbol, u.symbol_colour, u.ring)
+    size = 0.3 * r if len(u.label) <= 3 else 0.23 * r
+    out.append(Text((fx, fy - 0.04 * r), u.label, size, INK, bold=True))
+    # Pips under the sticker: filled for blocks left, hollow for blocks lost.
+    full = max(u.full, u.count)
+    step = 0.12 * r
+    x0 = fx - 0.36 * r
+    for i in range(min(full, 6)):
         px = x0 + i * step
-        filled = i < blocks
         out.append(
             _rect(
-                (px - 0.055 * r, cy + 0.31 * r, px + 0.055 * r, cy + 0.42 * r),
-                PIP if filled else None,
+                (px - 0.04 * r, fy + 0.22 * r, px + 0.04 * r, fy + 0.34 * r),
+                PIP if i < u.count else None,
                 INK,
-                0.025 * r,
+                0.02 * r,
             )
         )
-    if leader:
-        out += _leader_mark(layout, (cx + 0.5 * r, cy - 0.5 * r), 0.17 * r, colour)
-        out.append(Text((cx, cy + 0.67 * r), _short(leader), 0.27 * r, INK, bold=True))
+    badge = (fx + 0.4 * r, fy + 0.3 * r)
+    hurt = u.count < u.full
+    out.append(Circle(badge, 0.31 * r, BADGE_HURT if hurt else BADGE, INK, 0.05 * r))
+    out.append(Text(badge, str(u.count), COUNT_SIZE * r, INK, bold=True))
+    if u.note:
+        out += _leader_mark(layout, (fx - 0.45 * r, fy - 0.47 * r), 0.17 * r, colour, "L")
+        out.append(Text((c[0], c[1] + 0.7 * r), _short(u.note), 0.27 * r, INK, bold=True))
     return out
 
 
-def _leader_mark(layout: Layout, c: Pt, rad: float, colour: str) -> list[Prim]:
+def _leader_mark(layout: Layout, c: Pt, rad: float, colour: str, letter: str) -> list[Prim]:
     return [
         Circle(c, rad, LEADER, colour, layout.r * 0.06),
-        Text(c, "L", rad * 1.2, INK, bold=True),
+        Text(c, letter, rad * 1.2, INK, bold=True),
     ]
 
 
-def lone_leader_prims(layout: Layout, c: Pt, name: str, colour: str) -> list[Prim]:
-    """A leader alone in a hex, centred on ``c``, with its name."""
+def lone_leader_prims(
+    layout: Layout, c: Pt, name: str, colour: str, letter: str = "L"
+) -> list[Prim]:
+    """A marker alone in a hex (a leader), centred on ``c``, with its name."""
     r = layout.r
-    out = _leader_mark(layout, (c[0], c[1] - 0.12 * r), 0.3 * r, colour)
+    out = _leader_mark(layout, (c[0], c[1] - 0.12 * r), 0.3 * r, colour, letter)
     out.append(Text((c[0], c[1] + 0.45 * r), _short(name), 0.27 * r, INK, bold=True))
     return out
 
 
-def _battle(layout: Layout, a: Pt, t: Pt, kind: str, result: str) -> list[Prim]:
+def _loss(layout: Layout, c: Pt, label: str) -> list[Prim]:
+    """An eliminated unit: a red cross over the hex it last stood in, with its label."""
     r = layout.r
-    out: list[Prim] = []
+    k = 0.36 * r
+    return [
+        Line(((c[0] - k, c[1] - k), (c[0] + k, c[1] + k)), LOSS, 0.12 * r),
+        Line(((c[0] - k, c[1] + k), (c[0] + k, c[1] - k)), LOSS, 0.12 * r),
+        Text((c[0], c[1] + 0.6 * r), label, 0.26 * r, LOSS, bold=True),
+    ]
+
+
+def _battle(layout: Layout, a: Pt, t: Pt, kind: str, result: str) -> list[Prim]:
+    """Marks on attacker and target, a line between them, and the result in a box."""
+    r = layout.r
+    out: list[Prim] = [
+        Circle(a, 0.8 * r, None, BATTLE, 0.06 * r),
+        Circle(t, 0.8 * r, None, BATTLE, 0.12 * r),
+    ]
     if kind == "ranged":
         start = shorten(t, a, 0.6 * r)
         end = shorten(a, t, 0.6 * r)
-        out.append(Line((start, end), BATTLE, 0.07 * r, (0.2 * r, 0.14 * r)))
+        out.append(Line((start, end), BATTLE, 0.08 * r, (0.2 * r, 0.14 * r)))
         m = shorten(a, t, 0.62 * r)
     else:
         m = ((a[0] + t[0]) / 2, (a[1] + t[1]) / 2)
-    half = max(0.26 * r, 0.1 * r * len(result) + 0.08 * r)
+    half = max(0.28 * r, 0.11 * r * len(result) + 0.08 * r)
     out.append(
         _rect(
-            (m[0] - half, m[1] - 0.17 * r, m[0] + half, m[1] + 0.17 * r),
+            (m[0] - half, m[1] - 0.19 * r, m[0] + half, m[1] + 0.19 * r),
             MARKER_FILL,
             BATTLE,
             0.06 * r,
         )
     )
-    out.append(Text(m, result, 0.26 * r, MARKER_INK, bold=True))
+    out.append(Text(m, result, 0.3 * r, MARKER_INK, bold=True))
     return out

@@ -1,4 +1,4 @@
-"""Draw a BoardView as SVG text from ``templates/board.svg.j2``.
+"""Draw a Picture as SVG text from ``templates/board.svg.j2``.
 
 All coordinates come from :mod:`pbem.render.scene`; the template only
 writes elements. Numbers are printed with one decimal, so the output is
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from engine.core.picture import Picture
 from pbem.render.geometry import Layout
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
-from pbem.render.scene import base_layers, overlay_layers
+from pbem.render.scene import Base, base_layers, base_of, overlay_layers
 from pbem.render.templating import environment
-from pbem.render.view import BoardView
 
 __all__ = ["BACKGROUND", "SVG_RADIUS", "render_svg"]
 
@@ -106,15 +106,15 @@ def _layer(layer: Layer) -> dict[str, object]:
 
 
 @lru_cache(maxsize=8)
-def _base(layout: Layout, terrain: tuple[tuple[str, str], ...]) -> tuple[dict[str, object], ...]:
-    return tuple(_layer(x) for x in base_layers(layout, terrain))
+def _base(layout: Layout, base: Base) -> tuple[dict[str, object], ...]:
+    return tuple(_layer(x) for x in base_layers(layout, base))
 
 
 @lru_cache(maxsize=16)
-def render_svg(view: BoardView, r: float = SVG_RADIUS) -> str:
-    """The board as a standalone SVG document (cached per view: the board is public)."""
-    layout = Layout(view.wide, view.deep, r)
-    layers = [*_base(layout, view.terrain), *(_layer(x) for x in overlay_layers(layout, view))]
+def render_svg(view: Picture, r: float = SVG_RADIUS) -> str:
+    """The picture as a standalone SVG document (cached per picture)."""
+    layout = Layout(view.size, r)
+    layers = [*_base(layout, base_of(view)), *(_layer(x) for x in overlay_layers(layout, view))]
     title = view.title or "pbem board"
     return (
         environment()

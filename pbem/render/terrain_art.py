@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 
-from engine.hexgrid import Hex
-from pbem.render.geometry import Layout, Pt
+from pbem.render.geometry import Pt
 from pbem.render.prims import Circle, Line, Poly, Prim
 
 __all__ = ["FILL", "GRID", "terrain_prims"]
@@ -141,9 +140,13 @@ def _lake(c: Pt, r: float) -> list[Prim]:
     ]
 
 
-def _camp(layout: Layout, h: Hex, c: Pt, r: float) -> list[Prim]:
+def _shrink(corners: tuple[Pt, ...], c: Pt, k: float) -> tuple[Pt, ...]:
+    return tuple((c[0] + (x - c[0]) * k, c[1] + (y - c[1]) * k) for x, y in corners)
+
+
+def _camp(corners: tuple[Pt, ...], c: Pt, r: float) -> list[Prim]:
     return [
-        Poly(layout.corners(h, 0.72), None, "#7a5126", 0.1 * r),
+        Poly(_shrink(corners, c, 0.72), None, "#7a5126", 0.1 * r),
         Poly(
             (_at(c, r, -0.28, 0.22), _at(c, r, 0.0, -0.25), _at(c, r, 0.28, 0.22)),
             "#f3ead2",
@@ -185,12 +188,14 @@ def _wall(c: Pt, r: float) -> list[Prim]:
     ]
 
 
-def terrain_prims(layout: Layout, h: Hex, terrain: str) -> list[Prim]:
-    """The hex's filled outline and its terrain marks (clear hexes are just filled)."""
-    fill = FILL.get(terrain, FILL["clear"])
-    out: list[Prim] = [Poly(layout.corners(h), fill)]
-    c, r = layout.centre(h), layout.r
-    match terrain:
+def terrain_prims(corners: tuple[Pt, ...], c: Pt, r: float, style: str) -> list[Prim]:
+    """A hex's filled outline and the marks of its terrain style (clear hexes are just filled).
+
+    ``corners`` and ``c`` are in pixels, ``r`` is the hex radius in pixels.
+    """
+    fill = FILL.get(style, FILL["clear"])
+    out: list[Prim] = [Poly(corners, fill)]
+    match style:
         case "hill":
             out += _hill(c, r, "#8a6a34")
         case "steep-hill":
@@ -206,7 +211,7 @@ def terrain_prims(layout: Layout, h: Hex, terrain: str) -> list[Prim]:
         case "lake":
             out += _lake(c, r)
         case "camp":
-            out += _camp(layout, h, c, r)
+            out += _camp(corners, c, r)
         case "ramparts":
             out += _ramparts(c, r)
         case "marsh":
