@@ -29,6 +29,7 @@ from pbem.pipeline.games import GameContext, add_key, append_events, find_or_add
 from pbem.pipeline.inbound import COMMAND_LINE, Inbound, header_lines
 from pbem.pipeline.mails import format_deadline
 from pbem.pipeline.orders import handle_orders, status_refusal
+from pbem.pipeline.rulesmail import handle_cards, handle_rules
 from pbem.pipeline.statement_checks import (
     command_problem,
     digest_of,
@@ -46,6 +47,8 @@ __all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command", 
 COMMANDS = (
     "help",
     "status",
+    "rules",
+    "cards",
     "check",
     "join",
     "standing",
@@ -55,14 +58,14 @@ COMMANDS = (
     "absence",
     "timezone",
 )
-UNSIGNED_OK = ("help", "status")
+UNSIGNED_OK = ("help", "status", "rules", "cards")
 GAMELESS = ("help",)
 """Commands answered without a game (sent to the plain address by a player of several games)."""
 
-HELP_TEXT = """Commands (one 'command <name>' line). Sign every command except help and
-status with your key (namespace pbem-orders); a signed command also names the
-game and carries a one-time nonce (any word of 8 to 64 letters or digits you
-never used in this game):
+HELP_TEXT = """Commands (one 'command <name>' line). Sign every command except help,
+status, rules and cards with your key (namespace pbem-orders); a signed command
+also names the game and carries a one-time nonce (any word of 8 to 64 letters
+or digits you never used in this game):
 
   game: <game id>
   nonce: 20260701-093000
@@ -70,6 +73,10 @@ never used in this game):
 
   command help                   this text
   command status                 resend the board, your hand and the deadline
+  command cards                  what each card of your hand does
+  command rules [TOPIC]          the battle's special rules, the unit types on the
+                                 board, First Strike and the other standing
+                                 orders; or one topic (a card, a unit type)
   command check                  with your draft orders (unsigned, or signed with
                                  -n pbem-check): the problems, or the moves and each
                                  battle's odds; nothing changes
@@ -147,6 +154,10 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
         return Outcome.done("help sent", step.ctx.id)
     if name == "status":
         return _status(step)
+    if name == "cards":
+        return handle_cards(step)
+    if name == "rules":
+        return handle_rules(step, args)
     if name == "check" and (step.verified is None or step.verified.namespace == CHECK_NAMESPACE):
         done = handle_check(step)
         if done.status == InboxStatus.PROCESSED:  # over the check limit: no reply at all
