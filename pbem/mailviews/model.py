@@ -182,6 +182,7 @@ class GameStart:
     hand: tuple[Card, ...]
     deadline: datetime
     orders_template: str
+    tables_sha256: str = ""  # the rules tables file the game is played with (docs/tables.md)
 
 
 @dataclass(frozen=True)
