@@ -52,6 +52,8 @@ def test_each_player_gets_the_board_from_his_own_side() -> None:
     s_html = south.get_body(("html",)).get_content()  # type: ignore[attr-defined]
     assert "Roman (south) at the top, Carthaginian (north) at the bottom" in n_html
     assert "Carthaginian (north) at the top, Roman (south) at the bottom" in s_html
+    # The caption says how to read what the board draws.
+    assert "Seen from your side." in n_html and "Arrows run from where a unit started" in n_html
     n_text = " ".join(north.get_body(("plain",)).get_content().split())  # type: ignore[attr-defined]
     assert "Flanks as North sees them." in n_text
     assert "M L K J I H G F E D C B A" in n_text
