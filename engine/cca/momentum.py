@@ -148,11 +148,8 @@ def after_success(
         return None
     wanted = str(act.bonus) if act is not None and act.bonus is not None else None
     if wanted is not None and wanted not in names:
-        w.log(
-            "moot",
-            f"bonus target {wanted} is not next to the {att.type} after the advance: "
-            "no bonus combat",
-            line=act.line if act else 0,
+        report_skipped(
+            w, act, False, "bonus", f"{wanted} is not next to the {att.type} after the advance"
         )
         return None
     pol = w.decider.policy(att.side, "bonus")
@@ -186,7 +183,7 @@ def _extra_hex(w: Work, att: WUnit, act: Action | None) -> Hex | None:
     pol = w.decider.policy(att.side, "extra-hex")
     auto = wanted or ("none" if pol == "never" else None)
     if wanted is not None and wanted not in options:
-        w.log("moot", f"extra hex {wanted} is not open after the advance; staying")
+        report_skipped(w, act, False, "extra", f"{wanted} is not open after the advance", True)
         auto = "none"
     pick = w.decider.choose(
         att.side,

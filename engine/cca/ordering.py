@@ -283,7 +283,12 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
         if w.fallback:
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no missile units: order any one unit")
-        else:
+        else:  # the card orders all of them; a listed unit it does not order is refused
+            what = "next to an enemy unit" if spec.code == "CS" else "with missile weapons"
+            for it, n in picked:
+                if it not in auto:
+                    bad(n, "not-ordered-by-card", f"{spec.name} orders every unit of yours "
+                        f"{what}, and only those: {_name(it)} is not one")
             items = list(auto)
             units = [it for it in items if isinstance(it, WUnit)]
             lds = []

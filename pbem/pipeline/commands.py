@@ -29,6 +29,7 @@ from pbem.pipeline.games import GameContext, add_key, append_events, find_or_add
 from pbem.pipeline.inbound import COMMAND_LINE, Inbound, header_lines
 from pbem.pipeline.mails import format_deadline
 from pbem.pipeline.orders import handle_orders, status_refusal
+from pbem.pipeline.rulesmail import handle_cards, handle_rules
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, start_game
 from pbem.sshsig import SshSigError, SshSignature
@@ -39,6 +40,8 @@ __all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command", 
 COMMANDS = (
     "help",
     "status",
+    "rules",
+    "cards",
     "check",
     "join",
     "standing",
@@ -48,15 +51,20 @@ COMMANDS = (
     "absence",
     "timezone",
 )
-UNSIGNED_OK = ("help", "status")
+UNSIGNED_OK = ("help", "status", "rules", "cards")
 GAMELESS = ("help",)
 """Commands answered without a game (sent to the plain address by a player of several games)."""
 
 HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
-command except help and status with your key, namespace pbem-orders):
+command except help, status, rules and cards with your key, namespace
+pbem-orders):
 
   command help                   this text
   command status                 resend the board, your hand and the deadline
+  command cards                  what each card of your hand does
+  command rules [TOPIC]          the battle's special rules, the unit types on the
+                                 board, First Strike and the other standing
+                                 orders; or one topic (a card, a unit type)
   command check                  with your draft orders (signed or not): the problems,
                                  or the moves and each battle's odds; nothing changes
   command standing               change standing orders: 'key: value' lines follow
@@ -124,6 +132,10 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
         return Outcome.done("help sent", step.ctx.id)
     if name == "status":
         return _status(step)
+    if name == "cards":
+        return handle_cards(step)
+    if name == "rules":
+        return handle_rules(step, args)
     if name == "check":
         return handle_check(step)
     if name == "answer":
