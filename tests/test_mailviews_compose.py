@@ -157,7 +157,9 @@ def test_waiting_player_is_told_who_moves_and_gets_no_orders_template() -> None:
 def test_turn_mail_says_everything_the_design_promises() -> None:
     text = text_of(compose(every_kind(env())[1]))  # type: ignore[arg-type]
     assert "North played Order Three Units Center" in text
-    assert "R red square: die 1 of 3" in text and "S crossed swords: die 3 of 3" in text
+    # one line per roll: the faces, named (every die's rules event is in the audit record)
+    assert "dice R F S (red square, flag, crossed swords)" in text
+    assert "die 1 of 3" not in text
     assert "hi3" in text and "LC1" in text  # the ASCII board
     assert "Leadership Any Section" in text  # the hand
     assert "a" * 64 in text  # the revealed dice key

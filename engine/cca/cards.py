@@ -72,12 +72,33 @@ _ALL += [
     CardSpec("HT", "Order Heavy Troops", TROOP, 2, troop="heavy"),
     CardSpec("MO", "Order Mounted Troops", TROOP, 1, troop="mounted", helmet=True),
     CardSpec("LA", "Leadership Any Section", LEADERSHIP, 3, chain=3),
-    CardSpec("IL", "Inspired Leadership Left Flank", LEADERSHIP, 1, chain=4,
-             leader_section="left", aliases=("Leadership Left Flank",)),
-    CardSpec("IC", "Inspired Leadership Center", LEADERSHIP, 1, chain=4,
-             leader_section="centre", aliases=("Leadership Center", "Leadership Centre")),
-    CardSpec("IR", "Inspired Leadership Right Flank", LEADERSHIP, 1, chain=4,
-             leader_section="right", aliases=("Leadership Right Flank",)),
+    CardSpec(
+        "IL",
+        "Inspired Leadership Left Flank",
+        LEADERSHIP,
+        1,
+        chain=4,
+        leader_section="left",
+        aliases=("Leadership Left Flank",),
+    ),
+    CardSpec(
+        "IC",
+        "Inspired Leadership Center",
+        LEADERSHIP,
+        1,
+        chain=4,
+        leader_section="centre",
+        aliases=("Leadership Center", "Leadership Centre"),
+    ),
+    CardSpec(
+        "IR",
+        "Inspired Leadership Right Flank",
+        LEADERSHIP,
+        1,
+        chain=4,
+        leader_section="right",
+        aliases=("Leadership Right Flank",),
+    ),
     CardSpec("CS", "Clash of Shields", TACTIC, 1),
     CardSpec("CTA", "Counter-Attack", TACTIC, 2),
     CardSpec("DS", "Darken the Sky", TACTIC, 1),
@@ -123,28 +144,38 @@ def card(code: str) -> CardSpec:
 
 
 class RulesHelp:
-    """The ``rules-help`` capability: what each command card does, by card code."""
+    """The ``rules-help`` capability: each card, each unit type and general topics.
+
+    Topics are card codes (``3C``), unit type codes (``MI``) and a few general
+    words (``turn``, ``dice``, ``victory``, ``first-strike``); the texts are
+    the project's own (:mod:`engine.cca.rules_text`).
+    """
 
     def topics(self) -> tuple[str, ...]:
-        """The card codes, in catalogue order."""
-        return tuple(CARDS)
+        """The card codes in catalogue order, then the unit codes, then general topics."""
+        from engine.cca.rules_text import GENERAL_TEXT  # noqa: PLC0415
+        from engine.cca.units import UNITS  # noqa: PLC0415
+
+        return (*CARDS, *UNITS, *GENERAL_TEXT)
 
     def help(self, topic: str) -> str:
-        """One paragraph on the card ``topic`` (a code or a name; ``KeyError`` if none)."""
-        code = topic if topic in CARDS else find_card(topic)
+        """One paragraph on ``topic`` (a card code or name, a unit code, a general topic).
+
+        Raises ``KeyError`` for an unknown topic.
+        """
+        from engine.cca.rules_text import CARD_TEXT, GENERAL_TEXT, UNIT_TEXT  # noqa: PLC0415
+        from engine.cca.units import UNITS  # noqa: PLC0415
+
+        word = topic.strip()
+        if word.upper() in UNITS and word.upper() not in CARDS:
+            return f"{word.upper()}: {UNIT_TEXT[word.upper()]}"
+        if word.lower() in GENERAL_TEXT:
+            return GENERAL_TEXT[word.lower()]
+        code = word if word in CARDS else find_card(word)
         if code is None:
-            raise KeyError(f"no card {topic!r}")
+            raise KeyError(f"no card, unit type or topic {topic!r}")
         c = CARDS[code]
-        if c.kind == SECTION:
-            what = "orders " + ", ".join(
-                f"{n} unit{'s' if n > 1 else ''} {s}" for s, n in c.per_section
-            )
-        elif c.kind == TROOP:
-            what = f"orders {c.troop} units"
-        elif c.kind == LEADERSHIP:
-            where = f" ({c.leader_section} section)" if c.leader_section else ""
-            what = f"orders a leader and up to {c.chain} units in a chain{where}"
-        else:
-            what = "a tactic card (docs/cards.md)"
-        helmet = "; attached leaders may detach" if c.helmet else ""
-        return f"{c.code}: {c.name}, {c.kind} card, {c.count} in the deck: {what}{helmet}."
+        helmet = " Helmet card: attached leaders may detach." if c.helmet else ""
+        return (
+            f"{c.code}: {c.name}, {c.kind} card, {c.count} in the deck. {CARD_TEXT[code]}{helmet}"
+        )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cca.cards import CARDS
+from engine.cca.rules_text import special_text
 from engine.cca.state import SIDES, State
 
 __all__ = ["legal_hints", "orders_template", "player_view", "public_view"]
@@ -25,6 +26,7 @@ def public_view(state: State) -> dict[str, Any]:
     return {
         "system": "cca",
         "game_id": state.game_id,
+        "tables_sha256": state.tables_sha256,
         "name": state.name,
         "year": state.year,
         "board": {"wide": state.board.wide, "deep": state.board.deep,
@@ -58,7 +60,8 @@ def public_view(state: State) -> dict[str, Any]:
         "last_card": None if state.last_card is None else dict(state.last_card),
         "question": None if q is None else {"side": q.side},
         "options": dict(state.options),
-        "specials": [{"rule": sp.rule, **{k: v for k, v in sp.params.items()}}
+        "specials": [{"rule": sp.rule, **{k: v for k, v in sp.params.items()},
+                      "text": special_text(sp.rule, sp.params)}
                      for sp in state.specials],
     }
 

@@ -204,11 +204,14 @@ def game_start_mail(m: GameStart) -> EmailMessage:
         "mover": mover,
         "dice_commitment": m.dice_commitment,
         "deck_commitment": m.deck_commitment,
+        "tables_sha256": m.tables_sha256,
         "server_fingerprint": m.server_fingerprint,
         "server_allowed_signers": m.server_allowed_signers,
         "hand": card_dicts(m.hand),
         "deadline": deadline_text(m.deadline, env.recipient.tz),
         "orders_template": fit_template(m.orders_template),
+        "standing": m.standing.strip("\n"),
+        "standing_help": list(m.standing_help),
     }
     subject = (
         "game starts, your orders due" if mover else f"game starts, {m.first_side} moves first"
@@ -321,8 +324,14 @@ def game_end_mail(m: GameEnd) -> EmailMessage:
         "deck_commitment": m.deck_commitment,
         "audit_summary": list(m.audit_summary),
         "audit_file": m.audit_file,
+        "score": m.score,
     }
-    return _message(env, f"game over, {m.result}", "game_end", ctx, m.board)
+    if m.winner is None:
+        outcome = "a draw"
+    else:
+        outcome = "you won" if m.winner == env.recipient.side else "you lost"
+    subject = f"game over, {outcome}" + (f" ({m.reason})" if m.reason else "")
+    return _message(env, subject, "game_end", ctx, m.board)
 
 
 def compose(m: MailInput) -> EmailMessage:

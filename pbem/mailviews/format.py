@@ -16,6 +16,7 @@ __all__ = [
     "deadline_text",
     "error_dicts",
     "narrative_dicts",
+    "roll_line",
     "side_label",
 ]
 
@@ -65,12 +66,32 @@ def face_name(face: str) -> str:
     return FACE_NAMES.get(face.upper(), face) if len(face) == 1 else face
 
 
+def roll_line(e: NarrativeEvent) -> str:
+    """One line for a roll: its faces (named) and what it scored, ``R H F: 2 hits, 1 flag``.
+
+    The mail shows this compact line; every die with the rules event it served
+    is in the audit record.
+    """
+    if not e.dice:
+        return ""
+    faces = " ".join(d.face for d in e.dice)
+    names = ", ".join(face_name(d.face) for d in e.dice)
+    line = faces if names == faces.replace(" ", ", ") else f"{faces} ({names})"
+    scored = []
+    if e.hits is not None:
+        scored.append(f"{e.hits} hit{'' if e.hits == 1 else 's'}")
+    if e.flags:
+        scored.append(f"{e.flags} flag{'' if e.flags == 1 else 's'}")
+    return f"{line}: {', '.join(scored)}" if scored else line
+
+
 def narrative_dicts(events: Iterable[NarrativeEvent]) -> list[dict[str, Any]]:
     return [
         {
             "kind": e.kind,
             "text": e.text,
             "dice": [{"face": d.face, "name": face_name(d.face), "event": d.event} for d in e.dice],
+            "roll": roll_line(e),
         }
         for e in events
     ]

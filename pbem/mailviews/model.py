@@ -96,6 +96,10 @@ class NarrativeEvent:
     kind: str
     text: str
     dice: tuple[DieRoll, ...] = ()
+    hits: int | None = None
+    """Hits the roll scored, when the system says (event data ``hits``)."""
+    flags: int | None = None
+    """Flags (retreats) the roll scored, when the system says (event data ``flags``)."""
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> NarrativeEvent:
@@ -112,7 +116,20 @@ class NarrativeEvent:
             else DieRoll(str(x), f"die {i} of {len(raw)}")
             for i, x in enumerate(raw, 1)
         )
-        return cls(str(d.get("kind", "event")), str(d["text"]), dice)
+        hits, flags = roll_score(d)
+        return cls(str(d.get("kind", "event")), str(d["text"]), dice, hits, flags)
+
+
+def roll_score(d: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Return the (hits, flags) an engine event dict's ``data`` reports, None where absent."""
+    data = d.get("data")
+    if not isinstance(data, Mapping):
+        return None, None
+    out: list[int | None] = []
+    for key in ("hits", "flags"):
+        value = data.get(key)
+        out.append(value if isinstance(value, int) and not isinstance(value, bool) else None)
+    return out[0], out[1]
 
 
 @dataclass(frozen=True)
@@ -182,6 +199,11 @@ class GameStart:
     hand: tuple[Card, ...]
     deadline: datetime
     orders_template: str
+    standing: str = ""
+    """The recipient's standing orders (``key: value`` lines), shown with how to change them."""
+    standing_help: tuple[str, ...] = ()
+    """What some standing orders mean (the system's rules help, e.g. First Strike)."""
+    tables_sha256: str = ""  # the rules tables file the game is played with (docs/tables.md)
 
 
 @dataclass(frozen=True)
@@ -263,3 +285,7 @@ class GameEnd:
     deck_commitment: str
     audit_summary: tuple[str, ...]
     audit_file: str = "GAME_AUDIT.json"
+    reason: str = ""
+    """How it ended, plainly: "south resigned", "draw agreed", "the battle is won"."""
+    score: str = ""
+    """The final score in one sentence (banners each side holds, and how many win)."""

@@ -14,12 +14,14 @@ from typing import Any
 from engine.core.api import Question
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput
+from pbem.mailviews.format import roll_line
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.mails import Mailer, format_deadline
 from pbem.store import GameStatus
 
 __all__ = [
     "deadline_text",
+    "end_words",
     "send_game_end",
     "send_game_start",
     "send_missed",
@@ -44,6 +46,17 @@ def _whats_next(ctx: GameContext) -> str:
     return f"{p.side} to move"
 
 
+def tables_sha256(ctx: GameContext) -> str:
+    """The SHA-256 of the rules tables the game is played with ("" if the system has none)."""
+    return str(ctx.system.public_view(ctx.state).get("tables_sha256") or "")
+
+
+def tables_line(ctx: GameContext) -> list[str]:
+    """The start mail's line naming the rules tables, if the system has tables."""
+    sha = tables_sha256(ctx)
+    return [f"Rules tables (SHA-256): {sha}"] if sha else []
+
+
 def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> None:
     """Announce the game to each player: seats, keys, commitments, first board, own hand."""
     p = ctx.prompt()
@@ -51,7 +64,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
         mv.Player(s.player.name, s.side, s.side, s.key.fingerprint() if s.key else "")
         for s in ctx.seats.values()
     )
-    principal = f"pbem@{m.domain}"
+    principal = m.config.server_principal
     allowed = m.server_key.allowed_signers_line(principal) if m.server_key else ""
     fingerprint = m.server_key.fingerprint() if m.server_key else ""
 
@@ -60,11 +73,15 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
         tz = seat.player.time_zone
         hand = m.hand(ctx, side)
         template = m.template(ctx, side) if p.side == side else ""
+        standing, standing_help = m.standing(ctx, side)
 
         def view(
+            *,
             env: mv.Envelope = env,
             hand: tuple[mv.Card, ...] = hand,
             template: str = template,
+            standing: str = standing,
+            standing_help: tuple[str, ...] = standing_help,
             side: str = side,
         ) -> MailInput:
             return mv.GameStart(
@@ -79,6 +96,9 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 hand,
                 deadline or m.clock.now(),
                 template,
+                standing,
+                standing_help,
+                tables_sha256=tables_sha256(ctx),
             )
 
         body = [
@@ -95,6 +115,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             "",
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             f"Deck commitment (d_0): {ctx.game.deck_commitment}",
+            *tables_line(ctx),
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
@@ -102,6 +123,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             "Your hand:",
             *m._hand_text(hand),
             "",
+            *(["Your standing orders:", standing, *standing_help, ""] if standing else []),
             deadline_text(deadline, tz),
         ]
         if template:
@@ -209,8 +231,12 @@ def send_question(
         question.text, tuple(question.answers), question.default, deadline or m.clock.now()
     )
 
+    template = m.template(ctx, side)  # names the question and the state it answers
+
     def view() -> MailInput:
-        return mv.QuestionMail(env, q, tuple(events), m.board(ctx, side, board_events), hand)
+        return mv.QuestionMail(
+            env, q, tuple(events), m.board(ctx, side, board_events), hand, template
+        )
 
     body = [
         f"Game {ctx.id}: the turn waits for your decision.",
@@ -225,7 +251,7 @@ def send_question(
         "",
         "Your answer (sign with namespace pbem-orders, reply):",
         "",
-        m.template(ctx, side),
+        template,
     ]
     subject = f"[{ctx.id}] Turn {p.turn}: question for {side}"
     m.queue_view(
@@ -246,17 +272,19 @@ def send_game_end(
     dice_seed: str,
     deck_seed: str,
     summary: Sequence[str],
+    reason: str = "",
     board_events: Sequence[Mapping[str, Any]] = (),
 ) -> None:
-    """Close the game for every player: result, the seeds revealed, how to audit."""
+    """Close the game for every player: who won and how, the score, the seeds, how to audit."""
     winner = None if result in ("draw", "") else result
+    headline, score = end_words(ctx, winner, reason)
     for side in ctx.seats:
         env = m.envelope(ctx, side, "end", ctx.game.state_version, turn=ctx.prompt().turn)
 
         def view(env: mv.Envelope = env, side: str = side) -> MailInput:
             return mv.GameEnd(
                 env,
-                result,
+                headline,
                 winner,
                 tuple(events),
                 m.board(ctx, side, board_events),
@@ -265,11 +293,14 @@ def send_game_end(
                 ctx.game.dice_commitment,
                 ctx.game.deck_commitment,
                 tuple(summary),
+                reason=reason,
+                score=score,
             )
 
         outcome = "a draw" if winner is None else f"won by {winner}"
         body = [
-            f"Game {ctx.id} is over: {outcome}.",
+            f"Game {ctx.id} is over: {headline}.",
+            score,
             "",
             "Last events:",
             *_lines(events),
@@ -286,6 +317,42 @@ def send_game_end(
         ]
         subject = f"[{ctx.id}] Game over: {outcome}"
         m.queue_text(ctx, env, view, subject, body, kind="end")
+
+
+def end_words(ctx: GameContext, winner: str | None, reason: str) -> tuple[str, str]:
+    """Say plainly how a game ended and the final score, from the public view.
+
+    ``("Syracusan (south) resigned; Carthaginian (north) wins",
+    "Final score: Carthaginian (north) 3 banners, Syracusan (south) 1 banner (5 win).")``
+    """
+    sides = ctx.system.public_view(ctx.state).get("sides", {}) or {}
+
+    def label(side: str) -> str:
+        info = sides.get(side, {}) if isinstance(sides, dict) else {}
+        army = str(info.get("army", "")) if isinstance(info, dict) else ""
+        return f"{army} ({side})" if army and army != side else side
+
+    words = reason.split(" ", 1)
+    loser = words[0] if words and words[0] in ctx.seats else ""
+    if winner is None:
+        headline = f"a draw ({reason})" if reason else "a draw"
+    elif loser and loser != winner:
+        headline = f"{label(loser)} {words[1]}; {label(winner)} wins"
+    else:
+        headline = f"{label(winner)} wins" + (f" ({reason})" if reason else "")
+    parts, needed = [], set()
+    for side in ctx.seats:
+        info = sides.get(side) if isinstance(sides, dict) else None
+        if isinstance(info, dict) and isinstance(info.get("banners"), int):
+            n = info["banners"]
+            parts.append(f"{label(side)} {n} banner{'' if n == 1 else 's'}")
+            if isinstance(info.get("banners_needed"), int):
+                needed.add(info["banners_needed"])
+    score = ""
+    if parts:
+        win = f" ({needed.pop()} win)" if len(needed) == 1 else ""
+        score = f"Final score: {', '.join(parts)}{win}."
+    return headline, score
 
 
 def send_rejection(
@@ -431,6 +498,6 @@ def _lines(events: Sequence[mv.NarrativeEvent]) -> list[str]:
     out = []
     for e in events:
         out.append(f"- {e.text}")
-        for d in e.dice:
-            out.append(f"    die {d.face}  ({d.event})")
+        if e.dice:
+            out.append(f"    dice {roll_line(e)}")
     return out or ["- (nothing)"]

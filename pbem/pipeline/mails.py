@@ -41,7 +41,9 @@ from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput, compose
 from pbem.outbox import make_message_id, message_bytes, queue_message, queue_raw
 from pbem.pipeline.games import GameContext
+from pbem.pipeline.ruleshelp import help_text, rules_helper
 from pbem.server_key import ServerKey
+from pbem.statements import bind_answer
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +87,8 @@ def narrative(events: Sequence[Event | Mapping[str, Any]]) -> tuple[mv.Narrative
             else mv.DieRoll(str(f), f"{d.get('text', '')}, die {i} of {len(faces)}")
             for i, f in enumerate(faces, 1)
         )
-        out.append(mv.NarrativeEvent(str(d.get("kind", "event")), str(d.get("text", "")), dice))
+        kind, text = str(d.get("kind", "event")), str(d.get("text", ""))
+        out.append(mv.NarrativeEvent(kind, text, dice, *mv.roll_score(d)))
     return tuple(out)
 
 
@@ -388,26 +391,49 @@ class Mailer:
     def hand(self, ctx: GameContext, side: str) -> tuple[mv.Card, ...]:
         """Return ``side``'s own hand (never the other side's)."""
         view = ctx.system.player_view(ctx.state, side)
+        helper = rules_helper(ctx)
         out = []
         for c in view.get("hand", []) or []:
             if isinstance(c, Mapping):
-                out.append(
-                    mv.Card(str(c.get("code", "")), str(c.get("name", "")), str(c.get("text", "")))
-                )
+                code = str(c.get("code", ""))
+                text = str(c.get("text", "")) or _card_words(help_text(helper, code), code)
+                out.append(mv.Card(code, str(c.get("name", "")), text))
             else:
-                out.append(mv.Card(str(c), str(c), ""))
+                out.append(mv.Card(str(c), str(c), _card_words(help_text(helper, str(c)), str(c))))
         return tuple(out)
+
+    def standing(self, ctx: GameContext, side: str) -> tuple[str, tuple[str, ...]]:
+        """Return ``side``'s standing orders and the rules help on those that have some."""
+        text = str(ctx.system.player_view(ctx.state, side).get("standing", "") or "")
+        helper = rules_helper(ctx)
+        topics = set(helper.topics()) if helper is not None else set()
+        keys = [line.split(":", 1)[0].strip() for line in text.splitlines() if ":" in line]
+        return text, tuple(help_text(helper, k) for k in keys if k in topics)
 
     def _hand_text(self, hand: Sequence[mv.Card]) -> list[str]:
         return [f"  {c.code:<4} {c.name}" for c in hand] or ["  (no cards)"]
 
     def template(self, ctx: GameContext, side: str) -> str:
-        """Return the orders template for ``side`` (header lines at least)."""
+        """Return the orders template for ``side``, with the statement header it needs.
+
+        Orders name game, turn and side; an answer also names the question
+        and the state version it answers (docs/signing.md, "What you sign"),
+        so the player only fills in and signs.
+        """
+        p = ctx.prompt()
         try:
-            return ctx.system.orders_template(ctx.state, side)
+            text = ctx.system.orders_template(ctx.state, side)
         except NotImplementedError:
-            p = ctx.prompt()
-            return f"game {ctx.id}\nturn {p.turn}\nside {side}\n"
+            text = f"game {ctx.id}\nturn {p.turn}\nside {side}\n"
+        if p.kind != "question" or p.question is None or p.question.side != side:
+            return text
+        return bind_answer(text, p.question.id, ctx.game.state_version)
+
+
+def _card_words(text: str, code: str) -> str:
+    """The rules help of a card less its ``CODE: Name, kind card, n in the deck.`` opening."""
+    head, sep, rest = text.partition(" in the deck. ")
+    return rest if sep and head.startswith(f"{code}:") else text
 
 
 def _digest(events: Sequence[Mapping[str, Any]]) -> str:

@@ -491,6 +491,7 @@ def finish_game(
         dice_seed=secret.dice_seed.hex(),
         deck_seed=secret.deck_seed.hex(),
         summary=summary,
+        reason=reason,
         board_events=raw,
     )
 
