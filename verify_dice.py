@@ -306,7 +306,7 @@ class Discrepancy(Exception):
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables"}
+_TOP_OPTIONAL = {"tables_sha256"}
 
 
 def _fields(
@@ -349,8 +349,8 @@ def _header(record: Any) -> tuple[str, dict[str, Any]]:
     if type(version) is not int or version != VERSION:
         raise Discrepancy(f"record: version {version!r}, this verifier reads {VERSION}")
     _fields(record, "record", _TOP, _TOP_OPTIONAL)
-    if "tables" in record:
-        _hex32(record, "tables", "record")
+    if "tables_sha256" in record:
+        _hex32(record, "tables_sha256", "record")
     game_id = _get(record, "game_id", str, "record")
     system = _get(record, "system", str, "record")
     version = _get(record, "system_version", str, "record")

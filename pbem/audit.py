@@ -74,7 +74,7 @@ END_NAMESPACE = "pbem-audit"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables"}
+_TOP_OPTIONAL = {"tables_sha256"}
 
 
 class AuditFormatError(ValueError):
@@ -234,6 +234,7 @@ def build_record(
     epochs: Sequence[AuditEpoch],
     server_key: ServerKey,
     deck_keys: Sequence[bytes] | None = None,
+    tables_sha256: str | None = None,
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -290,7 +291,7 @@ def build_record(
     if deck_keys is not None:
         deck["keys"] = [k.hex() for k in deck_keys]
     statement = end_statement(game_id, len(out_epochs), final, len(shuffles), revealed)
-    return {
+    record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
         "version": AUDIT_VERSION,
         "game_id": game_id,
@@ -310,6 +311,9 @@ def build_record(
             "signature": server_key.sign(statement.encode("utf-8"), END_NAMESPACE),
         },
     }
+    if tables_sha256:
+        record["tables_sha256"] = tables_sha256
+    return record
 
 
 # --- Reading (strict: exact fields, exact JSON types) ------------------------------
@@ -361,8 +365,8 @@ def _parse_header(data: object) -> tuple[dict[str, Any], str, SystemTables]:
     if type(version) is not int or version != AUDIT_VERSION:
         raise AuditFormatError(f"record: version {version!r}, this pbem reads {AUDIT_VERSION}")
     rec = _fields(data, "record", _TOP, _TOP_OPTIONAL)
-    if "tables" in rec:
-        _hex32(_field(rec, "tables", str, "record"), "record: 'tables'")
+    if "tables_sha256" in rec:
+        _hex32(_field(rec, "tables_sha256", str, "record"), "record: 'tables_sha256'")
     _field(rec, "game_id", str, "record")
     system = _field(rec, "system", str, "record")
     version = _field(rec, "system_version", str, "record")

@@ -56,6 +56,7 @@ from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import resolve_system
 from pbem.scenarios import find_scenario, scenario_entry
 from pbem.server_key import ServerKey
+from pbem.statements import bind_answer, fresh_nonce
 from pbem.store import Game, GameStatus, Store, migrate
 
 log = logging.getLogger(__name__)
@@ -229,6 +230,7 @@ async def _play(
             ctx = load_game(session, game_id)
             assert ctx is not None
             status, epoch = ctx.game.status, ctx.game.epoch
+            version = ctx.game.state_version
             prompt = ctx.prompt()
             state = ctx.state
             system = ctx.system
@@ -238,7 +240,7 @@ async def _play(
         if not refused and turn_match and int(turn_match.group(1)) != prompt.turn:
             continue  # an old mail: the game has moved on
         if resign_at is not None and epoch >= resign_at and prompt.kind == "orders":
-            resign = f"game {game_id}\ncommand resign\n"
+            resign = f"game {game_id}\nnonce: {fresh_nonce()}\ncommand resign\n"
             await _send(
                 player,
                 game_id=game_id,
@@ -255,6 +257,8 @@ async def _play(
             done.set()
             return
         orders = policy(system, state, player.side, attempt)
+        if prompt.question is not None:  # an answer names its question and state
+            orders = bind_answer(orders, prompt.question.id, version)
         await _send(
             player,
             game_id=game_id,

@@ -46,6 +46,17 @@ def _whats_next(ctx: GameContext) -> str:
     return f"{p.side} to move"
 
 
+def tables_sha256(ctx: GameContext) -> str:
+    """The SHA-256 of the rules tables the game is played with ("" if the system has none)."""
+    return str(ctx.system.public_view(ctx.state).get("tables_sha256") or "")
+
+
+def tables_line(ctx: GameContext) -> list[str]:
+    """The start mail's line naming the rules tables, if the system has tables."""
+    sha = tables_sha256(ctx)
+    return [f"Rules tables (SHA-256): {sha}"] if sha else []
+
+
 def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> None:
     """Announce the game to each player: seats, keys, commitments, first board, own hand."""
     p = ctx.prompt()
@@ -53,7 +64,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
         mv.Player(s.player.name, s.side, s.side, s.key.fingerprint() if s.key else "")
         for s in ctx.seats.values()
     )
-    principal = f"pbem@{m.domain}"
+    principal = m.config.server_principal
     allowed = m.server_key.allowed_signers_line(principal) if m.server_key else ""
     fingerprint = m.server_key.fingerprint() if m.server_key else ""
 
@@ -87,6 +98,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 template,
                 standing,
                 standing_help,
+                tables_sha256=tables_sha256(ctx),
             )
 
         body = [
@@ -103,6 +115,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             "",
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             f"Deck commitment (d_0): {ctx.game.deck_commitment}",
+            *tables_line(ctx),
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
@@ -223,8 +236,12 @@ def send_question(
         question.text, tuple(question.answers), question.default, deadline or m.clock.now()
     )
 
+    template = m.template(ctx, side)  # names the question and the state it answers
+
     def view() -> MailInput:
-        return mv.QuestionMail(env, q, tuple(events), m.board(ctx, side, board_events), hand)
+        return mv.QuestionMail(
+            env, q, tuple(events), m.board(ctx, side, board_events), hand, template
+        )
 
     body = [
         f"Game {ctx.id}: the turn waits for your decision.",
@@ -239,7 +256,7 @@ def send_question(
         "",
         "Your answer (sign with namespace pbem-orders, reply):",
         "",
-        m.template(ctx, side),
+        template,
     ]
     subject = f"[{ctx.id}] Turn {p.turn}: question for {side}"
     m.queue_view(

@@ -109,4 +109,5 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
         epochs=epochs,
         server_key=server_key,
         deck_keys=deck_keys,
+        tables_sha256=ctx.system.public_view(ctx.state).get("tables_sha256") or None,
     )

@@ -35,6 +35,7 @@ from pbem.store.models import (
     RateLimit,
     Seat,
     SeatJoin,
+    SignedStatement,
     Snapshot,
     metadata,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "RateLimit",
     "Seat",
     "SeatJoin",
+    "SignedStatement",
     "Snapshot",
     "Store",
     "head_revision",
