@@ -1,8 +1,8 @@
 """Seat joins (one single-use invite token per seat, each player's signed nonce) and
 the per-game dice protocol (v2 mixes the nonces into every roll and shuffle).
 
-Revision ID: r0003_seat_joins
-Revises: r0002_inbox_budget
+Revision ID: r0004_seat_joins
+Revises: r0003_signed_statements
 Create Date: 2026-11-26
 
 Games that exist before this revision keep ``dice_protocol`` 1 (their dice
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "r0003_seat_joins"
-down_revision: str | None = "r0002_inbox_budget"
+revision: str = "r0004_seat_joins"
+down_revision: str | None = "r0003_signed_statements"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
