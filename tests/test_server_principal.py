@@ -23,6 +23,7 @@ from pbem.clock import FakeClock
 from pbem.config import config_from_dict
 from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import register_system
 from pbem.server_key import ServerKey
@@ -54,9 +55,10 @@ def test_game_mail_and_server_key_command_publish_the_same_principal(
     register_system(SYSTEM)
     store = Store(db_url)
     try:
+        keys = {"north": sshsig.generate_private_key(), "south": sshsig.generate_private_key()}
         seats = [
-            NewSeat("north", "Ann", NORTH, sshsig.public_key_of(sshsig.generate_private_key())),
-            NewSeat("south", "Bob", SOUTH, sshsig.public_key_of(sshsig.generate_private_key())),
+            NewSeat("north", "Ann", NORTH, sshsig.public_key_of(keys["north"])),
+            NewSeat("south", "Bob", SOUTH, sshsig.public_key_of(keys["south"])),
         ]
         create_and_start(
             store,
@@ -69,6 +71,7 @@ def test_game_mail_and_server_key_command_publish_the_same_principal(
             seats=seats,
             settings=GameSettings(),
             server_key=key,
+            joins=sign_joins("race-9", keys),  # both joined: the start mails go out
         )
         with store.transaction() as s:
             rows = list(s.exec(select(OutboxMessage)).all())
