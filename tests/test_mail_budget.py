@@ -227,3 +227,20 @@ def test_each_attempt_is_counted_before_the_processor_runs(kit: Kit) -> None:
     i = kit.deliver(mail(NORTH, "command help\n"))
     InboxWorker(kit.store, Peek(), kit.clock).process_pending()
     assert seen == [1] and kit.inbox(i).status != InboxStatus.PENDING
+
+
+def test_a_mail_that_crashes_the_reader_is_set_aside(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(*_args: object) -> object:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    i = kit.deliver(mail(NORTH, "command help\n"))
+    j = kit.deliver(mail(NORTH, "command help\n# again\n"))
+    monkeypatch.setattr("pbem.pipeline.inbound.parse_message", explode)  # the MIME parser
+    kit.processor.process(i)
+    monkeypatch.undo()
+    monkeypatch.setattr(Processor, "_text", explode)  # the orders-text reader
+    kit.processor.process(j)
+    assert kit.inbox(i).status == InboxStatus.SET_ASIDE and "malformed" in kit.inbox(i).outcome
+    assert kit.inbox(j).status == InboxStatus.SET_ASIDE and "RecursionError" in kit.inbox(j).outcome

@@ -159,7 +159,13 @@ class InboxWorker:
             if self._stopping.is_set():
                 break
             if self.before_row is not None:
-                self.before_row(inbox_id)
+                try:
+                    self.before_row(inbox_id)
+                except OperationalError:
+                    log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+                    break
+                except Exception:  # the mail is not to blame: process it; the sweep retries
+                    log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
             try:
                 if not self._begin(inbox_id):
                     handled += 1

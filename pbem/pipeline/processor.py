@@ -191,7 +191,13 @@ class Processor:
         except ParseTimeout as exc:
             return self._set_aside(env, row, counted.sender, "too-slow", f"{exc}; it is set aside")
         except Unreadable as exc:
+            if exc.code == "malformed":  # the MIME parser itself raised: a poisoned mail
+                return replace(self._unreadable(env, row, exc), status=InboxStatus.SET_ASIDE)
             return self._unreadable(env, row, exc)
+        except Exception as exc:  # the text reader crashed on it: set it aside, move on
+            log.exception("inbox #%s: reading the message failed", row.id)
+            why = f"reading the message failed ({type(exc).__name__}); it is set aside"
+            return self._set_aside(env, row, counted.sender, "unreadable", why)
         if mail.sender in (self.config.mail.address.lower(), self.config.mail_domain):
             return Outcome.refused("mail from the referee's own address: ignored")
         player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()

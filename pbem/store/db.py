@@ -18,6 +18,7 @@ database is up to date.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,7 +56,8 @@ def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) ->
     files = sqlite_files(url)
     if files and files[0].parent.is_dir():
         # SQLite would create a missing file with the umask's mode: make it private first.
-        private_file(files[0])
+        with contextlib.suppress(OSError):  # not writable: SQLite says so on connect
+            private_file(files[0])
     engine = create_engine(
         url,
         echo=echo,
