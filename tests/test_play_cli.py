@@ -125,6 +125,9 @@ def test_the_screen_is_passed_and_only_the_side_to_acts_hand_shown(
 
 def test_the_terminal_prompt_edits_lines_and_keeps_history() -> None:
     """prompt-toolkit at the prompt: Backspace edits the line, Up recalls the last one."""
+    pytest.importorskip(
+        "prompt_toolkit", reason="a venv made before the dependency: ./scripts/setup"
+    )
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
