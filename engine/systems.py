@@ -30,6 +30,7 @@ __all__ = [
     "SYSTEMS",
     "SystemEntry",
     "get_system",
+    "is_known",
     "list_systems",
     "register_system",
     "system_names",
@@ -88,6 +89,11 @@ def list_systems() -> list[SystemEntry]:
     for name, system in _RUNTIME.items():
         entries[name] = SystemEntry(name, type(system).__module__, "runtime")
     return [entries[n] for n in sorted(entries)]
+
+
+def is_known(name: str) -> bool:
+    """Whether a system called ``name`` is known (installed packages scanned only if needed)."""
+    return name in _RUNTIME or name in BUILT_IN or name in _installed()
 
 
 def system_names() -> tuple[str, ...]:

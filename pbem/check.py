@@ -41,7 +41,8 @@ from pbem.orders_text import (
 from pbem.pipeline.headers import header_problem
 from pbem.pipeline.inbound import COMMAND_LINE, header_lines
 from pbem.render.templating import chop, wrap
-from pbem.sshsig import SshPublicKey, SshSigError
+from pbem.sshsig import SshPublicKey, SshSigError, SshSignature
+from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, StatementError, parse_statement
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ class OrdersFile:
     text: str
     signature: str | None = None  # the armored block (inline or FILE.sig)
     raw: bytes | None = None  # the file's exact bytes when signed as FILE.sig
+    namespace: str = ORDERS_NAMESPACE  # pbem-orders (orders to mail) or pbem-check (a draft)
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,21 @@ def read_orders(path: Path) -> OrdersFile:
     text = data.decode("utf-8-sig")
     if SIGNATURE_BEGIN in text:
         found = extract_from_body(text)
-        return OrdersFile(path, found.text, found.signature)
+        return OrdersFile(path, found.text, found.signature, None, _namespace(found.signature))
     sig = path.with_name(path.name + ".sig")
     if sig.is_file():
-        return OrdersFile(path, canonicalize(text), sig.read_text(encoding="ascii"), data)
+        block = sig.read_text(encoding="ascii")
+        return OrdersFile(path, canonicalize(text), block, data, _namespace(block))
     return OrdersFile(path, canonicalize(text))
+
+
+def _namespace(block: str) -> str:
+    """The namespace a signature block names: a check draft's, else the orders'."""
+    try:
+        found = SshSignature.from_armor(block).namespace
+    except SshSigError:
+        return ORDERS_NAMESPACE
+    return CHECK_NAMESPACE if found == CHECK_NAMESPACE else ORDERS_NAMESPACE
 
 
 def _signature_note(orders: OrdersFile, key: SshPublicKey | None) -> tuple[str, OrderError | None]:
@@ -114,10 +126,10 @@ def _signature_note(orders: OrdersFile, key: SshPublicKey | None) -> tuple[str, 
         orders.raw,
     )
     try:
-        verify_orders(found, key)
+        verify_orders(found, key, namespace=orders.namespace)
     except SshSigError as exc:
         return "", OrderError(exc.code, str(exc))
-    return "signature good (your current key, namespace pbem-orders)", None
+    return f"signature good (your current key, namespace {orders.namespace})", None
 
 
 def check_orders(
@@ -134,11 +146,16 @@ def check_orders(
     ``key`` is the player's current key (from the store), to check a signature.
     """
     prompt = system.prompt(state)
-    text = COMMAND_LINE.sub("", orders.text)
+    problems: list[OrderError] = []
+    try:  # the referee's own header lines (command, nonce, ...) are blanked, as in play
+        text = parse_statement(orders.text, orders.namespace).body
+    except StatementError as exc:
+        text = COMMAND_LINE.sub("", orders.text)
+        problems.append(OrderError(exc.code, str(exc), exc.line, exc.quote, exc.legal))
     said = header_lines(text).get("side", "").lower()
     me = side or (said if said in system.sides else None) or prompt.side or system.sides[-1]
     note, bad_sig = _signature_note(orders, key)
-    problems: list[OrderError] = [bad_sig] if bad_sig else []
+    problems += [bad_sig] if bad_sig else []
     bad = header_problem(game_id, prompt, me, text)
     problems += [bad] if bad is not None else []
     if problems:

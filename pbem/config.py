@@ -240,6 +240,15 @@ class Config:
         return f"sqlite:///{(self.data_dir / 'pbem.sqlite3').resolve()}"
 
     @property
+    def server_principal(self) -> str:
+        """The one principal the server key is published under: the configured mail address.
+
+        Game mails, ``pbem server-key`` and docs/signing.md all use it, so the
+        ``allowed_signers`` line a player saves matches ``-I`` in the docs.
+        """
+        return self.mail.address
+
+    @property
     def mail_domain(self) -> str:
         """Return the game domain (used in Message-IDs and to accept recipients)."""
         return self.mail.domain or self.mail.address.rpartition("@")[2].lower()

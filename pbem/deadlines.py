@@ -77,6 +77,7 @@ __all__ = [
     "cancel_deadlines",
     "current_deadline",
     "extend_for_absences",
+    "merge_intervals",
     "prompt_deadline",
     "set_prompt_deadlines",
     "sweep",
@@ -117,6 +118,19 @@ def _announce_after_commit(session: Session, due: datetime) -> None:
     event.listen(session, "after_rollback", after_rollback, once=True)
 
 
+def merge_intervals(
+    spans: Sequence[tuple[datetime, datetime]],
+) -> list[tuple[datetime, datetime]]:
+    """Return the union of ``spans`` as sorted, disjoint ``(start, end)`` pairs."""
+    out: list[tuple[datetime, datetime]] = []
+    for a, b in sorted(s for s in spans if s[1] > s[0]):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def extend_for_absences(
     absences: Sequence[tuple[datetime, datetime]], start: datetime, period: timedelta
 ) -> datetime:
@@ -127,6 +141,7 @@ def extend_for_absences(
     announced, and an absence beginning inside an extension counts too. Each
     absence counts once.
     """
+    absences = merge_intervals(absences)  # overlapping absences count once
     end = start + period
     counted: set[int] = set()
     changed = True

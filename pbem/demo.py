@@ -52,6 +52,7 @@ from pbem.pipeline.games import NewSeat, load_game
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import resolve_system
 from pbem.scenarios import find_scenario, scenario_entry
+from pbem.statements import bind_answer
 from pbem.store import Game, GameStatus, Store, migrate
 
 log = logging.getLogger(__name__)
@@ -208,6 +209,7 @@ async def _play(
             ctx = load_game(session, game_id)
             assert ctx is not None
             status, epoch = ctx.game.status, ctx.game.epoch
+            version = ctx.game.state_version
             prompt = ctx.prompt()
             state = ctx.state
             system = ctx.system
@@ -222,7 +224,10 @@ async def _play(
             log.error("demo: %s could not find orders the referee accepts", player.side)
             done.set()
             return
-        orders = canonicalize(policy(system, state, player.side, attempt))
+        orders = policy(system, state, player.side, attempt)
+        if prompt.question is not None:  # an answer names its question and state
+            orders = bind_answer(orders, prompt.question.id, version)
+        orders = canonicalize(orders)
         signature = sshsig.sign(orders.encode("utf-8"), player.key)
         reply = EmailMessage()
         reply["From"] = f"{player.name} <{player.address}>"

@@ -164,7 +164,9 @@ class SignedOrders:
     attachment. ``alternates`` are other readings of the same body that the
     signature may cover: the body as sent when it was ``format=flowed``
     (a line of the signed file ending in a space reads as a soft break), and
-    the orders lines as sent, trailing white space kept.
+    the orders lines as sent, trailing white space kept. ``trailing`` holds
+    the unquoted, non-blank lines after the block (a sign-off, a footer):
+    never read as orders, and quoted back to the player as ignored.
     """
 
     text: str
@@ -174,6 +176,7 @@ class SignedOrders:
     signature_line: int = 0
     filename: str = ""
     alternates: tuple[bytes, ...] = ()
+    trailing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,8 @@ class VerifiedOrders:
     detection and the dice stream); ``form`` says whether they are the
     canonical text or the raw attachment; ``unsigned_lines`` counts the
     non-blank lines above the inline orders that the signature did not
-    cover and that were therefore ignored.
+    cover and that were therefore ignored; ``namespace`` is the one the
+    signature was checked against.
     """
 
     text: str
@@ -194,6 +198,12 @@ class VerifiedOrders:
     signed_bytes: bytes
     form: Literal["canonical", "raw"]
     unsigned_lines: int = 0
+    namespace: str = sshsig.DEFAULT_NAMESPACE
+
+    def ignored(self, found: SignedOrders) -> tuple[str, ...]:
+        """The unsigned lines of ``found`` (above the signed text, then after the block)."""
+        above = [line for line in canonicalize(found.text).split("\n") if line.strip()]
+        return (*above[: self.unsigned_lines], *found.trailing)
 
 
 def parse_message(raw: bytes) -> EmailMessage:
@@ -315,6 +325,13 @@ def extract_from_body(body: str) -> SignedOrders:
     if not text:
         raise NoOrdersError("the signature block has no orders text above it")
     block = "\n".join(line.strip() for line in lines[begin : end + 1]) + "\n"
+    after = lines[end + 1 :]
+    skip_after = {i - end - 1 for i in _attribution_lines(lines) | server if i > end}
+    trailing = tuple(
+        line.strip()
+        for i, line in enumerate(after)
+        if line.strip() and not _is_quoted(line) and i not in skip_after
+    )
     # The lines as sent, trailing spaces kept (blank lines at either end dropped).
     while kept and not kept[0].strip():
         kept.pop(0)
@@ -322,7 +339,9 @@ def extract_from_body(body: str) -> SignedOrders:
         kept.pop()
     as_sent = "\n".join(kept) + "\n"
     alternates = (as_sent.encode("utf-8", "surrogatepass"),) if as_sent != text else ()
-    return SignedOrders(text, block, "inline", None, begin + 1, alternates=alternates)
+    return SignedOrders(
+        text, block, "inline", None, begin + 1, alternates=alternates, trailing=trailing
+    )
 
 
 def _signature_block(text: str, name: str = SIGNATURE_ATTACHMENT) -> str:
@@ -556,6 +575,6 @@ def verify_orders(
             except sshsig.BadSignatureError as exc:
                 failure = failure or exc
                 continue
-            return VerifiedOrders(text, sig.public_key, sig, data, form, dropped)
+            return VerifiedOrders(text, sig.public_key, sig, data, form, dropped, namespace)
     assert failure is not None
     raise failure

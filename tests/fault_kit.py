@@ -349,6 +349,7 @@ class OrdersMail:
 def orders_mail(store: Store | ReadStore, game: LoadGame) -> OrdersMail | None:
     """Return the signed orders mail for the game's next epoch (None: the game is over)."""
     from engine.cca.autoplay import choice_stream, random_submission
+    from pbem.statements import bind_answer
 
     with store.transaction() as session:
         ctx = load_game(session, game.game_id)
@@ -358,6 +359,9 @@ def orders_mail(store: Store | ReadStore, game: LoadGame) -> OrdersMail | None:
         epoch = ctx.game.epoch
         rng = choice_stream(f"{game.game_id}|{epoch}".encode(), "fault-kit")
         side, text = random_submission(ctx.system, ctx.state, rng)
+        prompt = ctx.prompt()
+        if prompt.question is not None:  # an answer names its question and state
+            text = bind_answer(str(text), prompt.question.id, ctx.game.state_version)
     player = game.players[side]
     canon = canonicalize(str(text))
     signature = sshsig.sign(canon.encode("utf-8"), player.key)

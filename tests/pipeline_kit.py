@@ -5,7 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -23,7 +23,7 @@ from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import register_system
 from pbem.sshsig import SshPublicKey
-from pbem.store import Game, InboxMessage, InboxSource, OutboxMessage, Store
+from pbem.store import Deadline, Game, InboxMessage, InboxSource, OutboxMessage, Store
 
 GAME = "race-1"
 NORTH = "ann@north.test"
@@ -100,14 +100,34 @@ class Kit:
     def new_mail(self, since: int) -> list[OutboxMessage]:
         return [m for m in self.outbox() if (m.id or 0) > since]
 
+    def send(self, raw: bytes) -> tuple[str, str, list[OutboxMessage]]:
+        """Deliver and process ``raw``; return its inbox status, outcome and the mail it caused."""
+        before = self.last_id()
+        i = self.deliver(raw)
+        self.process_all()
+        row = self.inbox(i)
+        assert row.status != "failed", row.outcome
+        return row.status, row.outcome, self.new_mail(before)
+
+    def turn_due(self) -> datetime:
+        """The due time of the pending (unfired) turn deadline."""
+        with self.store.transaction() as s:
+            return s.exec(
+                select(Deadline.due_at)
+                .where(col(Deadline.kind) == "turn")
+                .where(col(Deadline.fired).is_(False))
+            ).one()
+
     def last_id(self) -> int:
         rows = self.outbox()
         return rows[-1].id or 0 if rows else 0
 
 
-def sign_text(text: str, key: Ed25519PrivateKey) -> tuple[str, str]:
+def sign_text(
+    text: str, key: Ed25519PrivateKey, namespace: str = sshsig.DEFAULT_NAMESPACE
+) -> tuple[str, str]:
     canon = canonicalize(text)
-    return canon, sshsig.sign(canon.encode("utf-8"), key)
+    return canon, sshsig.sign(canon.encode("utf-8"), key, namespace=namespace)
 
 
 _COUNTER = [0]
@@ -122,8 +142,9 @@ def mail(
     to: str = f"pbem+{GAME}@game.test",
     msgid: str | None = None,
     html_only: bool = False,
+    namespace: str = sshsig.DEFAULT_NAMESPACE,
 ) -> bytes:
-    """Build a raw mail; with ``key`` the text is signed inline."""
+    """Build a raw mail; with ``key`` the text is signed inline (in ``namespace``)."""
     _COUNTER[0] += 1
     msg = EmailMessage()
     msg["From"] = sender
@@ -133,7 +154,7 @@ def mail(
     msg["Date"] = "Thu, 01 Jan 2026 12:00:00 +0000"
     body = text
     if key is not None:
-        canon, sig = sign_text(text, key)
+        canon, sig = sign_text(text, key, namespace)
         body = canon + sig
     if html_only:
         msg.set_content(f"<html><body><pre>{body}</pre></body></html>", subtype="html")
@@ -185,6 +206,24 @@ def orders(
     return (
         f"game {game}\nturn {turn if turn is not None else st['turn']}\nside {side}\ncard {card}\n"
     )
+
+
+_NONCES = [0]
+
+
+def command(args: str, *, game: str = GAME, nonce: str | None = None) -> str:
+    """A command statement (docs/signing.md): game, a fresh one-time nonce, the command."""
+    _NONCES[0] += 1
+    word = nonce or f"test-nonce-{_NONCES[0]:06d}"
+    return f"game: {game}\nnonce: {word}\ncommand {args}\n"
+
+
+def answer(kit: Kit, side: str, choice: str, *, command_line: bool = False) -> str:
+    """An answer statement to the pending question: game, turn, question id, state version."""
+    st, game = kit.state(), kit.game()
+    head = f"game {GAME}\nturn {st['turn']}\nside {side}\n"
+    bind = f"question: {st['pending']['id']}\nstate: {game.state_version}\n"
+    return head + bind + ("command answer\n" if command_line else "") + f"answer {choice}\n"
 
 
 def body_of(row: OutboxMessage) -> str:

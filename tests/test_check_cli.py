@@ -242,3 +242,16 @@ def test_a_signature_is_checked_against_the_players_key(
     code, out, _ = run(capsys, str(wrong), "--game", GAME, "--db", db_url, "--json")
     assert code == 1
     assert json.loads(out)["problems"][0]["code"] == "wrong-key"
+
+
+def test_a_check_draft_is_checked_in_its_own_namespace(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: Store, db_url: str,
+    game: dict[str, Ed25519PrivateKey],
+) -> None:
+    """docs/check.md: a draft signed -n pbem-check is read as a draft (docs/signing.md)."""
+    text = _legal_orders(store)
+    store.dispose()
+    sig = sshsig.sign(text.encode("utf-8"), game["south"], namespace="pbem-check")
+    draft = _write(tmp_path, text + sig, "draft.txt")
+    code, out, _ = run(capsys, str(draft), "--game", GAME, "--db", db_url)
+    assert code == 0 and "signature good" in out and "pbem-check" in out

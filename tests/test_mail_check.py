@@ -35,6 +35,7 @@ from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure
 from pbem.scenarios import find_scenario
+from pbem.statements import CHECK_NAMESPACE
 from pbem.store import (
     Deadline,
     DiceEpoch,
@@ -171,6 +172,7 @@ def check_mail(text: str, sender: str = SOUTH, key: Ed25519PrivateKey | None = N
         key=key,
         subject=f"[{GAME}] check",
         to=f"pbem+{GAME}@game.test",
+        namespace=CHECK_NAMESPACE,
     )
 
 

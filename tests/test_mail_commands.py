@@ -7,12 +7,11 @@ from datetime import timedelta
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, mail, make_kit
-from sqlmodel import col, select
+from pipeline_kit import GAME, NORTH, SOUTH, Kit, answer, body_of, command, mail, make_kit
 
 from pbem.pipeline.games import load_game
 from pbem.pipeline.timing import configure
-from pbem.store import Deadline, Game, GameStatus, InboxStatus
+from pbem.store import Game, GameStatus, InboxStatus
 
 
 @pytest.fixture
@@ -22,11 +21,7 @@ def kit(store, config, clock) -> Kit:
 
 
 def _one(kit: Kit, raw: bytes) -> tuple[str, str, list]:
-    before = kit.last_id()
-    i = kit.deliver(raw)
-    kit.process_all()
-    row = kit.inbox(i)
-    return row.status, row.outcome, kit.new_mail(before)
+    return kit.send(raw)
 
 
 def test_help_and_status_need_no_signature(kit: Kit) -> None:
@@ -50,7 +45,7 @@ def test_state_changing_commands_must_be_signed_and_name_the_game(kit: Kit) -> N
 
 
 def test_resign_ends_the_game_for_the_opponent(kit: Kit) -> None:
-    status, _, out = _one(kit, mail(NORTH, f"game {GAME}\ncommand resign\n", key=kit.keys["north"]))
+    status, _, out = _one(kit, mail(NORTH, command("resign"), key=kit.keys["north"]))
     assert status == InboxStatus.PROCESSED
     assert kit.game().status == GameStatus.FINISHED
     assert sorted(m.recipient for m in out) == [NORTH, SOUTH]
@@ -58,11 +53,11 @@ def test_resign_ends_the_game_for_the_opponent(kit: Kit) -> None:
 
 
 def test_standing_orders_change_and_bad_lines_are_quoted(kit: Kit) -> None:
-    text = f"game {GAME}\ncommand standing\nblock: always\n"
+    text = command("standing") + "block: always\n"
     status, _, _ = _one(kit, mail(SOUTH, text, key=kit.keys["south"]))
     assert status == InboxStatus.PROCESSED
     assert "block: always" in kit.state()["sides"]["south"]["standing"]
-    bad = f"game {GAME}\ncommand standing\nblock: sometimes\n"
+    bad = command("standing") + "block: sometimes\n"
     status, outcome, out = _one(kit, mail(SOUTH, bad, key=kit.keys["south"]))
     assert status == InboxStatus.REFUSED
     assert "block: sometimes" in body_of(out[0])
@@ -74,41 +69,28 @@ def test_standing_orders_change_and_bad_lines_are_quoted(kit: Kit) -> None:
 def test_answer_command(kit: Kit) -> None:
     kit.set_hand("north", ["9", "2", "3"])
     _one(kit, mail(NORTH, f"game {GAME}\nturn 1\nside north\ncard 9\n", key=kit.keys["north"]))
-    text = f"game {GAME}\nturn 1\ncommand answer\nanswer allow\n"
+    text = answer(kit, "south", "allow", command_line=True)
     status, outcome, _ = _one(kit, mail(SOUTH, text, key=kit.keys["south"]))
     assert status == InboxStatus.PROCESSED, outcome
     assert kit.game().epoch == 2 and kit.state()["pending"] is None
 
 
 def test_draw_propose_then_accept(kit: Kit) -> None:
-    status, _, out = _one(
-        kit, mail(NORTH, f"game {GAME}\ncommand draw propose\n", key=kit.keys["north"])
-    )
+    status, _, out = _one(kit, mail(NORTH, command("draw propose"), key=kit.keys["north"]))
     assert status == InboxStatus.PROCESSED
     assert sorted(m.recipient for m in out) == [NORTH, SOUTH]
-    status, _, _ = _one(
-        kit, mail(NORTH, f"game {GAME}\ncommand draw accept\n", key=kit.keys["north"])
-    )
+    status, _, _ = _one(kit, mail(NORTH, command("draw accept"), key=kit.keys["north"]))
     assert status == InboxStatus.REFUSED  # one cannot accept one's own offer
-    status, _, _ = _one(
-        kit, mail(SOUTH, f"game {GAME}\ncommand draw accept\n", key=kit.keys["south"])
-    )
+    status, _, _ = _one(kit, mail(SOUTH, command("draw accept"), key=kit.keys["south"]))
     assert status == InboxStatus.PROCESSED
     assert kit.game().status == GameStatus.FINISHED
 
 
 def test_absence_pushes_the_pending_deadline_back(kit: Kit, clock) -> None:
-    def due() -> object:
-        with kit.store.transaction() as s:
-            return s.exec(
-                select(Deadline.due_at)
-                .where(col(Deadline.kind) == "turn")
-                .where(col(Deadline.fired).is_(False))
-            ).one()
-
+    due = kit.turn_due
     first = due()
     # Ann (Europe/Paris) is away on 2 January, a whole day in her time zone.
-    text = f"game {GAME}\ncommand absence 2026-01-02 2026-01-02 family\n"
+    text = command("absence 2026-01-02 2026-01-02 family")
     status, outcome, out = _one(kit, mail(NORTH, text, key=kit.keys["north"]))
     assert status == InboxStatus.PROCESSED, outcome
     assert due() - first == timedelta(hours=24)
@@ -116,13 +98,11 @@ def test_absence_pushes_the_pending_deadline_back(kit: Kit, clock) -> None:
 
 
 def test_timezone(kit: Kit) -> None:
-    text = f"game {GAME}\ncommand timezone America/New_York\n"
+    text = command("timezone America/New_York")
     status, _, out = _one(kit, mail(SOUTH, text, key=kit.keys["south"]))
     assert status == InboxStatus.PROCESSED
     assert "America/New_York" in body_of(out[0])
-    status, _, _ = _one(
-        kit, mail(SOUTH, f"game {GAME}\ncommand timezone Mars/Olympus\n", key=kit.keys["south"])
-    )
+    status, _, _ = _one(kit, mail(SOUTH, command("timezone Mars/Olympus"), key=kit.keys["south"]))
     assert status == InboxStatus.REFUSED
 
 

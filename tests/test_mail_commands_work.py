@@ -369,7 +369,7 @@ def test_game_end_mail_audit_commands_work(table: Table) -> None:
     assert "resolved" in (t.send("south", _sign_as_the_mail_says(t, mover, orders)).outcome
                           or "")
     t.new_mail()
-    resign = f"game {GAME}\ncommand resign\n"
+    resign = f"game {GAME}\nnonce: resign-0001\ncommand resign\n"
     row = t.send("north", _sign_as_the_mail_says(t, _as_north(mover), resign))
     assert row.status == InboxStatus.PROCESSED, row.outcome
     ends = [m for m in t.new_mail() if "is over" in m.text]

@@ -66,9 +66,19 @@ def mails_for(side: str, hand: tuple[Card, ...]) -> list[object]:
 
 
 def everything_in(m: object) -> str:
+    """Every header and every readable part (text, the SVG board); not the PNG's base64,
+    whose letters can spell a short card code by chance."""
     msg = compose(m)  # type: ignore[arg-type]
-    parts = [str(p.get_content()) for p in msg.walk() if p.get_content_maintype() == "text"]
-    return msg.as_string() + "\n".join(parts)
+    out: list[str] = []
+    for p in msg.walk():
+        out += [f"{k}: {v}" for k, v in p.items()]
+        if p.get_content_maintype() == "text":
+            out.append(str(p.get_content()))
+        elif p.get_content_type() == "image/svg+xml":
+            out.append(p.get_content().decode("utf-8"))
+        elif p.get_content_maintype() == "application":
+            out.append(p.get_content().decode("ascii", "replace"))
+    return "\n".join(out)
 
 
 @settings(max_examples=25, deadline=None)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pipeline_kit import GAME, NORTH, SOUTH, body_of, mail, make_kit, orders
+from pipeline_kit import GAME, NORTH, SOUTH, answer, body_of, mail, make_kit, orders
 
 from pbem.pipeline.processor import Processor
 from pbem.store import InboxStatus
@@ -199,8 +199,7 @@ def test_question_answer_and_turn_mail_carries_whole_turn(kit):
     kit.process_all()
     assert kit.state()["pending"]["side"] == "south"
     before = kit.last_id()
-    answer = f"game {GAME}\nturn 1\nside south\nanswer block\n"
-    kit.deliver(mail(SOUTH, answer, key=kit.keys["south"]))
+    kit.deliver(mail(SOUTH, answer(kit, "south", "block"), key=kit.keys["south"]))
     kit.process_all()
     assert kit.game().epoch == 2
     new = kit.new_mail(before)

@@ -207,7 +207,7 @@ def _server_key(args: argparse.Namespace) -> int:
             err(str(exc))
             return 1
         path = path if path is not None else config.server_key_path
-        principal = principal if principal is not None else config.mail.address
+        principal = principal if principal is not None else config.server_principal
     try:
         key = ServerKey.load_or_create(path)
         line = key.allowed_signers_line(principal)

@@ -1,6 +1,8 @@
 """``command check``: a dry run of draft orders by mail, answered to that player only.
 
-The player mails draft orders (signed or not) with a ``command check`` line.
+The player mails draft orders with a ``command check`` line, unsigned or
+signed in the namespace ``pbem-check`` (a draft signature never verifies as
+orders: a ``pbem-check`` text is always a check, whatever lines it holds).
 The referee answers privately, to the player's address on record, exactly
 what ``pbem check`` prints (:func:`pbem.check.report_text`): every problem as
 an orders refusal lists it, or the moves, each battle's dice and odds, and
@@ -29,6 +31,7 @@ from sqlmodel import col, func, select
 from pbem.orders_text import canonicalize
 from pbem.pipeline.orders import status_refusal
 from pbem.pipeline.steps import Outcome, Step
+from pbem.statements import CHECK_NAMESPACE
 from pbem.store import InboxMessage
 
 log = logging.getLogger(__name__)
@@ -41,9 +44,9 @@ _SIG_SEPARATOR = re.compile(r"^--$", re.MULTILINE)
 
 
 def _draft(step: Step) -> str:
-    """The orders text of the mail, line numbers kept (signed: the signed text)."""
-    if step.found is not None:
-        return step.found.text
+    """The orders text of the mail, line numbers kept (signed: the signed text only)."""
+    if step.verified is not None:
+        return step.verified.text
     text = canonicalize(step.text) if step.text.strip() else ""
     # A mail signature ("-- " line) and what follows it are not orders; quoted
     # lines of a reply are blanked so the numbers of the other lines stay.
@@ -91,12 +94,13 @@ def handle_check(step: Step) -> Outcome:
         return Outcome.refused(
             f"{prefix} limit of {CHECKS_PER_TURN} reached; one note sent", ctx.id
         )
-    found = step.found
+    found = step.found if step.verified is not None else None
     orders = OrdersFile(
         Path("orders.txt"),
         _draft(step),
         found.signature if found is not None else None,
         found.raw if found is not None else None,
+        CHECK_NAMESPACE,
     )
     state = without_hidden(ctx.system, ctx.state, step.side)
     report = check_orders(

@@ -10,30 +10,37 @@ changes nothing. ``docs/mail-commands.md`` is the player's reference.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
-from dataclasses import replace
-from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlmodel import Session
 
 from engine.core.api import OrdersError
 from pbem.deadlines import push_back
 from pbem.mailviews import model as mv
-from pbem.orders_text import SignedOrders, verify_orders
+from pbem.orders_text import VerifiedOrders
 from pbem.pipeline import mailkinds
+from pbem.pipeline.absences import AbsenceError, parse_absence, plan_absence
 from pbem.pipeline.checkmail import handle_check
 from pbem.pipeline.games import GameContext, add_key, append_events, find_or_add_player
 from pbem.pipeline.inbound import COMMAND_LINE, Inbound, header_lines
 from pbem.pipeline.mails import format_deadline
 from pbem.pipeline.orders import handle_orders, status_refusal
 from pbem.pipeline.rulesmail import handle_cards, handle_rules
+from pbem.pipeline.statement_checks import (
+    command_problem,
+    digest_of,
+    read_statement,
+    remember,
+    replayed,
+)
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import Env, finish_game, save_state, shown_deadline, start_game
-from pbem.sshsig import SshSigError, SshSignature
-from pbem.store import Absence, GameStatus, InboxMessage, Seat
+from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, Statement, fresh_nonce
+from pbem.store import Absence, GameStatus, InboxMessage, InboxStatus, Seat
 
 __all__ = ["COMMANDS", "GAMELESS", "HELP_TEXT", "command_of", "handle_command", "handle_join"]
 
@@ -55,9 +62,14 @@ UNSIGNED_OK = ("help", "status", "rules", "cards")
 GAMELESS = ("help",)
 """Commands answered without a game (sent to the plain address by a player of several games)."""
 
-HELP_TEXT = """Commands (one 'command <name>' line, plus a 'game <id>' line; sign every
-command except help, status, rules and cards with your key, namespace
-pbem-orders):
+HELP_TEXT = """Commands (one 'command <name>' line). Sign every command except help,
+status, rules and cards with your key (namespace pbem-orders); a signed command
+also names the game and carries a one-time nonce (any word of 8 to 64 letters
+or digits you never used in this game):
+
+  game: <game id>
+  nonce: 20260701-093000
+  command resign
 
   command help                   this text
   command status                 resend the board, your hand and the deadline
@@ -65,20 +77,24 @@ pbem-orders):
   command rules [TOPIC]          the battle's special rules, the unit types on the
                                  board, First Strike and the other standing
                                  orders; or one topic (a card, a unit type)
-  command check                  with your draft orders (signed or not): the problems,
-                                 or the moves and each battle's odds; nothing changes
+  command check                  with your draft orders (unsigned, or signed with
+                                 -n pbem-check): the problems, or the moves and each
+                                 battle's odds; nothing changes
   command standing               change standing orders: 'key: value' lines follow
-  command answer                 answer a question: an 'answer <choice>' line follows
+  command answer                 answer a question: the answer template of the
+                                 question mail (it names the question and state)
   command resign                 resign the game (your opponent wins)
   command draw propose           offer a draw (also: draw accept, draw decline)
   command absence FROM TO        away from date FROM to date TO (YYYY-MM-DD, your time
                                  zone, whole days): deadlines in that time are extended
+                                 by days not already covered (at most 60 a game)
   command timezone ZONE          show deadlines in ZONE (e.g. Europe/Paris)
   command join                   join a game: 'token <invite token>' and 'side <side>'
                                  lines follow; signed with the key you will play with
 
+Only the signed text counts: lines outside your signature are ignored.
 Orders need no command line: send the template from your turn mail, filled in
-and signed. Full reference: docs/mail-commands.md.
+and signed. Full reference: docs/mail-commands.md and docs/signing.md.
 """
 
 
@@ -93,28 +109,34 @@ def command_of(text: str, subject: str) -> tuple[str, str] | None:
     return None
 
 
-def _signed(step: Step, name: str) -> Outcome | bytes:
-    """Check signature, game line and replay for a state-changing command."""
+@dataclass(frozen=True)
+class _Signed:
+    """A state-changing command statement that passed every check (not yet remembered)."""
+
+    statement: Statement
+    signer: str
+    digest: str
+
+
+def _signed(step: Step, name: str) -> Outcome | _Signed:
+    """Check signature, statement, game, nonce and replay for a state-changing command."""
     signed = check_signature(step, step.ctx.seats[step.side].key)
     if isinstance(signed, Outcome):
         return signed
-    head = header_lines(signed.decode("utf-8"))
-    if head.get("game", "").lower() != step.ctx.id:
-        return step.refuse(
-            "wrong-game" if "game" in head else "no-game",
-            f"a signed command must name its game: add the line 'game {step.ctx.id}'",
-            legal=(f"game {step.ctx.id}",),
-        )
-    digest = hashlib.sha256(signed).hexdigest()
-    if digest in step.ctx.options.runtime.accepted_commands:
+    st = read_statement(step, signed)
+    if isinstance(st, Outcome):
+        return st
+    assert step.verified is not None  # check_signature refused otherwise
+    signer = step.verified.signer.fingerprint()
+    digest = digest_of(signed)
+    if replayed(step, signer, digest) is not None:
         return step.refuse(
             "duplicate", f"this exact signed '{name}' command was already applied; nothing changed"
         )
-    rt = step.ctx.options.runtime
-    step.ctx.options = replace(
-        step.ctx.options, runtime=replace(rt, accepted_commands=(*rt.accepted_commands, digest))
-    )
-    return signed
+    bad = command_problem(step, st, signer)
+    if bad is not None:
+        return bad
+    return _Signed(st, signer, digest)
 
 
 def _save_options(step: Step) -> None:
@@ -136,20 +158,38 @@ def handle_command(step: Step, name: str, args: str) -> Outcome:
         return handle_cards(step)
     if name == "rules":
         return handle_rules(step, args)
-    if name == "check":
-        return handle_check(step)
+    if name == "check" and (step.verified is None or step.verified.namespace == CHECK_NAMESPACE):
+        done = handle_check(step)
+        if done.status == InboxStatus.PROCESSED:  # over the check limit: no reply at all
+            step.tell_ignored("Your signed draft was checked.")
+        return done
     if name == "answer":
-        step.text = COMMAND_LINE.sub("", step.text)
         return handle_orders(step)
     if name == "join":
         step.notice("join", "Already joined", f"You already play {step.side} in {step.ctx.id}.\n")
         return Outcome.done("join from a seated player: nothing to do", step.ctx.id)
+    if name == "check" and step.verified is not None:
+        return step.refuse(
+            "wrong-namespace",
+            f"a draft for 'command check' is signed with -n {CHECK_NAMESPACE} (a "
+            f"{ORDERS_NAMESPACE} signature would make it a statement that acts); "
+            f"sign it with: ssh-keygen -Y sign -f KEY -n {CHECK_NAMESPACE} draft.txt",
+            legal=(f"-n {CHECK_NAMESPACE}",),
+        )
     signed = _signed(step, name)
     if isinstance(signed, Outcome):
         return signed
-    text = signed.decode("utf-8")
+    outcome = _run(step, name, args, signed.statement)
+    if outcome.status == InboxStatus.PROCESSED:
+        remember(step, signed.statement, signed.signer, signed.digest)
+        step.tell_ignored(f"Your signed command '{name}' was carried out.")
+    return outcome
+
+
+def _run(step: Step, name: str, args: str, st: Statement) -> Outcome:
+    """Carry out a checked state-changing command."""
     if name == "standing":
-        return _standing(step, text)
+        return _standing(step, st.body)
     if name == "timezone":
         return _timezone(step, args)
     if name == "absence":
@@ -240,14 +280,22 @@ def _standing_text(ctx: GameContext, side: str) -> str:
     return str(view.get("standing", ""))
 
 
+_ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{0,29}(?:/[A-Za-z0-9_+-]{1,30}){0,2}")
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
 def _timezone(step: Step, args: str) -> Outcome:
     zone = args.split(maxsplit=1)[0] if args.split() else ""
-    try:
-        ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
+    # Only names of the zone database: "Europe" is a directory of it, not a zone.
+    if not _ZONE.fullmatch(zone) or zone not in _zones():
+        shown = zone if len(zone) <= 40 else zone[:40] + "..."
         return step.refuse(
             "bad-timezone",
-            f"{zone!r} is not a time zone name",
+            f"{shown!r} is not a time zone name",
             legal=("Europe/Paris", "America/New_York", "UTC"),
         )
     player = step.ctx.seats[step.side].player
@@ -263,44 +311,31 @@ def _timezone(step: Step, args: str) -> Outcome:
     return Outcome.done(f"time zone of {player.email} set to {zone}", step.ctx.id)
 
 
-def _parse_when(word: str, tz: ZoneInfo, end: bool) -> datetime:
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", word):
-        day = datetime.strptime(word, "%Y-%m-%d").date()
-        if end:
-            day += timedelta(days=1)
-        return datetime.combine(day, time(0), tzinfo=tz).astimezone(UTC)
-    moment = datetime.fromisoformat(word)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=tz)
-    return moment.astimezone(UTC)
-
-
 def _absence(step: Step, args: str) -> Outcome:
     player = step.ctx.seats[step.side].player
     words = args.split()
     try:
         tz = ZoneInfo(player.time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         tz = ZoneInfo("UTC")
+    now = step.env.clock.now()
+    assert player.id is not None
     try:
-        if len(words) < 2:
-            raise ValueError("give two dates")
-        start, end = _parse_when(words[0], tz, False), _parse_when(words[1], tz, True)
-        if end <= start:
-            raise ValueError("the end is before the start")
-    except ValueError as exc:
+        start, end = parse_absence(words, tz, now)
+        plan = plan_absence(step.env.session, player.id, start, end)
+    except AbsenceError as exc:
         return step.refuse(
             "bad-absence",
-            f"write 'command absence FROM TO' with dates like 2026-07-01 ({exc})",
+            str(exc),
             legal=("command absence 2026-07-01 2026-07-14",),
         )
-    now = step.env.clock.now()
-    if end - start > timedelta(days=60):
+    if not plan.new:
         return step.refuse(
-            "bad-absence",
-            "an absence is at most 60 days; ask the operator to pause the game for longer",
+            "absence-covered",
+            f"{format_deadline(start, player.time_zone)} to "
+            f"{format_deadline(end, player.time_zone)} is already covered by your absences: "
+            "it adds nothing, and no deadline moved",
         )
-    assert player.id is not None
     step.env.session.add(
         Absence(
             player_id=player.id,
@@ -310,7 +345,9 @@ def _absence(step: Step, args: str) -> Outcome:
             created_at=now,
         )
     )
-    moved = push_back(step.env.session, step.ctx.id, step.side, start=start, end=end, now=now)
+    moved = 0
+    for a, b in plan.new:  # only the days no earlier absence covered move a deadline
+        moved += push_back(step.env.session, step.ctx.id, step.side, start=a, end=b, now=now)
     _save_options(step)
     deadline = shown_deadline(step.env, step.ctx)
     note = (
@@ -383,7 +420,9 @@ def _draw(step: Step, args: str) -> Outcome:
                 version=step.inbox_id,
                 subject=f"{step.side} offers a draw",
                 body=f"{step.side} offers a draw. {other} answers with a signed mail:\n\n"
-                f"game {ctx.id}\ncommand draw accept\n\n(or 'command draw decline').\n",
+                f"game: {ctx.id}\n"
+                f"nonce: {fresh_nonce(f'{ctx.id}|{step.inbox_id}|{s}|draw')}\n"
+                "command draw accept\n\n(or 'command draw decline').\n",
             )
         return Outcome.done(f"{step.side} offered a draw", ctx.id)
     return step.refuse(
@@ -396,13 +435,17 @@ def _draw(step: Step, args: str) -> Outcome:
 
 
 def handle_join(
-    env: Env, row: InboxMessage, mail: Inbound, ctx: GameContext, found: SignedOrders | None
+    env: Env, row: InboxMessage, mail: Inbound, ctx: GameContext, verified: VerifiedOrders | None
 ) -> Outcome | None:
-    """Seat the sender with the key that signed the join (None: not a valid join)."""
+    """Seat the sender with the key that signed the join (None: not a valid join).
+
+    Only the signed text is read (``verified``, checked against the key the
+    signature carries): a token on an unsigned line counts for nothing.
+    """
     session: Session = env.session
-    if found is None:
+    if verified is None or verified.namespace != ORDERS_NAMESPACE:
         return None
-    text = found.text
+    text = verified.text
     head = header_lines(text)
     token = ""
     for raw in text.splitlines():
@@ -414,10 +457,9 @@ def handle_join(
         return None
     if head.get("game", "").lower() != ctx.id or ctx.game.status != GameStatus.SETUP:
         return None
-    try:
-        key = verify_orders(found, SshSignature.from_armor(found.signature).public_key).signer
-    except SshSigError:
+    if COMMAND_LINE.search(text) is None:
         return None
+    key = verified.signer
     side = head.get("side", "").lower()
     mine = ctx.sides_of(mail.sender)
     if not side and len(mine) == 1:

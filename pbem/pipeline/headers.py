@@ -10,11 +10,15 @@ functions; :func:`header_problem` runs both in order.
 
 from __future__ import annotations
 
+import re
+
 from engine.core.api import Prompt
 from pbem.mailviews.model import OrderError
 from pbem.pipeline.inbound import header_lines
 
 __all__ = ["game_problem", "header_problem", "line_of", "turn_problem"]
+
+_TURN = re.compile(r"[0-9]{1,6}")  # ASCII digits only: int() of "¹" or 5,000 digits raises
 
 
 def line_of(text: str, word: str) -> int | None:
@@ -68,7 +72,7 @@ def turn_problem(game_id: str, prompt: Prompt, side: str, text: str) -> OrderErr
             f"(turn {prompt.turn}); nothing is pending from you",
         )
     turn = head.get("turn", "")
-    if not turn.isdigit():
+    if not _TURN.fullmatch(turn):
         return OrderError(
             "no-turn",
             f"the orders must name the turn they answer; the game "

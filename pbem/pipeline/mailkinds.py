@@ -53,7 +53,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
         mv.Player(s.player.name, s.side, s.side, s.key.fingerprint() if s.key else "")
         for s in ctx.seats.values()
     )
-    principal = f"pbem@{m.domain}"
+    principal = m.config.server_principal
     allowed = m.server_key.allowed_signers_line(principal) if m.server_key else ""
     fingerprint = m.server_key.fingerprint() if m.server_key else ""
 
@@ -218,8 +218,12 @@ def send_question(
         question.text, tuple(question.answers), question.default, deadline or m.clock.now()
     )
 
+    template = m.template(ctx, side)  # names the question and the state it answers
+
     def view() -> MailInput:
-        return mv.QuestionMail(env, q, tuple(events), m.board(ctx, side, board_events), hand)
+        return mv.QuestionMail(
+            env, q, tuple(events), m.board(ctx, side, board_events), hand, template
+        )
 
     body = [
         f"Game {ctx.id}: the turn waits for your decision.",
@@ -234,7 +238,7 @@ def send_question(
         "",
         "Your answer (sign with namespace pbem-orders, reply):",
         "",
-        m.template(ctx, side),
+        template,
     ]
     subject = f"[{ctx.id}] Turn {p.turn}: question for {side}"
     m.queue_view(

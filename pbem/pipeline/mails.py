@@ -43,6 +43,7 @@ from pbem.outbox import make_message_id, message_bytes, queue_message, queue_raw
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.ruleshelp import help_text, rules_helper
 from pbem.server_key import ServerKey
+from pbem.statements import bind_answer
 
 log = logging.getLogger(__name__)
 
@@ -413,12 +414,20 @@ class Mailer:
         return [f"  {c.code:<4} {c.name}" for c in hand] or ["  (no cards)"]
 
     def template(self, ctx: GameContext, side: str) -> str:
-        """Return the orders template for ``side`` (header lines at least)."""
+        """Return the orders template for ``side``, with the statement header it needs.
+
+        Orders name game, turn and side; an answer also names the question
+        and the state version it answers (docs/signing.md, "What you sign"),
+        so the player only fills in and signs.
+        """
+        p = ctx.prompt()
         try:
-            return ctx.system.orders_template(ctx.state, side)
+            text = ctx.system.orders_template(ctx.state, side)
         except NotImplementedError:
-            p = ctx.prompt()
-            return f"game {ctx.id}\nturn {p.turn}\nside {side}\n"
+            text = f"game {ctx.id}\nturn {p.turn}\nside {side}\n"
+        if p.kind != "question" or p.question is None or p.question.side != side:
+            return text
+        return bind_answer(text, p.question.id, ctx.game.state_version)
 
 
 def _card_words(text: str, code: str) -> str:

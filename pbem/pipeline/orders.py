@@ -2,12 +2,17 @@
 
 Checks, in order, each refusal mailed to the player with what is expected:
 the game is active; the signature is the player's current key (a
-non-player's key with a player's From: is refused); the ``game`` line names
-this game; the same signed text was not accepted before (duplicate); the
-game waits for this side; the ``turn`` line is the turn the game is at
-(replayed and stale orders are refused, naming the turn expected); the
+non-player's key with a player's From: is refused) in namespace
+``pbem-orders``; the signed text is one statement, taken whole
+(:mod:`pbem.statements`: a header key twice or a malformed value refuses
+it); the ``game`` line names this game; the replay cache holds no statement
+with this signer and digest (duplicate); the game waits for this side; the
+``turn`` line is the turn the game is at (replayed and stale orders are
+refused, naming the turn expected); an answer names the waiting question
+and the state version it was written for, orders name no question; the
 engine accepts the whole submission (each bad line quoted with its number,
-why, and what is legal). Then the submission is resolved as the next epoch.
+why, and what is legal). Then the submission is resolved as the next epoch
+and the statement enters the replay cache.
 
 Orders resolve on receipt: there is never anything pending to replace. A
 second mail for the same turn is refused as stale (the turn has moved on)
@@ -16,19 +21,21 @@ or as a duplicate (same text). An answer, once applied, cannot be changed.
 
 from __future__ import annotations
 
-import json
-
-from sqlmodel import col, select
-
 from engine.core.api import OrdersError
 from engine.dice import hash_orders
 from pbem.mailviews import model as mv
 from pbem.pipeline.headers import game_problem, turn_problem
-from pbem.pipeline.inbound import COMMAND_LINE
 from pbem.pipeline.mails import format_deadline
+from pbem.pipeline.statement_checks import (
+    answer_problem,
+    digest_of,
+    read_statement,
+    remember,
+    replayed,
+)
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import apply_submission, shown_deadline
-from pbem.store import DiceEpoch, Event, GameStatus
+from pbem.store import GameStatus
 
 __all__ = ["handle_orders", "status_refusal"]
 
@@ -56,22 +63,32 @@ def handle_orders(step: Step) -> Outcome:
     signed = check_signature(step, ctx.seats[step.side].key)
     if isinstance(signed, Outcome):
         return signed
-    # A "command answer" line is the mail's own business, not the engine's (blanked, so
-    # line numbers stay those of the signed text).
-    text = COMMAND_LINE.sub("", signed.decode("utf-8"))
+    st = read_statement(step, signed)
+    if isinstance(st, Outcome):
+        return st
+    if st.kind not in ("orders", "answer"):
+        return step.refuse(
+            "not-orders", f"this signed text is a {st.kind}, not orders or an answer"
+        )
+    text = st.body  # the referee's own header lines blanked: line numbers stay
     prompt = ctx.prompt()
     bad = game_problem(ctx.id, prompt, step.side, text)
     if bad is not None:
         return step.refuse(bad.code, bad.message, errors=(bad,))
     orders_hash = hash_orders(signed)
-    earlier = _accepted_before(step, orders_hash.hex())
+    assert step.verified is not None  # check_signature refused otherwise
+    signer = step.verified.signer.fingerprint()
+    digest = digest_of(signed)
+    earlier = replayed(step, signer, digest)
     if earlier is not None:
         return step.refuse(
             "duplicate",
-            f"these exact orders were already accepted (epoch "
-            f"{earlier}); nothing changed. {prompt.text}",
+            f"this exact signed {earlier.kind} was already accepted; nothing changed. "
+            f"{prompt.text}",
         )
-    bad = turn_problem(ctx.id, prompt, step.side, text)
+    bad = turn_problem(ctx.id, prompt, step.side, text) or answer_problem(
+        st, prompt, ctx.game.state_version
+    )
     if bad is not None:
         return step.refuse(bad.code, bad.message, errors=(bad,))
     try:
@@ -91,8 +108,12 @@ def handle_orders(step: Step) -> Outcome:
         orders_hash=orders_hash,
         source="mail",
     )
+    # After the epoch: an insert autoflushed earlier would take the write lock before
+    # the engine and the board ran (Processor.process, the optimistic attempt).
+    remember(step, st, signer, digest)
     what = "answer" if prompt.kind == "question" else "orders"
-    _acknowledge(step, what, prompt.turn, epoch)
+    _acknowledge(step, what, prompt.turn, epoch)  # quotes ignored lines, if it goes out
+    step.tell_ignored(f"Your signed {st.kind} for turn {prompt.turn} was accepted (epoch {epoch}).")
     return Outcome.done(
         f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id
     )
@@ -119,29 +140,3 @@ def _acknowledge(step: Step, what: str, turn: int, epoch: int) -> None:
         f"The turn now waits for {after.side}'s answer to a question{due}. Nothing is due "
         "from you: you will get the turn's result when it is resolved.\n",
     )
-
-
-def _accepted_before(step: Step, orders_hash: str) -> int | None:
-    """Return the epoch that accepted this exact text, if it counts as a duplicate now.
-
-    The same answer text ("turn 7 / answer no") may answer two different
-    questions of one turn; it is a duplicate only for the question it answered.
-    """
-    ctx = step.ctx
-    prompt = ctx.prompt()
-    current = prompt.question.id if prompt.question is not None else None
-    for epoch in step.env.session.exec(
-        select(DiceEpoch.epoch)
-        .where(col(DiceEpoch.game_id) == ctx.id)
-        .where(col(DiceEpoch.orders_hash) == orders_hash)
-    ).all():
-        payload = step.env.session.exec(
-            select(Event.payload_json)
-            .where(col(Event.game_id) == ctx.id)
-            .where(col(Event.epoch) == epoch)
-            .where(col(Event.kind) == "pbem.accepted")
-        ).first()
-        answered = json.loads(payload).get("question") if payload else None
-        if current is None or answered is None or answered == current:
-            return epoch
-    return None

@@ -35,8 +35,10 @@ from pbem.orders_text import (
     NoSignatureError,
     OrdersMailError,
     SignedOrders,
+    VerifiedOrders,
     body_text,
     extract_orders,
+    verify_orders,
 )
 from pbem.pipeline.commands import (
     GAMELESS,
@@ -51,10 +53,12 @@ from pbem.pipeline.inbound import Inbound, Unreadable, game_candidates, header_l
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.orders import handle_orders
 from pbem.pipeline.replies import reply_unknown
-from pbem.pipeline.steps import Outcome, Step
+from pbem.pipeline.steps import Outcome, Step, refuse_bad_signature
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
-from pbem.sshsig import SshSigError
+from pbem.sshsig import SshSigError, SshSignature
+from pbem.sshsig.errors import BadSignatureError, WrongNamespaceError
+from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE
 from pbem.store import (
     Game,
     GameStatus,
@@ -74,9 +78,21 @@ __all__ = ["Processor"]
 
 @dataclass
 class _Text:
+    """What a mail says: before :meth:`Processor._verify`, ``text`` is only a routing hint.
+
+    After it, a signed mail's ``text`` is exactly the text its signature
+    covers (checked against the key inside the signature; whether that key
+    is the player's is :func:`~pbem.pipeline.steps.check_signature`'s
+    business) and ``ignored`` lists the unsigned lines around it.
+    """
+
     text: str
     found: SignedOrders | None
     error: Exception | None = None
+    verified: VerifiedOrders | None = None
+    ignored: tuple[str, ...] = ()
+    checked: bool = False
+    armored: bool = False  # a signature block pbem could not read: act on nothing
 
 
 class Processor:
@@ -206,9 +222,10 @@ class Processor:
             ctx.seats[s].key is None for s in ctx.sides_of(mail.sender)
         )
         if ctx is not None and (player is None or not ctx.sides_of(mail.sender) or keyless):
-            name = command_of(content.text, mail.subject)
+            name = command_of(content.text, "")
             if name is not None and name[0] == "join" and not mail.auto:
-                joined = handle_join(env, row, mail, ctx, content.found)
+                content = self._verify(content)
+                joined = handle_join(env, row, mail, ctx, content.verified)
                 if joined is not None:
                     return joined
         if player is None:
@@ -222,14 +239,28 @@ class Processor:
             return self._stranger(
                 env, row, mail.sender, mail.auto, f"{mail.sender} does not play {ctx.id}"
             )
+        content = self._verify(content)
         side = sides[0]
         if len(sides) > 1:
             wanted = header_lines(content.text).get("side", "").lower()
             side = wanted if wanted in sides else (ctx.prompt().side or sides[0])
-        step = Step(env, row, mail, ctx, side, content.text, content.found)
+        step = Step(
+            env,
+            row,
+            mail,
+            ctx,
+            side,
+            content.text,
+            content.found,
+            verified=content.verified,
+            ignored=content.ignored,
+        )
         if content.error is not None:
-            return self._text_error(step, content.error)
-        command = command_of(content.text, mail.subject)
+            return self._text_error(step, content.error, content.armored)
+        # A signed mail is its signed text and nothing else: no subject command.
+        command = command_of(content.text, "" if content.found is not None else mail.subject)
+        if content.verified is not None and content.verified.namespace == CHECK_NAMESPACE:
+            return handle_command(step, "check", "")
         if command is not None:
             return handle_command(step, *command)
         if content.found is None:
@@ -258,12 +289,43 @@ class Processor:
                 text = body_text(mail.message)
             except (OrdersMailError, SshSigError):
                 text = ""
-            return _Text(text, None, exc)
+            return _Text(text, None, exc, armored=True)
 
-    def _text_error(self, step: Step, exc: Exception) -> Outcome:
-        command = command_of(step.text, step.mail.subject)
-        if command is not None and command[0] in UNSIGNED_OK:
-            return handle_command(step, *command)
+    def _verify(self, content: _Text) -> _Text:
+        """Check a signed mail's signature against its own key; keep only the signed text.
+
+        Nothing outside the signed bytes is ever read again: commands,
+        answers and orders come from ``verified.text``, and the unsigned lines
+        around it are kept only to be quoted back as ignored. A signature
+        that does not cover any of the text leaves no text at all.
+        """
+        found = content.found
+        if found is None or content.checked:
+            return content
+        try:
+            signature = SshSignature.from_armor(found.signature)
+            namespace = signature.namespace
+            if namespace not in (ORDERS_NAMESPACE, CHECK_NAMESPACE):
+                raise WrongNamespaceError(
+                    f"the signature is for namespace {namespace!r}: sign orders, answers "
+                    f"and commands with -n {ORDERS_NAMESPACE}, drafts for 'command check' "
+                    f"with -n {CHECK_NAMESPACE}",
+                    expected=ORDERS_NAMESPACE,
+                    found=namespace,
+                )
+            verified = verify_orders(found, signature.public_key, namespace=namespace)
+        except SshSigError as exc:
+            return _Text("", found, exc, checked=True)
+        return _Text(verified.text, found, None, verified, verified.ignored(found), True)
+
+    def _text_error(self, step: Step, exc: Exception, armored: bool) -> Outcome:
+        if step.found is None and not armored:
+            # An unsigned mail that could not be read as orders: help and status still work.
+            command = command_of(step.text, step.mail.subject)
+            if command is not None and command[0] in UNSIGNED_OK:
+                return handle_command(step, *command)
+        if isinstance(exc, BadSignatureError) and step.found is not None:
+            return refuse_bad_signature(step)
         if isinstance(exc, HtmlOnlyError):
             return step.refuse(
                 "html-only",

@@ -88,7 +88,6 @@ class Runtime:
 
     misses: dict[str, int] = field(default_factory=dict)  # side -> deadlines missed in a row
     draw_offer: str | None = None  # the side that proposed a draw, until answered
-    accepted_commands: tuple[str, ...] = ()  # hex hashes of signed commands already applied
 
     def with_miss(self, side: str) -> Runtime:
         """Count one more missed deadline for ``side``."""
@@ -122,14 +121,12 @@ class GameOptions:
             runtime=Runtime(
                 misses={str(k): int(v) for k, v in rt.get("misses", {}).items()},
                 draw_offer=rt.get("draw_offer"),
-                accepted_commands=tuple(rt.get("accepted_commands", ())),
             ),
         )
 
     def dumps(self) -> str:
         """Return the JSON text for ``Game.options_json`` (sorted keys)."""
         rt = asdict(self.runtime)
-        rt["accepted_commands"] = list(self.runtime.accepted_commands)
         return json.dumps(
             {"engine": self.engine, "settings": self.settings.to_dict(), "runtime": rt},
             sort_keys=True,

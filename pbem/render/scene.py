@@ -9,6 +9,8 @@ knows a game system: counters are drawn from their shape and colour keys.
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -186,13 +188,31 @@ def overlay_layers(layout: Layout, p: Picture, *, tokens: bool = True) -> tuple[
         ),
         Layer(
             "battles",
-            tuple(
-                x
-                for b in p.battles
-                for x in _battle(layout, at(b.attacker), at(b.target), b.kind, b.result)
-            ),
+            _battles(layout, p, at),
         ),
     )
+
+
+def _battles(layout: Layout, p: Picture, at: Callable[[str], Pt]) -> tuple[Prim, ...]:
+    """Every combat's rings and lines first, then every result box (no ring hides a result)."""
+    marks: list[Prim] = []
+    boxes: list[Prim] = []
+    for b, k in zip(p.battles, _repeats(p), strict=True):
+        ring, box = _battle(layout, at(b.attacker), at(b.target), b.kind, b.result, k=k)
+        marks += ring
+        boxes += box
+    return (*marks, *boxes)
+
+
+def _repeats(p: Picture) -> list[int]:
+    """For each battle, how many earlier battles put a result box at the same hex or pair."""
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for b in p.battles:
+        key = (b.target,) if b.kind == "ranged" else tuple(sorted((b.attacker, b.target)))
+        out.append(seen.get(key, 0))
+        seen[key] = out[-1] + 1
+    return out
 
 
 Box = tuple[float, float, float, float]
@@ -367,8 +387,14 @@ def _loss(layout: Layout, c: Pt, label: str) -> list[Prim]:
     ]
 
 
-def _battle(layout: Layout, a: Pt, t: Pt, kind: str, result: str) -> list[Prim]:
-    """Marks on attacker and target, a line between them, and the result in a box."""
+def _battle(
+    layout: Layout, a: Pt, t: Pt, kind: str, result: str, *, k: int = 0
+) -> tuple[list[Prim], list[Prim]]:
+    """Marks on attacker and target and a line between them; and the result in a box.
+
+    ``k`` counts the earlier result boxes at the same place: each later box
+    moves along its line (ranged) or across it (close), so none hides another.
+    """
     r = layout.r
     out: list[Prim] = [
         Circle(a, 0.8 * r, None, BATTLE, 0.06 * r),
@@ -378,17 +404,20 @@ def _battle(layout: Layout, a: Pt, t: Pt, kind: str, result: str) -> list[Prim]:
         start = shorten(t, a, 0.6 * r)
         end = shorten(a, t, 0.6 * r)
         out.append(Line((start, end), BATTLE, 0.08 * r, (0.2 * r, 0.14 * r)))
-        m = shorten(a, t, 0.62 * r)
+        m = shorten(a, t, (0.62 + 0.45 * k) * r)
     else:
-        m = ((a[0] + t[0]) / 2, (a[1] + t[1]) / 2)
+        dx, dy = t[0] - a[0], t[1] - a[1]
+        d = math.hypot(dx, dy) or 1.0
+        step = 0.85 * r * k
+        m = ((a[0] + t[0]) / 2 - dy / d * step, (a[1] + t[1]) / 2 + dx / d * step)
     half = max(0.28 * r, 0.11 * r * len(result) + 0.08 * r)
-    out.append(
+    box: list[Prim] = [
         _rect(
             (m[0] - half, m[1] - 0.19 * r, m[0] + half, m[1] + 0.19 * r),
             MARKER_FILL,
             BATTLE,
             0.06 * r,
-        )
-    )
-    out.append(Text(m, result, 0.3 * r, MARKER_INK, bold=True))
-    return out
+        ),
+        Text(m, result, 0.3 * r, MARKER_INK, bold=True),
+    ]
+    return out, box

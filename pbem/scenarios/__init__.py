@@ -93,7 +93,7 @@ def _system_of(text: str) -> tuple[list[Problem], str | None]:
     line = next((n for n, raw in lines if raw.split("=", 1)[0].strip() == "system"), 0)
     if not isinstance(name, str):
         return [Problem(line, "missing-field", "missing field system (a string)")], None
-    if name not in engine.systems.system_names():
+    if not engine.systems.is_known(name):
         known = ", ".join(engine.systems.system_names())
         return [Problem(line, "bad-value", f"unknown system {name!r} (known: {known})")], None
     return [], name

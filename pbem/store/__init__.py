@@ -34,6 +34,7 @@ from pbem.store.models import (
     PlayerKey,
     RateLimit,
     Seat,
+    SignedStatement,
     Snapshot,
     metadata,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "PlayerKey",
     "RateLimit",
     "Seat",
+    "SignedStatement",
     "Snapshot",
     "Store",
     "head_revision",

@@ -289,6 +289,32 @@ class Absence(SQLModel, table=True):
     created_at: datetime = Field(sa_type=UTCDateTime)
 
 
+class SignedStatement(SQLModel, table=True):
+    """A signed statement the referee acted on: the one replay cache (docs/security.md).
+
+    Orders, answers and commands alike; keyed by who signed (the key's
+    fingerprint) and what (SHA-256 of the canonical signed text), so the same
+    statement is never acted on twice, whoever relays it, and two players
+    signing the same words are two statements. ``nonce`` is a command's
+    one-time word (unique per signer and game).
+    """
+
+    __tablename__ = "signed_statements"
+    __table_args__ = (
+        UniqueConstraint("signer", "digest"),
+        Index("ix_signed_statements_nonce", "signer", "game_id", "nonce"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    signer: str = Field(max_length=100)  # "SHA256:..." fingerprint of the signing key
+    digest: str = Field(max_length=64)  # hex SHA-256 of the canonical signed text
+    game_id: str = Field(max_length=64)
+    kind: str = Field(max_length=16)  # "orders", "answer", "command"
+    nonce: str | None = Field(default=None, max_length=64)
+    inbox_id: int | None = Field(default=None)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
 class RateLimit(SQLModel, table=True):
     """Replies sent to one address (invariant 4; :mod:`pbem.pipeline.replies`).
 
