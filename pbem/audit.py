@@ -70,6 +70,7 @@ class AuditRecord:
     dice: Mapping[str, Die]
     epochs: tuple[EpochLog, ...]
     shuffles: tuple[ShuffleRecord, ...]
+    tables_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,7 @@ def build_record(
     epochs: Sequence[EpochLog],
     deck_keys: Sequence[bytes] | None = None,
     dice: Mapping[str, Die] = STANDARD_DICE,
+    tables_sha256: str | None = None,
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch's log, in order.
 
@@ -110,6 +112,7 @@ def build_record(
     Pass ``deck_keys`` (``[d_1 .. d_K]``, e.g. ``deck_chain.keys(K)``) only once
     the game is over: then shuffle orders are included; before, they are left
     out, since they are the hidden deck. ``dice`` must name every die rolled.
+    ``tables_sha256`` names the rules tables file the game is played with.
     """
     out_epochs: list[dict[str, Any]] = []
     shuffles: list[dict[str, Any]] = []
@@ -148,7 +151,7 @@ def build_record(
     deck: dict[str, Any] = {"commitment": deck_commitment.hex(), "revealed": revealed}
     if deck_keys is not None:
         deck["keys"] = [k.hex() for k in deck_keys]
-    return {
+    record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
         "version": AUDIT_VERSION,
         "game_id": game_id,
@@ -158,6 +161,9 @@ def build_record(
         "epochs": out_epochs,
         "shuffles": shuffles,
     }
+    if tables_sha256:
+        record["tables_sha256"] = tables_sha256
+    return record
 
 
 # --- Reading -------------------------------------------------------------------
@@ -252,8 +258,16 @@ def parse_record(data: object) -> AuditRecord:
         keys = tuple(
             _hex32(k, f"deck key {i + 1}") for i, k in enumerate(_field(deck, "keys", list, "deck"))
         )
+    tables = data.get("tables_sha256")
+    if tables is not None and not (
+        isinstance(tables, str)
+        and len(tables) == 64
+        and all(c in "0123456789abcdef" for c in tables)
+    ):
+        raise AuditFormatError("record: 'tables_sha256' must be 64 lower-case hex digits")
     return AuditRecord(
         game_id=game_id,
+        tables_sha256=tables,
         dice_commitment=_hex32(_field(dice, "commitment", str, "dice"), "dice: 'commitment'"),
         deck_commitment=_hex32(_field(deck, "commitment", str, "deck"), "deck: 'commitment'"),
         deck_revealed=revealed,

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from pipeline_kit import body_of
 from sqlmodel import select
 
+from engine.cca.units import TABLES
 from pbem import sshsig
 from pbem.cli import main
 from pbem.demo import check_system
@@ -65,7 +67,11 @@ def test_create_list_show_pause_resume_rotate_audit(
     with store.transaction() as s:
         game = s.get(Game, "ak-1")
         assert game is not None and game.status == GameStatus.ACTIVE
-        assert len(s.exec(select(OutboxMessage)).all()) == 2
+        starts = s.exec(select(OutboxMessage)).all()
+        assert len(starts) == 2
+        # Each start mail names the rules tables the game is played with (docs/tables.md).
+        bodies = [body_of(r).replace("\r\n", "\n") for r in starts]
+        assert all(f"Rules tables (SHA-256):\n  {TABLES.sha256}" in b for b in bodies)
     assert main(["game", "--config", str(cfg), "list"]) == 0
     assert "ak-1" in capsys.readouterr().out
     assert main(["game", "--config", str(cfg), "show", "ak-1"]) == 0
@@ -83,6 +89,8 @@ def test_create_list_show_pause_resume_rotate_audit(
     assert "OK ak-1" in capsys.readouterr().out
     record = json.loads(out_file.read_text())
     assert record["deck"]["revealed"] is False and "keys" not in record["deck"]
+    # The rules tables the game is played with (docs/tables.md), by their SHA-256.
+    assert record["tables_sha256"] == TABLES.sha256
     assert main(["audit", str(out_file)]) == 0  # the file check still works
 
 

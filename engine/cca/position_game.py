@@ -13,6 +13,7 @@ built.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -59,6 +60,8 @@ def game_lines(state: State) -> list[str]:
         out.append(f"last_card = {toml_value(last)}")
     if state.result is not None:
         out.append(f"result = {q(state.result)}")
+    if state.tables_sha256:
+        out.append(f"tables_sha256 = {q(state.tables_sha256)}")
     if state.marks:
         out.append(f"markers = {toml_value(dict(state.marks))}")
     natural = _natural_leader_order(state)
@@ -137,6 +140,11 @@ def apply_game_fields(
         if st["result"] not in (*SIDES, "draw"):
             raise PositionError(line_of("result"), "result must be north, south or draw")
         out = replace(out, result=st["result"])
+    if "tables_sha256" in st:
+        sha = st["tables_sha256"]
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+            raise PositionError(line_of("tables_sha256"), "tables_sha256 must be 64 hex digits")
+        out = replace(out, tables_sha256=sha)
     if "markers" in st:
         if not isinstance(st["markers"], dict):
             raise PositionError(line_of("markers"), "markers must be a table")

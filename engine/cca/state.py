@@ -151,6 +151,7 @@ class State:
     pending: Pending | None = None
     result: str | None = None  # "north" / "south" / "draw" once over
     marks: Mapping[str, Any] = field(default_factory=dict)  # special-rule bookkeeping
+    tables_sha256: str = ""  # SHA-256 of the rules tables file the game is played with
 
     # --- look-ups (read-only helpers used everywhere) ----------------------
     def terrain_at(self, h: Hex) -> str:
@@ -261,6 +262,8 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "pending": pend,
         "result": s.result,
         "marks": dict(s.marks),
+        # Only when set, so states stored before the field existed read back unchanged.
+        **({"tables_sha256": s.tables_sha256} if s.tables_sha256 else {}),
     }
 
 
@@ -313,4 +316,5 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         pending=pend,
         result=d.get("result"),
         marks=dict(d.get("marks", {})),
+        tables_sha256=str(d.get("tables_sha256", "")),
     )

@@ -96,6 +96,10 @@ class CCASystem:
         for side in SIDES:
             if not state.sides[side].standing:
                 state = state.with_side(side, standing=DEFAULT_STANDING)
+        if not state.tables_sha256:
+            from engine.cca.units import TABLES  # noqa: PLC0415
+
+            state = replace(state, tables_sha256=TABLES.sha256)
         return state
 
     def prompt(self, state: State) -> Prompt:

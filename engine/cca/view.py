@@ -26,6 +26,7 @@ def public_view(state: State) -> dict[str, Any]:
     return {
         "system": "cca",
         "game_id": state.game_id,
+        "tables_sha256": state.tables_sha256,
         "name": state.name,
         "year": state.year,
         "board": {"wide": state.board.wide, "deep": state.board.deep,

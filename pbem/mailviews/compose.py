@@ -204,6 +204,7 @@ def game_start_mail(m: GameStart) -> EmailMessage:
         "mover": mover,
         "dice_commitment": m.dice_commitment,
         "deck_commitment": m.deck_commitment,
+        "tables_sha256": m.tables_sha256,
         "server_fingerprint": m.server_fingerprint,
         "server_allowed_signers": m.server_allowed_signers,
         "hand": card_dicts(m.hand),

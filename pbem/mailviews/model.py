@@ -203,6 +203,7 @@ class GameStart:
     """The recipient's standing orders (``key: value`` lines), shown with how to change them."""
     standing_help: tuple[str, ...] = ()
     """What some standing orders mean (the system's rules help, e.g. First Strike)."""
+    tables_sha256: str = ""  # the rules tables file the game is played with (docs/tables.md)
 
 
 @dataclass(frozen=True)

@@ -186,4 +186,5 @@ def audit_record(store: Store, game_id: str) -> dict[str, Any]:
             epochs=epochs,
             deck_keys=deck_keys,
             dice={**STANDARD_DICE, **ctx.system.dice},  # every standard die, and the system's
+            tables_sha256=ctx.system.public_view(ctx.state).get("tables_sha256") or None,
         )

@@ -46,6 +46,17 @@ def _whats_next(ctx: GameContext) -> str:
     return f"{p.side} to move"
 
 
+def tables_sha256(ctx: GameContext) -> str:
+    """The SHA-256 of the rules tables the game is played with ("" if the system has none)."""
+    return str(ctx.system.public_view(ctx.state).get("tables_sha256") or "")
+
+
+def tables_line(ctx: GameContext) -> list[str]:
+    """The start mail's line naming the rules tables, if the system has tables."""
+    sha = tables_sha256(ctx)
+    return [f"Rules tables (SHA-256): {sha}"] if sha else []
+
+
 def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> None:
     """Announce the game to each player: seats, keys, commitments, first board, own hand."""
     p = ctx.prompt()
@@ -87,6 +98,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 template,
                 standing,
                 standing_help,
+                tables_sha256=tables_sha256(ctx),
             )
 
         body = [
@@ -103,6 +115,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             "",
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             f"Deck commitment (d_0): {ctx.game.deck_commitment}",
+            *tables_line(ctx),
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
