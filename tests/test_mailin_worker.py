@@ -107,3 +107,15 @@ def test_two_mails_with_the_same_text_in_the_same_second_are_both_kept(
     assert not a.duplicate and not b.duplicate and a.inbox_id != b.inbox_id
     # The same message again (same Message-ID and content) is still one row.
     assert store_message(store, second, source="imap", clock=clock).duplicate
+
+
+def test_a_failing_deadline_hook_never_blames_the_mail(store: Store, clock: FakeClock) -> None:
+    first = store_message(store, _raw(1), source="smtp", clock=clock).inbox_id
+
+    def judge(_inbox_id: int) -> None:
+        raise RuntimeError("a bug in a deadline handler")
+
+    processor = Scripted(store, {})
+    InboxWorker(store, processor, clock, before_row=judge).process_pending()
+    assert processor.calls == [first]
+    assert _statuses(store)[0][0] == "processed"
