@@ -147,7 +147,9 @@ def test_the_start_mail_states_first_strike_and_how_to_change_it(store, config, 
 
 
 def test_after_resign_the_end_mail_says_who_resigned_and_the_score(table: Table) -> None:
-    rows = table.send("south", f"game {GAME}\ncommand resign\n", signed=True)
+    rows = table.send(
+        "south", f"game {GAME}\nnonce: resign-{GAME}-1\ncommand resign\n", signed=True
+    )
     ends = [r for r in rows if r.kind == "end"]
     assert sorted(r.recipient for r in ends) == sorted(ADDR.values())
     for row in ends:
