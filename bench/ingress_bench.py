@@ -161,7 +161,7 @@ def main() -> int:
         "starts_before": starts(args.starts, old=True),
         "starts_after": starts(args.starts, old=False),
     }
-    save_json("ingress", result)
+    save_json("ingress.json", result)
     print(result)
     return 0
 

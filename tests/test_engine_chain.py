@@ -14,6 +14,7 @@ import pytest
 
 from engine.cca.autoplay import play_random_game
 from engine.cca.position import load_position, write_position
+from engine.core.api import PositionError
 from engine.randomness import ScriptedDice
 from engine.systems import get_system
 from pbem.cli import main
@@ -152,3 +153,10 @@ def test_every_position_of_a_random_game_reads_back_exactly(scenario: str) -> No
 
     play_random_game(SYS, SYS.load_position(path.read_text()), b"\x00", 40, on_step=check)
     assert seen["states"] > 10 and seen["pending"] > 0
+
+
+def test_a_hand_edited_position_with_two_units_of_one_id_is_refused() -> None:
+    text = write_position(SYS.new_game(SYS.load_position(POSITION), None, ScriptedDice([])))
+    text = text.replace("id=N2", "id=N1")
+    with pytest.raises(PositionError, match=r"line \d+: two units have the id N1"):
+        load_position(text)

@@ -126,3 +126,41 @@ def test_hot_seat_mixes_a_nonce_per_side_into_the_deal(
     assert "nonces north=" in random and random.splitlines()[1] != again.splitlines()[1]
     code, _ = _play(monkeypatch, capsys, Path("001"), "quit\n", "--nonce", "west=00")
     assert code == 2
+
+
+def test_the_screen_is_passed_and_only_the_side_to_acts_hand_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hot seat: between the two sides the screen is cleared and waits for Enter."""
+    pos = tmp_path / "p.toml"
+    pos.write_text(POSITION)
+    script = "card 3C\norder F4\nend\ncard 2C\norder F4\nend\n\ncard 2L\nend\nquit\n"
+    code, out = _play(
+        monkeypatch, capsys, pos, script, "--seed", "00", "--no-board", "--pass-screen"
+    )
+    assert code == 0
+    before, after = out.split("Pass the screen to north. north, press Enter", 1)
+    assert "south hand: 2C (" in before and "north hand:" not in before
+    assert "north hand: 2L (" in after and "south hand:" not in after
+    assert "\n" * 30 in before  # the south hand scrolled away before the handover
+
+
+def test_the_terminal_prompt_edits_lines_and_keeps_history() -> None:
+    """prompt-toolkit at the prompt: Backspace edits the line, Up recalls the last one."""
+    pytest.importorskip(
+        "prompt_toolkit", reason="a venv made before the dependency: ./scripts/setup"
+    )
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from pbem.commands.play import Terminal, prompt_session
+
+    with create_pipe_input() as keys:
+        term = Terminal(io.StringIO(), session=prompt_session(input=keys, output=DummyOutput()))
+        assert term.interactive
+        keys.send_text("card 2X\x7fC\r")
+        assert term.read("south> ") == "card 2C"
+        keys.send_text("\x1b[A\r")  # Up arrow, Enter
+        assert term.read("south> ") == "card 2C"
+        keys.close()
+        assert term.read("south> ") is None  # end of input: the game ends quietly

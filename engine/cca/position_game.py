@@ -122,6 +122,11 @@ def apply_game_fields(
     st = doc.get("state", {})
     out = replace(state, sides=sides)
     if explicit_ids:
+        seen: set[str] = set()
+        for u in out.units:
+            if u.id in seen:
+                raise PositionError(line_of(f"id={u.id}"), f"two units have the id {u.id}")
+            seen.add(u.id)
         out = replace(out, units=tuple(sorted(out.units, key=lambda u: _id_number(u.id))))
     if "leader_order" in st:
         order = [str(n) for n in st["leader_order"]]

@@ -8,6 +8,12 @@ two empty lines; questions are answered at the prompt with one line.
 (``--nonce SIDE=HEX``; if not given, drawn at random on the players' behalf,
 or derived from ``--seed`` when one is given): the seed and the nonces
 printed at the start replay a game exactly.
+
+At a terminal the prompt has line editing and history (prompt-toolkit:
+arrows, Ctrl-R), only the hand of the side to act is shown, and when the
+other side is to act the screen is cleared and a "pass the screen" prompt
+waits for Enter, so neither player sees the other's hand. Piped input (a
+script) reads plain lines and passes the screen only with ``--pass-screen``.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import argparse
 import hashlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from engine.core.api import GameSystem, OrdersError
@@ -50,7 +56,64 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cmd.add_argument("--max-turns", type=int, default=500, help="stop after this many turns")
     cmd.add_argument("--no-board", action="store_true", help="do not draw the board each turn")
+    cmd.add_argument(
+        "--pass-screen",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="clear the screen and wait for Enter when the other side is to act "
+        "(default: on at a terminal, off for piped input)",
+    )
     cmd.set_defaults(func=_play)
+
+
+CLEAR = "\x1b[2J\x1b[H"
+"""ANSI: clear the screen, cursor home (what a terminal shows of the last hand goes)."""
+
+
+class Terminal:
+    """Where ``pbem play`` reads lines: prompt-toolkit at a terminal, plain lines otherwise.
+
+    ``read(prompt)`` returns a line, or None at the end of input (Ctrl-D).
+    With prompt-toolkit every line typed goes to the session's history (up
+    arrow, Ctrl-R), shared by both players of the hot seat.
+    """
+
+    def __init__(self, out: TextIO, session: Any = None, stream: TextIO | None = None) -> None:
+        self.out = out
+        self.session = session
+        self._lines = _lines(stream) if stream is not None else iter(())
+
+    @classmethod
+    def open(cls, out: TextIO) -> Terminal:
+        """A prompt-toolkit terminal when stdin and stdout are one, else stdin's lines."""
+        if sys.stdin.isatty() and out.isatty():
+            return cls(out, session=prompt_session())
+        return cls(out, stream=sys.stdin)
+
+    @property
+    def interactive(self) -> bool:
+        """Whether a person types at a terminal (not a script)."""
+        return self.session is not None
+
+    def read(self, prompt: str = "") -> str | None:
+        """One line (without its end), or None at the end of input."""
+        if self.session is not None:
+            try:
+                return str(self.session.prompt(prompt))
+            except (EOFError, KeyboardInterrupt):
+                return None
+        if prompt:
+            self.out.write(prompt)
+            self.out.flush()
+        return next(self._lines, None)
+
+
+def prompt_session(**kwargs: Any) -> Any:
+    """A prompt-toolkit session with in-memory history (kwargs: test input/output)."""
+    from prompt_toolkit import PromptSession  # noqa: PLC0415 - only at a terminal
+    from prompt_toolkit.history import InMemoryHistory  # noqa: PLC0415
+
+    return PromptSession(history=InMemoryHistory(), **kwargs)
 
 
 def _lines(stream: TextIO) -> Iterator[str]:
@@ -58,11 +121,11 @@ def _lines(stream: TextIO) -> Iterator[str]:
         yield raw.rstrip("\n")
 
 
-def _read_orders(lines: Iterator[str], out: TextIO) -> str | None:
+def _read_orders(read: Callable[[str], str | None], prompt: str) -> str | None:
     """Read lines up to ``end`` or two empty lines; None at end of input or ``quit``."""
     got: list[str] = []
     empty = 0
-    for line in lines:
+    while (line := read(prompt)) is not None:
         word = line.strip().lower()
         if word == "quit":
             return None
@@ -96,7 +159,24 @@ def _play(args: argparse.Namespace) -> int:
         return 2
     out.write(f"{system.public_view(state).get('name', '')}: dice seed {seed.hex()}\n")
     out.write("nonces " + " ".join(f"{s}={n.hex()}" for s, n in nonces.items()) + "\n")
-    lines = _lines(sys.stdin)
+    term = Terminal.open(out)
+    return _loop(args, term, system, state, src)
+
+
+def _pass_screen(term: Terminal, side: str) -> bool:
+    """Hide the last player's screen and wait until ``side`` is at the keyboard."""
+    out = term.out
+    out.write(CLEAR if term.interactive else "\n" * 40)
+    out.write(f"Pass the screen to {side}. {side}, press Enter when you are alone at it.\n")
+    out.flush()
+    line = term.read("")
+    return line is not None and line.strip().lower() != "quit"
+
+
+def _loop(args: argparse.Namespace, term: Terminal, system: Any, state: Any, src: Any) -> int:
+    out = term.out
+    passing = term.interactive if args.pass_screen is None else args.pass_screen
+    last: str | None = None
     while True:
         p = system.prompt(state)
         if p.kind == "over":
@@ -106,12 +186,16 @@ def _play(args: argparse.Namespace) -> int:
             out.write(f"stopped after {args.max_turns} turns\n")
             return 0
         side = p.side or system.sides[-1]
+        if passing and last is not None and side != last and not _pass_screen(term, side):
+            out.write("input ended\n")
+            return 0
+        last = side
         if p.kind == "question" and p.question is not None:
             q = p.question
             out.write(f"\n{side}, a question: {q.text}\n")
-            out.write(f"  answers: {', '.join(q.answers)} (default {q.default})\n{side}? ")
+            out.write(f"  answers: {', '.join(q.answers)} (default {q.default})\n")
             out.flush()
-            ans = next(lines, None)
+            ans = term.read(f"{side}? ")
             if ans is None or ans.strip().lower() == "quit":
                 out.write("\ninput ended\n")
                 return 0
@@ -123,7 +207,7 @@ def _play(args: argparse.Namespace) -> int:
             _show_hand(out, system, state, side)
             out.write(f"{p.text}\nType orders; finish with 'end' (or two empty lines).\n")
             out.flush()
-            got = _read_orders(lines, out)
+            got = _read_orders(term.read, f"{side}> " if term.interactive else "")
             if got is None:
                 out.write("input ended\n")
                 return 0
