@@ -27,7 +27,7 @@ import hashlib
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "TablesError",
     "load_tables",
     "provenance_kind",
+    "schema_of",
 ]
 
 FORMAT = "pbem-tables/1"
@@ -63,6 +64,15 @@ class TableSchema:
 
     name: str
     fields: Mapping[str, type]
+
+
+def schema_of(name: str, row_type: type, skip: tuple[str, ...] = ("code",)) -> TableSchema:
+    """The schema of table ``name`` whose rows are ``row_type`` (a dataclass of bool/int/str
+    fields, annotated as strings), leaving out ``skip`` (the row key, not a value)."""
+    types = {"bool": bool, "int": int, "str": str}
+    return TableSchema(
+        name, {f.name: types[str(f.type)] for f in fields(row_type) if f.name not in skip}
+    )
 
 
 @dataclass(frozen=True)
