@@ -63,3 +63,5 @@ def test_demo_complete_game(tmp_path: Path) -> None:
     assert result.finished, result.message
     assert result.winner in ("north", "south")
     assert "shuffles recomputed" in result.audit and result.audit.startswith("OK")
+    for path in sorted(result.mails_dir.glob("*.eml")):  # the end mails too (issue 14)
+        lint_raw_or_raise(path.read_bytes(), path.name)
