@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ccn.dice import FIRE, MELEE, Strength, battle_dice, fire_dice, half, melee_dice
+from engine.ccn.dice import FIRE, MELEE, battle_dice, fire_dice, melee_dice
 from engine.ccn.dice import terrain_reduction as reduce
+from engine.ccn.strength import Strength, half, retreat_hexes, start_blocks, type_flags
 from engine.ccn.tables import bundled_texts, load_ccn_tables
 from engine.core.tables import provenance_kind
 
@@ -179,3 +180,29 @@ def test_dice_never_go_below_zero_and_a_square_rolls_one_die() -> None:
     assert battle_dice(2, 0, 5) == 0
     assert battle_dice(6, 2, 0, square=True) == 1
     assert battle_dice(6, 2, 1, square=True) == 0
+
+
+def test_starting_strength_comes_from_the_scenario_then_the_nation() -> None:
+    # ccn.md §4.6: a scenario's number wins; else the nation's row (British light 5 blocks).
+    _sourced("nations.toml", "types", "GB_LT", "blocks")
+    assert start_blocks(T, "GB", "LT") == 5
+    assert start_blocks(T, "GB", "LT", scenario=3) == 3
+
+
+def test_flags_ignored_by_type_and_nation() -> None:
+    # ccn.md §15.2: grenadiers 1, Old Guard 2, British Guard Grenadiers 2, line 0.
+    _sourced("nations.toml", "types", "FR_OG", "flags_ignored")
+    _sourced("nations.toml", "types", "GB_GG", "flags_ignored")
+    assert type_flags(T, Strength("FR", "GR", 4)) == 1
+    assert type_flags(T, Strength("FR", "OG", 4)) == 2
+    assert type_flags(T, Strength("GB", "GG", 5)) == 2
+    assert type_flags(T, Strength("GB", "LN", 4)) == 0
+
+
+def test_retreat_per_flag_militia_three_spanish_two() -> None:
+    # ccn.md §15.1 (militia 3 hexes a flag) and §4.6 source 5 (all Spanish units 2).
+    _sourced("nations.toml", "types", "ES_LN", "retreat")
+    assert retreat_hexes(T, Strength("FR", "LN", 4), 2) == 2
+    assert retreat_hexes(T, Strength("PT", "MI", 4), 1) == 3
+    assert retreat_hexes(T, Strength("ES", "LN", 4), 1) == 2
+    assert retreat_hexes(T, Strength("ES", "MI", 4), 1) == 3

@@ -73,6 +73,8 @@ def test_demo_complete_game(tmp_path: Path) -> None:
     assert result.finished, result.message
     assert result.winner in ("north", "south")
     assert "shuffles recomputed" in result.audit and result.audit.startswith("OK")
+    for path in sorted(result.mails_dir.glob("*.eml")):  # the end mails too (issue 14)
+        lint_raw_or_raise(path.read_bytes(), path.name)
 
 
 def test_demo_game_audits_and_refuses_altered_dice_or_deck(

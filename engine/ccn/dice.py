@@ -8,17 +8,14 @@ then card dice, then terrain (:func:`terrain_reduction`), then the square cap
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from engine.ccn.tables import CcnTables, NationType, UnitType
+from engine.ccn.strength import Strength, half, rows_of
+from engine.ccn.tables import CcnTables
 
 __all__ = [
     "FIRE",
     "MELEE",
-    "Strength",
     "battle_dice",
     "fire_dice",
-    "half",
     "melee_dice",
     "terrain_reduction",
 ]
@@ -28,44 +25,6 @@ MELEE = "melee"
 
 _ARM_KEY = {"infantry": "inf", "cavalry": "cav", "artillery": "art"}
 _FIELDWORKS = "field_fortifications"
-
-
-@dataclass(frozen=True)
-class Strength:
-    """A unit as the dice see it: nation, type code, current blocks (ccn.md §26.1)."""
-
-    nation: str
-    unit: str
-    blocks: int
-
-
-def half(blocks: int, rounding: str) -> int:
-    """Half the blocks, rounded ``"up"`` or ``"down"`` (a moved unit's fire, ccn.md §4.3)."""
-    return (blocks + 1) // 2 if rounding == "up" else blocks // 2
-
-
-def _rows(t: CcnTables, s: Strength) -> tuple[UnitType, NationType]:
-    """The generic row and the nation's row (a neutral one if the nation fields no such type)."""
-    unit = t.units[s.unit]
-    key = f"{s.nation}_{s.unit}"
-    if key in t.types:
-        return unit, t.types[key]
-    nation = t.nations[s.nation]
-    neutral = NationType(
-        code=key,
-        nation=s.nation,
-        unit=s.unit,
-        blocks=unit.blocks,
-        fire_standing=0,
-        fire_moved=0,
-        melee=0,
-        melee_vs_infantry=0,
-        melee_moved=0,
-        flags_ignored=unit.flags_ignored,
-        retreat=3 if s.unit == "MI" else nation.retreat,
-        rounding=nation.rounding,
-    )
-    return unit, neutral
 
 
 def _chart(t: CcnTables, chart: str, blocks: int, hexes: int) -> int:
@@ -81,7 +40,7 @@ def fire_dice(t: CcnTables, s: Strength, moved: int, hexes: int) -> int:
     0 when it may not fire: cavalry and leaders, out of range, adjacent (§12.1), moved too
     far to battle, artillery that moved where its rules forbid battling (§4.4).
     """
-    unit, nt = _rows(t, s)
+    unit, nt = rows_of(t, s)
     reach = unit.range_after_move if moved else unit.range
     if s.blocks < 1 or unit.range == 0 or moved > unit.move_and_battle or not 2 <= hexes <= reach:
         return 0
@@ -97,7 +56,7 @@ def fire_dice(t: CcnTables, s: Strength, moved: int, hexes: int) -> int:
 def melee_dice(t: CcnTables, s: Strength, moved: int, target_arm: str) -> int:
     """Base melee dice of ``s`` having moved ``moved`` hexes, against a ``target_arm`` unit
     (ccn.md §4.2, §4.4, §13, §14); infantry melee is not halved for moving."""
-    unit, nt = _rows(t, s)
+    unit, nt = rows_of(t, s)
     if s.blocks < 1 or unit.arm == "leader" or moved > unit.move_and_battle:
         return 0
     if unit.arm == "artillery":
