@@ -188,22 +188,12 @@ class Mailer:
             allowed |= ctx.emails()
         if recipient.strip().lower() not in allowed:
             raise NotAllowed(f"refusing to mail {recipient!r}: not a player of the game")
-        del message["To"]
-        message["To"] = recipient
-        game_id = ctx.id if ctx is not None else None
-        if self._held is not None:
-            raw = message_bytes(message, message_id=message_id, clock=self.clock)
-            self._held.append(HeldMail(raw, recipient, message_id, kind, game_id))
-            return
-        queue_message(
-            self.session,
+        self._put(
             message,
             recipient=recipient,
             message_id=message_id,
-            clock=self.clock,
-            game_id=game_id,
             kind=kind,
-            inbox_id=self.inbox_id,
+            game_id=ctx.id if ctx is not None else None,
         )
 
     def queue_player_note(
@@ -224,15 +214,32 @@ class Mailer:
         msg = self.text_mail(
             self._sender(None), subject, body, thread_root=None, in_reply_to=in_reply_to
         )
-        msg["To"] = player_email
         message_id = make_message_id("player", kind, version, player_email, self.domain)
+        self._put(msg, recipient=player_email, message_id=message_id, kind=kind, game_id=None)
+
+    def _put(
+        self,
+        message: EmailMessage,
+        *,
+        recipient: str,
+        message_id: str,
+        kind: str,
+        game_id: str | None,
+    ) -> None:
+        """Address ``message`` and queue it, or hold it while :meth:`holding` is open."""
+        del message["To"]
+        message["To"] = recipient
+        if self._held is not None:
+            raw = message_bytes(message, message_id=message_id, clock=self.clock)
+            self._held.append(HeldMail(raw, recipient, message_id, kind, game_id))
+            return
         queue_message(
             self.session,
-            msg,
-            recipient=player_email,
+            message,
+            recipient=recipient,
             message_id=message_id,
             clock=self.clock,
-            game_id=None,
+            game_id=game_id,
             kind=kind,
             inbox_id=self.inbox_id,
         )
