@@ -11,9 +11,11 @@ player has joined. The running daemon sends what is queued.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +134,25 @@ def open_store(args: argparse.Namespace) -> tuple[Config, Store] | None:
     return config, Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
 
 
+def with_store(
+    body: Callable[[argparse.Namespace, Config, Store], int],
+) -> Callable[[argparse.Namespace], int]:
+    """Run a command ``body(args, config, store)`` on an opened store, disposed afterwards."""
+
+    @functools.wraps(body)
+    def run(args: argparse.Namespace) -> int:
+        opened = open_store(args)
+        if opened is None:
+            return EX_CONFIG
+        config, store = opened
+        try:
+            return body(args, config, store)
+        finally:
+            store.dispose()
+
+    return run
+
+
 def _seats(
     args: argparse.Namespace, sides: tuple[str, ...], zones: dict[str, str]
 ) -> list[NewSeat]:
@@ -234,102 +255,86 @@ def _create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(args: argparse.Namespace) -> int:
-    opened = open_store(args)
-    if opened is None:
-        return EX_CONFIG
-    _, store = opened
-    try:
-        with read_session(store) as session:  # never the write lock the daemon needs
-            games = session.exec(select(Game).order_by(col(Game.created_at))).all()
-            if not games:
-                _out("no games")
-            for g in games:
-                ctx = load_game(session, g.id)
-                assert ctx is not None
-                players = ", ".join(f"{s}={seat.player.email}" for s, seat in ctx.seats.items())
-                try:
-                    what = ctx.prompt().text
-                except Exception as exc:  # an engine without rules yet must not hide games
-                    what = f"(engine: {exc})"
-                _out(
-                    f"{g.id:<20} {g.scenario_id:<24} {g.status:<9} epoch {g.epoch:<4} "
-                    f"{players}  {what}"
-                )
-    finally:
-        store.dispose()
+@with_store
+def _list(args: argparse.Namespace, config: Config, store: Store) -> int:
+    with read_session(store) as session:  # never the write lock the daemon needs
+        games = session.exec(select(Game).order_by(col(Game.created_at))).all()
+        if not games:
+            _out("no games")
+        for g in games:
+            ctx = load_game(session, g.id)
+            assert ctx is not None
+            players = ", ".join(f"{s}={seat.player.email}" for s, seat in ctx.seats.items())
+            try:
+                what = ctx.prompt().text
+            except Exception as exc:  # an engine without rules yet must not hide games
+                what = f"(engine: {exc})"
+            _out(
+                f"{g.id:<20} {g.scenario_id:<24} {g.status:<9} epoch {g.epoch:<4} {players}  {what}"
+            )
     return 0
 
 
-def _show(args: argparse.Namespace) -> int:
-    opened = open_store(args)
-    if opened is None:
-        return EX_CONFIG
-    _, store = opened
-    try:
-        with read_session(store) as session:  # never the write lock the daemon needs
-            ctx = load_game(session, args.game)
-            if ctx is None:
-                _err(f"no game called {args.game}")
-                return EX_USAGE
-            g = ctx.game
-            _out(f"game       {g.id} ({g.system}, {g.scenario_id})")
-            _out(f"status     {g.status}; state version {g.state_version}; epoch {g.epoch}")
-            _out(f"prompt     {ctx.prompt().text}")
-            _out(f"summary    {ctx.system.summary(ctx.state)}")
-            for side, seat in ctx.seats.items():
-                fp = seat.key.fingerprint() if seat.key else "(no key yet)"
-                _out(
-                    f"{side:<10} {seat.player.name} <{seat.player.email}> "
-                    f"tz {seat.player.time_zone} key {fp}"
-                )
-            _out(f"dice       commitment {g.dice_commitment}")
-            _out(f"deck       commitment {g.deck_commitment}")
-            st = ctx.options.settings
+@with_store
+def _show(args: argparse.Namespace, config: Config, store: Store) -> int:
+    with read_session(store) as session:  # never the write lock the daemon needs
+        ctx = load_game(session, args.game)
+        if ctx is None:
+            _err(f"no game called {args.game}")
+            return EX_USAGE
+        g = ctx.game
+        _out(f"game       {g.id} ({g.system}, {g.scenario_id})")
+        _out(f"status     {g.status}; state version {g.state_version}; epoch {g.epoch}")
+        _out(f"prompt     {ctx.prompt().text}")
+        _out(f"summary    {ctx.system.summary(ctx.state)}")
+        for side, seat in ctx.seats.items():
+            fp = seat.key.fingerprint() if seat.key else "(no key yet)"
             _out(
-                f"timing     turn {st.turn_time}, question {st.question_time}, grace "
-                f"{st.grace}, reminders {', '.join(str(r) for r in st.reminders) or 'none'}, "
-                f"missed turn {st.missed_turn}"
-                + (f" after {st.forfeit_after}" if st.missed_turn == "forfeit" else "")
+                f"{side:<10} {seat.player.name} <{seat.player.email}> "
+                f"tz {seat.player.time_zone} key {fp}"
             )
-            for side, row in sorted(joined_sides(session, g.id).items()):
-                state = (
-                    f"joined with key {row.key_fingerprint}"
-                    if row.nonce
-                    else ("invited, token unused" if row.token_hash else "waiting for its join")
-                )
-                _out(f"join       {side:<6} {state}")
-            if ctx.options.runtime.misses:
-                _out(f"missed     {ctx.options.runtime.misses}")
-            for d in session.exec(
-                select(Deadline)
-                .where(col(Deadline.game_id) == g.id)
-                .where(col(Deadline.fired).is_(False))
-                .order_by(col(Deadline.due_at))
-            ).all():
-                _out(f"deadline   {d.kind:<9} {d.side or '-':<6} {d.due_at.isoformat()}")
-            epochs = session.exec(
-                select(DiceEpoch)
-                .where(col(DiceEpoch.game_id) == g.id)
-                .order_by(col(DiceEpoch.epoch).desc())
-                .limit(3)
-            ).all()
-            for e in epochs:
-                _out(
-                    f"epoch      {e.epoch}: orders {e.orders_hash[:16]}… key "
-                    f"{(e.revealed_key or '')[:16]}…"
-                )
-            events = session.exec(
-                select(Event)
-                .where(col(Event.game_id) == g.id)
-                .order_by(col(Event.seq).desc())
-                .limit(8)
-            ).all()
-            for ev in reversed(events):
-                text = json.loads(ev.payload_json).get("text", "")
-                _out(f"event      #{ev.seq} e{ev.epoch} {ev.kind} {text}"[:160])
-    finally:
-        store.dispose()
+        _out(f"dice       commitment {g.dice_commitment}")
+        _out(f"deck       commitment {g.deck_commitment}")
+        st = ctx.options.settings
+        _out(
+            f"timing     turn {st.turn_time}, question {st.question_time}, grace "
+            f"{st.grace}, reminders {', '.join(str(r) for r in st.reminders) or 'none'}, "
+            f"missed turn {st.missed_turn}"
+            + (f" after {st.forfeit_after}" if st.missed_turn == "forfeit" else "")
+        )
+        for side, row in sorted(joined_sides(session, g.id).items()):
+            state = (
+                f"joined with key {row.key_fingerprint}"
+                if row.nonce
+                else ("invited, token unused" if row.token_hash else "waiting for its join")
+            )
+            _out(f"join       {side:<6} {state}")
+        if ctx.options.runtime.misses:
+            _out(f"missed     {ctx.options.runtime.misses}")
+        for d in session.exec(
+            select(Deadline)
+            .where(col(Deadline.game_id) == g.id)
+            .where(col(Deadline.fired).is_(False))
+            .order_by(col(Deadline.due_at))
+        ).all():
+            _out(f"deadline   {d.kind:<9} {d.side or '-':<6} {d.due_at.isoformat()}")
+        epochs = session.exec(
+            select(DiceEpoch)
+            .where(col(DiceEpoch.game_id) == g.id)
+            .order_by(col(DiceEpoch.epoch).desc())
+            .limit(3)
+        ).all()
+        for e in epochs:
+            _out(
+                f"epoch      {e.epoch}: orders {e.orders_hash[:16]}… key "
+                f"{(e.revealed_key or '')[:16]}…"
+            )
+        events = session.exec(
+            select(Event).where(col(Event.game_id) == g.id).order_by(col(Event.seq).desc()).limit(8)
+        ).all()
+        for ev in reversed(events):
+            text = json.loads(ev.payload_json).get("text", "")
+            _out(f"event      #{ev.seq} e{ev.epoch} {ev.kind} {text}"[:160])
     return 0
 
 

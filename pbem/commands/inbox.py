@@ -17,9 +17,10 @@ import argparse
 from sqlmodel import col, select
 
 from pbem.commands._shared import add_config_argument, err, out
-from pbem.commands.game import EX_CONFIG, EX_USAGE, open_store
+from pbem.commands.game import EX_USAGE, with_store
+from pbem.config import Config
 from pbem.mailin.budget import scan
-from pbem.store import InboxMessage, InboxStatus, read_session
+from pbem.store import InboxMessage, InboxStatus, Store, read_session
 
 _SHOW_HEADER_LINES = 20
 _SHOW_LINE = 160
@@ -52,81 +53,60 @@ def _line(row: InboxMessage) -> str:
     )
 
 
-def _list(args: argparse.Namespace) -> int:
-    opened = open_store(args)
-    if opened is None:
-        return EX_CONFIG
-    _, store = opened
-    try:
-        with read_session(store) as session:
-            query = select(InboxMessage).order_by(col(InboxMessage.id).desc())
-            if args.status:
-                query = query.where(col(InboxMessage.status) == args.status)
-            rows = session.exec(query.limit(max(args.limit, 1))).all()
-        if not rows:
-            out("no mail" + (f" with status {args.status}" if args.status else ""))
-        for row in rows:
-            out(_line(row))
-    finally:
-        store.dispose()
+@with_store
+def _list(args: argparse.Namespace, config: Config, store: Store) -> int:
+    with read_session(store) as session:
+        query = select(InboxMessage).order_by(col(InboxMessage.id).desc())
+        if args.status:
+            query = query.where(col(InboxMessage.status) == args.status)
+        rows = session.exec(query.limit(max(args.limit, 1))).all()
+    if not rows:
+        out("no mail" + (f" with status {args.status}" if args.status else ""))
+    for row in rows:
+        out(_line(row))
     return 0
 
 
-def _show(args: argparse.Namespace) -> int:
-    opened = open_store(args)
-    if opened is None:
-        return EX_CONFIG
-    _, store = opened
-    try:
-        with read_session(store) as session:
-            row = session.get(InboxMessage, args.id)
+@with_store
+def _show(args: argparse.Namespace, config: Config, store: Store) -> int:
+    with read_session(store) as session:
+        row = session.get(InboxMessage, args.id)
+    if row is None:
+        err(f"no inbox mail #{args.id}")
+        return EX_USAGE
+    counted = scan(row.raw)
+    out(f"inbox      #{row.id} from {row.source}, {len(row.raw)} bytes")
+    out(f"received   {row.received_at:%Y-%m-%d %H:%M:%S} UTC")
+    out(f"status     {row.status} (attempts {row.attempts})")
+    out(f"outcome    {row.outcome}")
+    out(f"game       {row.game_id or '-'}")
+    out(
+        f"counted    {counted.headers} header fields, {counted.header_bytes} header "
+        f"bytes, {counted.addresses} addresses; sender {counted.sender or '?'}"
+    )
+    head = row.raw[:16384].decode("utf-8", "replace").split("\n")[:_SHOW_HEADER_LINES]
+    for text in head:
+        if not text.strip():
+            break
+        printable = "".join(ch if ch.isprintable() else "?" for ch in text.rstrip("\r"))
+        out(f"  | {printable[:_SHOW_LINE]}")
+    return 0
+
+
+@with_store
+def _retry(args: argparse.Namespace, config: Config, store: Store) -> int:
+    with store.transaction() as session:
+        row = session.get(InboxMessage, args.id)
         if row is None:
             err(f"no inbox mail #{args.id}")
             return EX_USAGE
-        counted = scan(row.raw)
-        out(f"inbox      #{row.id} from {row.source}, {len(row.raw)} bytes")
-        out(f"received   {row.received_at:%Y-%m-%d %H:%M:%S} UTC")
-        out(f"status     {row.status} (attempts {row.attempts})")
-        out(f"outcome    {row.outcome}")
-        out(f"game       {row.game_id or '-'}")
-        out(
-            f"counted    {counted.headers} header fields, {counted.header_bytes} header "
-            f"bytes, {counted.addresses} addresses; sender {counted.sender or '?'}"
-        )
-        head = row.raw[:16384].decode("utf-8", "replace").split("\n")[:_SHOW_HEADER_LINES]
-        for text in head:
-            if not text.strip():
-                break
-            printable = "".join(ch if ch.isprintable() else "?" for ch in text.rstrip("\r"))
-            out(f"  | {printable[:_SHOW_LINE]}")
-    finally:
-        store.dispose()
-    return 0
-
-
-def _retry(args: argparse.Namespace) -> int:
-    opened = open_store(args)
-    if opened is None:
-        return EX_CONFIG
-    _, store = opened
-    try:
-        with store.transaction() as session:
-            row = session.get(InboxMessage, args.id)
-            if row is None:
-                err(f"no inbox mail #{args.id}")
-                return EX_USAGE
-            if row.status not in (InboxStatus.SET_ASIDE, InboxStatus.FAILED):
-                err(
-                    f"inbox mail #{args.id} is {row.status}; "
-                    "only set-aside or failed mail is retried"
-                )
-                return EX_USAGE
-            row.status = InboxStatus.PENDING
-            row.attempts = 0
-            row.outcome = f"queued again by the operator (was: {row.outcome[:500]})"
-            row.processed_at = None
-            session.add(row)
-        out(f"inbox mail #{args.id} is pending again; the daemon processes it at its next sweep")
-    finally:
-        store.dispose()
+        if row.status not in (InboxStatus.SET_ASIDE, InboxStatus.FAILED):
+            err(f"inbox mail #{args.id} is {row.status}; only set-aside or failed mail is retried")
+            return EX_USAGE
+        row.status = InboxStatus.PENDING
+        row.attempts = 0
+        row.outcome = f"queued again by the operator (was: {row.outcome[:500]})"
+        row.processed_at = None
+        session.add(row)
+    out(f"inbox mail #{args.id} is pending again; the daemon processes it at its next sweep")
     return 0
