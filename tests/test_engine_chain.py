@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_engine_cli import ORDERS, POSITION  # the same small battle as the CLI tests
 
 from engine.cca.autoplay import play_random_game
 from engine.cca.position import load_position, write_position
@@ -22,34 +23,8 @@ from pbem.cli import main
 SYS = get_system("cca")
 ROOT = Path(__file__).resolve().parent.parent
 
-POSITION = """\
-format = "pbem-position/1"
-system = "cca"
-[meta]
-id = "t-one"
-name = "Test"
-year = "0"
-[sides.north]
-army = "N"
-command = 3
-banners = 3
-units = ["F5 HI", "A9 LI", "C5 LI"]
-[sides.south]
-army = "S"
-command = 3
-banners = 3
-first = true
-units = ["F4 MI", "A1 LI", "C4 MI"]
-[cards]
-deck = ["3L", "3C", "3R", "LT"]
-hands = { north = ["2L", "2C", "MT"], south = ["2C", "2L", "HT"] }
-discard = []
-[state]
-to_move = "south"
-turn = 1
-"""
 
-TURN1 = "game t-one\nturn 1\ncard 2C\norder F4\nattack F4 at F5\n"
+TURN1 = ORDERS
 TURN2 = "game t-one\nturn 2\ncard 2C\norder F5\nattack F5 at F4\n"
 DICE1 = ["G"] * 4  # the MI's attack: no hit, no flag, so the HI may battle back
 DICE2 = ["G"] * 5  # the HI battles back: no hit
