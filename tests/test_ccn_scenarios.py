@@ -170,3 +170,26 @@ def test_objectives_and_placeholders_are_checked() -> None:
     assert s.objectives[0].most() == 1
     assert s.unit_is_placeholder("north", s.north.units[0])
     assert not s.unit_is_placeholder("north", s.north.units[1])
+
+
+def test_field_fortifications_name_their_fortified_sides() -> None:
+    """ccn.md §23.5: fortified on some hexsides only, so the file says which (by neighbour)."""
+    text = MINI.replace('hill = ["C8"]', 'hill = ["C8"]\nfield_fortifications = ["F5"]')
+    assert "missing-field" in {c for _, c in _problems(text)}
+    good = text + '\n[fortified]\nF5 = ["E6", "F6", "G5"]\n'
+    s = load_scenario(good)
+    assert s.fortified == {"F5": ("E6", "F6", "G5")}
+    far = text + '\n[fortified]\nF5 = ["F7"]\n'
+    assert "bad-value" in {c for _, c in _problems(far)}
+    wrong = MINI + '\n[fortified]\nF5 = ["F6"]\n'
+    assert "bad-reference" in {c for _, c in _problems(wrong)}
+
+
+def test_a_sudden_death_objective() -> None:
+    """ccn.md §7 [R]: an objective may win the battle at once."""
+    s = load_scenario(
+        MINI + '\n[[objective]]\nside = "north"\nhexes = ["F2"]\nkind = "permanent"\n'
+        'when = "any-time"\nsudden_death = true\n'
+    )
+    (o,) = s.objectives
+    assert (o.kind, o.when, o.sudden_death) == ("permanent", "any-time", True)

@@ -61,12 +61,13 @@ RULES: Mapping[str, tuple[_P, _P]] = {
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _TAG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _TOP_KEYS = (
-    "format", "system", "meta", "sides", "terrain", "objective", "special", "placeholder",
+    "format", "system", "meta", "sides", "terrain", "fortified", "objective", "special",
+    "placeholder",
     "options", "state", "cards",
 )  # fmt: skip
 _META_KEYS = ("id", "name", "date", "source")
 _SIDE_KEYS = ("army", "nations", "commander", "command", "banners", "first", "units", "leaders")
-_OBJ_KEYS = ("side", "hexes", "banners", "count", "kind", "when", "note")
+_OBJ_KEYS = ("side", "hexes", "banners", "count", "kind", "when", "note", "sudden_death")
 _PH_KEYS = ("field", "reason", "items")
 _MAX_BLOCKS = 6
 # Problems that drop a unit or leader entry (banner counts would then be wrong).
@@ -288,9 +289,46 @@ def _check_objective(ck: _Checker, i: int, raw: Any) -> Objective | None:
     kind = _choice(ck, raw, path, "kind", KINDS)
     when = _choice(ck, raw, path, "when", WHEN)
     note = ck.typed(raw, path, "note", str, required=False) or ""
+    sudden = bool(ck.typed(raw, path, "sudden_death", bool, required=False))
     if side not in SIDES or hexes is None:
         return None
-    return Objective(str(side), tuple(hexes), banners or 1, count, kind, when, note)
+    return Objective(str(side), tuple(hexes), banners or 1, count, kind, when, note, sudden)
+
+
+def _check_fortified(
+    ck: _Checker, raw: Any, terrain: Mapping[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """``[fortified]``: a field fortifications hex -> the neighbours across its fortified sides."""
+    out: dict[str, tuple[str, ...]] = {}
+    if raw is not None and not isinstance(raw, dict):
+        ck.add(("fortified",), "bad-type", "fortified must be a table")
+        return out
+    raw = raw or {}
+    for key in raw:
+        path = ("fortified", key)
+        hx = ck.hex(key, ("fortified",), key)
+        sides = ck.strings(raw, ("fortified",), key, required=True)
+        if hx is None:
+            continue
+        if terrain.get(hx) != "field_fortifications":
+            msg = f"fortified {hx}: the hex is not field_fortifications terrain"
+            ck.add(path, "bad-reference", msg)
+        across: list[str] = []
+        for entry in sides:
+            n = ck.hex(entry, path, entry)
+            if n is None:
+                continue
+            if STANDARD_BOARD.distance(STANDARD_BOARD.parse(hx), STANDARD_BOARD.parse(n)) != 1:
+                ck.add(path, "bad-value", f"fortified {hx}: {n} is not a neighbour", entry)
+            across.append(n)
+        if len(set(across)) != len(across) or not 1 <= len(across) <= 6:
+            ck.add(path, "bad-value", f"fortified {hx}: give 1..6 different neighbours")
+        out[hx] = tuple(across)
+    for hx, name in terrain.items():
+        if name == "field_fortifications" and hx not in out:
+            msg = f"{hx} is field_fortifications: say across which sides in [fortified]"
+            ck.add(("terrain", name), "missing-field", msg, hx)
+    return out
 
 
 def _check_rule(ck: _Checker, i: int, raw: Any, sides: Mapping[str, Side]) -> SpecialRule | None:
@@ -465,6 +503,7 @@ def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
         if side:
             sides[s] = side
     terrain = _check_terrain(ck, data.get("terrain"))
+    fortified = _check_fortified(ck, data.get("fortified"), terrain)
     for key in ("options", "state", "cards"):
         if key in data:
             ck.typed(data, (), key, dict)
@@ -499,6 +538,7 @@ def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
         objectives=tuple(objectives),
         special=tuple(rules),
         placeholders=tuple(holders),
+        fortified=fortified,
     )
 
 

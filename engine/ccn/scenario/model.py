@@ -86,7 +86,8 @@ class Objective:
     (one award while it holds more of them than the enemy). ``kind``: ``temporary`` (the
     banner is lost when the hex is lost) or ``permanent`` (kept once gained). ``when``:
     ``turn-start`` (held at the start of the side's own turn) or ``any-time`` (the moment a
-    unit enters). ``banners`` is the banners of one award.
+    unit enters). ``banners`` is the banners of one award; ``sudden_death``: gaining it wins
+    the battle at once.
     """
 
     side: str
@@ -96,6 +97,7 @@ class Objective:
     kind: str = "temporary"
     when: str = "turn-start"
     note: str = ""
+    sudden_death: bool = False
 
     def most(self) -> int:
         """The most banners this objective can be worth at one time."""
@@ -135,7 +137,11 @@ class Placeholder:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated Napoleonics scenario; ``terrain`` maps hex -> terrain code (clear absent)."""
+    """A validated Napoleonics scenario; ``terrain`` maps hex -> terrain code (clear absent).
+
+    ``fortified`` maps a field fortifications hex to the neighbours across its fortified
+    hexsides (ccn.md §23.5: three of its six sides).
+    """
 
     id: str
     name: str
@@ -147,6 +153,7 @@ class Scenario:
     objectives: tuple[Objective, ...] = ()
     special: tuple[SpecialRule, ...] = ()
     placeholders: tuple[Placeholder, ...] = ()
+    fortified: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     system: str = "ccn"
 
     @property
