@@ -3,7 +3,7 @@ each naming its ccn.md section."""
 
 from __future__ import annotations
 
-from ccn_rules_kit import Kit, at
+from ccn_rules_kit import Kit
 
 from engine.ccn.rules.retreat import retreat_paths, take_flags
 
