@@ -128,12 +128,15 @@ def leader_paths(f: Field[U, L], ld: L) -> list[LeaderPath]:
 
 
 def _auto(f: Field[U, L], ld: L, paths: list[LeaderPath]) -> LeaderPath:
-    """ccn.md §26.2 [R]: the nearest legal hex, preferring to join a friendly unit; never an
-    escape or leaving the map if anything else is possible."""
+    """ccn.md §26.2 [R]: the nearest legal hex, preferring to join a friendly unit, then the
+    owner's leftmost; never an escape or leaving the map if anything else is possible."""
 
-    def key(p: LeaderPath) -> tuple[int, int, int, int, str]:
+    flip = 1 if f.baseline(ld.side) == 1 else -1  # the owner's left first
+
+    def key(p: LeaderPath) -> tuple[int, int, int, int, int, str]:
         joins = bool(p.hexes) and not p.off and host_at(f, ld, p.hexes[-1])
-        return (len(p.escapes), int(p.off), 0 if joins else 1, len(p.hexes), p.text())
+        end = flip * p.hexes[-1].x if p.hexes else 0
+        return (len(p.escapes), int(p.off), 0 if joins else 1, len(p.hexes), end, p.text())
 
     return min(paths, key=key)
 
