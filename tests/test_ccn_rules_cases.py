@@ -235,7 +235,7 @@ def _may_bb(k: Kit, a: dict[str, Any]) -> str:
 
 
 def _bb(k: Kit, a: dict[str, Any]) -> str:
-    return str(take_ground.battle_back(k, _unit(k, a, "defender"), _unit(k, a, "attacker")))
+    return str(take_ground.battle_back(k, _unit(k, a, "defender"), _unit(k, a, "attacker"))).lower()
 
 
 def _may_retire(k: Kit, a: dict[str, Any]) -> str:
