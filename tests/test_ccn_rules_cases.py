@@ -38,8 +38,17 @@ from typing import Any
 import pytest
 from ccn_rules_kit import TABLES, Kit, KLeader, KUnit
 
-from engine.ccn.rules import cavalry, combined_arms, flags, hits, leaders, los, retreat
-from engine.ccn.rules import squares, take_ground
+from engine.ccn.rules import (
+    cavalry,
+    combined_arms,
+    flags,
+    hits,
+    leaders,
+    los,
+    retreat,
+    squares,
+    take_ground,
+)
 from engine.ccn.rules.ground import reduction
 from engine.core.replay import NeedDecision
 from engine.core.tables import provenance_kind
@@ -254,8 +263,9 @@ def _offer_retire(k: Kit, a: dict[str, Any]) -> str:
 
 def _resolve_retire(k: Kit, a: dict[str, Any]) -> str:
     cav = _unit(k, a, "cavalry")
-    faces = tuple(k.faces)
-    k.faces.clear()
+    n = a.get("roll", len(k.faces))
+    faces = tuple(k.faces[:n])
+    del k.faces[:n]
     path = cavalry.resolve_retire(k, cav, faces, k.opponent(cav.side), _checked(a))
     return " > ".join(map(str, path)) or "none"
 
