@@ -300,6 +300,11 @@ def _capped(k: Kit, a: dict[str, Any]) -> str:
     return str(squares.capped(k, _unit(k, a, "roller"), target)).lower()
 
 
+def _repulse(k: Kit, a: dict[str, Any]) -> str:
+    led = k.unit_at(Hex.parse(a["led_by"])) if a.get("led_by") else None
+    return str(squares.repulse(k, _unit(k, a, "roller"), _unit(k, a, "target"), led)).lower()
+
+
 def _may_join(k: Kit, a: dict[str, Any]) -> str:
     art = _unit(k, a, "artillery")
     return _why(
@@ -374,6 +379,7 @@ RULES: dict[str, Callable[[Kit, dict[str, Any]], object]] = {
     "may-break": _may_break,
     "break-square": _break,
     "capped": _capped,
+    "repulse": _repulse,
     "may-join": _may_join,
     "artillery-dice": _art_dice,
     "combined-sabres": _combined_sabres,
