@@ -96,8 +96,9 @@ def leader_paths(f: Field[U, L], ld: L) -> list[LeaderPath]:
     """Every legal retreat of ``ld``: 1-3 hexes toward its baseline, in a fixed order
     (ccn.md §17.2, §17.3). A path may pass friendly units and lone friendly leaders, end
     on an empty hex or a friendly unit without a leader (it attaches), escape through enemy
-    units, or leave the map from the baseline; it never passes a lone enemy leader nor ends
-    on an enemy unit, an enemy leader or another friendly leader."""
+    units (with or without their leader), or leave the map from the baseline; it never passes
+    a lone enemy leader nor ends on an enemy unit, an enemy leader or another friendly
+    leader."""
     assert ld.hex is not None
     base = f.baseline(ld.side)
     out: list[LeaderPath] = []
@@ -118,9 +119,9 @@ def leader_paths(f: Field[U, L], ld: L) -> list[LeaderPath]:
                 continue
             other = f.leader_at(n)
             unit = f.unit_at(n)
-            if other is not None and other.side != ld.side:
-                continue
             hostile = unit is not None and unit.side != ld.side
+            if other is not None and other.side != ld.side and not hostile:
+                continue  # a lone enemy leader ([R] §17.2); one with its unit is escaped
             walk(n, (*path, n), (*escapes, n) if hostile else escapes)
 
     walk(ld.hex, (), ())
