@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from engine.cca.tables import BUNDLED
 from engine.cca.terrain import ALIASES
-from engine.cca.units import UNITS
 from engine.core.hexlayout import HexLayout, offset_rows
 from engine.core.picture import (
     Arrow,
@@ -117,7 +117,7 @@ def _on(grid: CCGrid, name: str) -> str | None:
 
 def _counter(u: Mapping[str, Any], grid: CCGrid, leader: str) -> Counter:
     code = str(u["type"]).upper()
-    spec = UNITS.get(code)
+    spec = BUNDLED.units.get(code)  # a symbol and a strength to draw: the bundled row
     weight = spec.weight if spec else ""
     full = int(u.get("full", spec.blocks if spec else u.get("blocks", 1)))
     return Counter(

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.cca.tables import BUNDLED, CcaTables, load_cca_tables, named, replaced_units
 from engine.core.api import Question
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
 
@@ -30,6 +31,7 @@ __all__ = [
     "other",
     "state_from_dict",
     "state_to_dict",
+    "with_tables",
 ]
 
 SIDES = ("north", "south")
@@ -151,7 +153,12 @@ class State:
     pending: Pending | None = None
     result: str | None = None  # "north" / "south" / "draw" once over
     marks: Mapping[str, Any] = field(default_factory=dict)  # special-rule bookkeeping
-    tables_sha256: str = ""  # SHA-256 of the rules tables file the game is played with
+    tables: CcaTables = BUNDLED  # the rules tables the game is played with (docs/tables.md)
+
+    @property
+    def tables_sha256(self) -> str:
+        """The SHA-256 of the rules tables file the game is played with."""
+        return self.tables.sha256
 
     # --- look-ups (read-only helpers used everywhere) ----------------------
     def terrain_at(self, h: Hex) -> str:
@@ -213,8 +220,30 @@ def _question_to_dict(q: Question) -> dict[str, Any]:
             "default": q.default}
 
 
-def state_to_dict(s: State) -> dict[str, Any]:
-    """Return the JSON-safe dict form of ``s`` (everything, secrets included)."""
+def with_tables(s: State, tables: CcaTables) -> State:
+    """``s`` played on ``tables``: units' full strength follows the unit table, and a deck
+    still to be shuffled is the new deck less the cards already dealt or discarded."""
+    if tables == s.tables:
+        return replace(s, tables=tables)
+    out = replace(s, tables=tables, units=replaced_units(s.units, s.tables, tables))
+    if s.deck_random:
+        pool = list(tables.deck)
+        for c in [*s.discard, *(c for v in s.sides.values() for c in v.hand)]:
+            if c in pool:
+                pool.remove(c)
+        out = replace(out, deck=tuple(pool))
+    return out
+
+
+def state_to_dict(s: State, tables: bool = True) -> dict[str, Any]:
+    """Return the JSON-safe dict form of ``s`` (everything, secrets included).
+
+    The tables are named by their SHA-256 (``tables_sha256``); a club's file is
+    carried whole too (``tables``), the bundled one is not (every copy of the
+    engine ships it), which keeps a stored state small. ``tables=False`` leaves
+    a club's file out too: a paused turn's start state, which plays on the
+    tables of the state around it.
+    """
     pend = None
     if s.pending is not None:
         p = s.pending
@@ -262,13 +291,36 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "pending": pend,
         "result": s.result,
         "marks": dict(s.marks),
-        # Only when set, so states stored before the field existed read back unchanged.
-        **({"tables_sha256": s.tables_sha256} if s.tables_sha256 else {}),
+        "tables_sha256": s.tables.sha256,
+        **({"tables": s.tables.text} if tables and s.tables != BUNDLED else {}),
     }
 
 
-def state_from_dict(d: Mapping[str, Any]) -> State:
-    """Rebuild a :class:`State` from :func:`state_to_dict` output."""
+def _tables(d: Mapping[str, Any], default: CcaTables | None) -> CcaTables:
+    text = d.get("tables")
+    if isinstance(text, str):
+        return BUNDLED if text == BUNDLED.text else load_cca_tables(text)
+    if default is not None:  # a paused turn's start: the tables of the state around it
+        return default
+    sha = d.get("tables_sha256")
+    if sha is None:  # stored before states named their tables: the bundled file
+        return BUNDLED
+    found = named(str(sha))
+    if found is None:
+        raise ValueError(
+            f"the state names the rules tables {sha} without carrying them, and they are "
+            f"not this engine's bundled tables ({BUNDLED.sha256}, docs/tables.md)"
+        )
+    return found
+
+
+def state_from_dict(d: Mapping[str, Any], tables: CcaTables | None = None) -> State:
+    """Rebuild a :class:`State` from :func:`state_to_dict` output.
+
+    ``tables`` are the tables of a dict that carries no file (a paused turn's
+    start); otherwise a dict without one plays on the tables its SHA-256 names
+    (the bundled ones), and one naming tables it does not carry is refused.
+    """
     b = d.get("board") or {}
     board = Board(int(b.get("wide", 13)), int(b.get("deep", 9)),
                   tuple(b.get("section_lines", (8, 16))))
@@ -316,5 +368,5 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         pending=pend,
         result=d.get("result"),
         marks=dict(d.get("marks", {})),
-        tables_sha256=str(d.get("tables_sha256", "")),
+        tables=_tables(d, tables),
     )

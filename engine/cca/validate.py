@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engine.cc.decide import Decider, norm_answer
-from engine.cca.cards import CARDS
 from engine.cca.combat import fire_range, melee_dice, ranged_dice
 from engine.cca.legal import targets
 from engine.cca.movement import (
@@ -131,7 +130,7 @@ def check_submission(state: State, side: str, text: str) -> Submission:
         bad(
             sub.card_line,
             "card-not-in-hand",
-            f"you do not hold {CARDS[sub.card].name}",
+            f"you do not hold {state.tables.cards[sub.card].name}",
             tuple(hand),
         )
     elif sub.card == "FS":
@@ -198,7 +197,7 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
     if isinstance(it, str):
         return it
     if w.effect in ("CS", "DS"):
-        return f"{CARDS[w.effect].name} allows no movement"
+        return f"{w.state.tables.cards[w.effect].name} allows no movement"
     key = f"{phase}:{id(it)}"
     if key in w.moved_lines:
         return "each unit or leader moves once" + (" per move phase" if w.effect == "MFM" else "")
@@ -207,7 +206,7 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
         if it.name not in w.ordered_leaders:
             return f"leader {it.name} is not ordered (order it: 'order leader {it.name}')"
         host = w.host(it)
-        card = CARDS.get(w.card or "")
+        card = w.state.tables.cards.get(w.card or "")
         detach = card is not None and (
             card.helmet or (card.code == "CH" and bool(w.state.option("mounted_charge_detach")))
         )
@@ -346,7 +345,8 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 bad("fire-after-move", "Move-Fire-Move: no firing after the second moves")
                 continue
             if w.effect in ("CS", "DT", "CH"):
-                bad("no-fire", f"units ordered by {CARDS[w.effect].name} may not use ranged combat")
+                name = w.state.tables.cards[w.effect].name
+                bad("no-fire", f"units ordered by {name} may not use ranged combat")
                 continue
             if fire_range(w, u) == 0:
                 bad("no-missiles", f"{u.type} has no missile weapons")
@@ -369,7 +369,7 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             if w.effect in ("MFM", "DS"):
                 bad(
                     "no-close-combat",
-                    f"units ordered by {CARDS[w.effect].name} may not close-combat",
+                    f"units ordered by {w.state.tables.cards[w.effect].name} may not close-combat",
                 )
                 continue
             legal = targets(w, u, True)
