@@ -11,6 +11,7 @@ bundled file with a club's value (never asserting a placeholder).
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -240,3 +241,17 @@ def test_a_stored_state_names_the_bundled_tables_and_carries_a_clubs() -> None:
     data["tables_sha256"] = "ab" * 32  # tables it neither carries nor ships: refused
     with pytest.raises(ValueError, match="names the rules tables abab"):
         SYS.from_json(json.dumps(data))
+
+
+def test_play_hot_seat_on_a_club_file_and_a_system_without_tables_refuses_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "club.toml").write_text(club(units__MI=("melee", "2")))
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    args = ["play", "001", "--seed", "01", "--no-board", "--tables", str(tmp_path / "club.toml")]
+    assert main(args) == 0
+    assert "dice seed" in capsys.readouterr().out
+    toy = Path(__file__).resolve().parent.parent / "scenarios" / "toy" / "race.toml"
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", str(toy), "--no-board", "--tables", str(tmp_path / "club.toml")]) == 2
+    assert "the system 'toy' reads no rules tables" in capsys.readouterr().err

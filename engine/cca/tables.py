@@ -111,7 +111,15 @@ def _schema(name: str, row: type, skip: tuple[str, ...], extra: dict[str, type])
 _MOVERS = ("light", "foot", "hwm", "mounted", "leader")
 _SETS = ("impassable", "stop", "no_battle_on_entry", "no_bonus_on_entry",
          "enter_only_from_adjacent_start")  # fmt: skip
-_OPTIONAL_INT = ("melee_cap", "ranged_cap_into", "ranged_cap_out", "leave_max_move")
+_OPTIONAL_INT = (
+    "melee_cap",
+    "ranged_cap_into",
+    "ranged_cap_out",
+    "leave_max_move",
+    "hill_cap_foot",
+    "hill_cap_mounted",
+    "hill_cap_uphill",
+)
 
 UNIT_SCHEMA = _schema("units", UnitSpec, ("code",), {})
 TERRAIN_SCHEMA = TableSchema(

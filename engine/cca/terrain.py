@@ -4,8 +4,8 @@ table of ``engine/cca/tables.toml`` (a game reads its own: ``state.tables.terrai
 Movers are grouped as the table's columns: ``light`` (LI LB LS AUX and WAR),
 ``foot`` (MI HI), ``hwm``, ``mounted`` and ``leader`` (a lone leader). Dice
 caps are "max N dice when battling into or out of the hex"; card bonuses are
-added after caps (§17.1). Hill dice caps depend on both hexes and are
-computed in :mod:`engine.cca.combat` from the ``hill`` flag.
+added after caps (§17.1). Hill dice caps depend on both hexes: the ``hill``
+flag of each says which of the row's ``hill_cap_*`` apply (:mod:`engine.cca.combat`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ class TerrainSpec:
     leave_max_move: int | None = None  # a unit leaving the hex moves at most this far
     enter_only_from_adjacent_start: frozenset[str] = frozenset()
     defender_strikes_first: bool = False  # a defender here rolls first, as First Strike
+    hill_cap_foot: int | None = None  # close combat from this hill by foot (downhill, hill to hill)
+    hill_cap_mounted: int | None = None  # the same by a mounted unit
+    hill_cap_uphill: int | None = None  # close combat into this hill from lower ground
 
 
 ALIASES = {"seacoast": "lake", "sea": "lake", "ford": "fordable-river", "fortified-camp": "camp"}
