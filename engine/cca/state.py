@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
-from engine.cca.tables import BUNDLED, CcaTables, load_cca_tables, named, replaced_units
+from engine.cca.tables import BUNDLED, CcaTables, load_cca_tables, named
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "other",
     "state_from_dict",
     "state_to_dict",
-    "with_tables",
 ]
 
 SIDES = ("north", "south")
@@ -186,21 +185,6 @@ class State:
 
 
 # --- canonical dict form ---------------------------------------------------
-
-
-def with_tables(s: State, tables: CcaTables) -> State:
-    """``s`` played on ``tables``: units' full strength follows the unit table, and a deck
-    still to be shuffled is the new deck less the cards already dealt or discarded."""
-    if tables == s.tables:
-        return replace(s, tables=tables)
-    out = replace(s, tables=tables, units=replaced_units(s.units, s.tables, tables))
-    if s.deck_random:
-        pool = list(tables.deck)
-        for c in [*s.discard, *(c for v in s.sides.values() for c in v.hand)]:
-            if c in pool:
-                pool.remove(c)
-        out = replace(out, deck=tuple(pool))
-    return out
 
 
 def state_to_dict(s: State, tables: bool = True) -> dict[str, Any]:

@@ -40,6 +40,7 @@ __all__ = [
     "TableProvider",
     "bundled_text",
     "load_cca_tables",
+    "with_tables",
 ]
 
 SECTION = "section"
@@ -345,9 +346,7 @@ class TableProvider:
         return load_cca_tables(text).data
 
     def with_tables(self, state: Any, tables: Tables) -> Any:
-        """``state`` played on ``tables`` (see :func:`engine.cca.state.with_tables`)."""
-        from engine.cca.state import with_tables  # noqa: PLC0415
-
+        """``state`` played on ``tables`` (see :func:`with_tables`)."""
         return with_tables(state, _cached(tables.text))
 
     def tables_of(self, state: Any) -> Tables:
@@ -356,7 +355,23 @@ class TableProvider:
         return tables.data
 
 
-def replaced_units(units: Any, old: CcaTables, new: CcaTables) -> Any:
+def with_tables(state: Any, tables: CcaTables) -> Any:
+    """``state`` (an :class:`engine.cca.state.State`) played on ``tables``: units' full
+    strength follows the unit table, and a deck still to be shuffled is the new deck less
+    the cards already dealt or discarded."""
+    if tables == state.tables:
+        return replace(state, tables=tables)
+    out = replace(state, tables=tables, units=_replaced_units(state.units, state.tables, tables))
+    if state.deck_random:
+        pool = list(tables.deck)
+        for c in [*state.discard, *(c for v in state.sides.values() for c in v.hand)]:
+            if c in pool:
+                pool.remove(c)
+        out = replace(out, deck=tuple(pool))
+    return out
+
+
+def _replaced_units(units: Any, old: CcaTables, new: CcaTables) -> Any:
     """Units at full strength under ``old`` tables made full under ``new`` ones."""
     out = []
     for u in units:
