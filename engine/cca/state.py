@@ -187,14 +187,12 @@ class State:
 # --- canonical dict form ---------------------------------------------------
 
 
-def state_to_dict(s: State, tables: bool = True) -> dict[str, Any]:
+def state_to_dict(s: State) -> dict[str, Any]:
     """Return the JSON-safe dict form of ``s`` (everything, secrets included).
 
     The tables are named by their SHA-256 (``tables_sha256``); a club's file is
     carried whole too (``tables``), the bundled one is not (every copy of the
-    engine ships it), which keeps a stored state small. ``tables=False`` leaves
-    a club's file out too: a paused turn's start state, which plays on the
-    tables of the state around it.
+    engine ships it), which keeps a stored state small.
     """
     return {
         "format": "pbem-state/1",
@@ -231,16 +229,14 @@ def state_to_dict(s: State, tables: bool = True) -> dict[str, Any]:
         "result": s.result,
         "marks": dict(s.marks),
         "tables_sha256": s.tables.sha256,
-        **({"tables": s.tables.text} if tables and s.tables != BUNDLED else {}),
+        **({"tables": s.tables.text} if s.tables != BUNDLED else {}),
     }
 
 
-def _tables(d: Mapping[str, Any], default: CcaTables | None) -> CcaTables:
+def _tables(d: Mapping[str, Any]) -> CcaTables:
     text = d.get("tables")
     if isinstance(text, str):
         return BUNDLED if text == BUNDLED.text else load_cca_tables(text)
-    if default is not None:  # a paused turn's start: the tables of the state around it
-        return default
     sha = d.get("tables_sha256")
     if sha is None:  # stored before states named their tables: the bundled file
         return BUNDLED
@@ -253,12 +249,11 @@ def _tables(d: Mapping[str, Any], default: CcaTables | None) -> CcaTables:
     return found
 
 
-def state_from_dict(d: Mapping[str, Any], tables: CcaTables | None = None) -> State:
+def state_from_dict(d: Mapping[str, Any]) -> State:
     """Rebuild a :class:`State` from :func:`state_to_dict` output.
 
-    ``tables`` are the tables of a dict that carries no file (a paused turn's
-    start); otherwise a dict without one plays on the tables its SHA-256 names
-    (the bundled ones), and one naming tables it does not carry is refused.
+    A dict that carries no tables file plays on the tables its SHA-256 names
+    (the bundled ones); one naming tables it does not carry is refused.
     """
     b = d.get("board") or {}
     board = Board(int(b.get("wide", 13)), int(b.get("deep", 9)),
@@ -296,5 +291,5 @@ def state_from_dict(d: Mapping[str, Any], tables: CcaTables | None = None) -> St
         pending=pending_from_dict(d.get("pending")),
         result=d.get("result"),
         marks=dict(d.get("marks", {})),
-        tables=_tables(d, tables),
+        tables=_tables(d),
     )
