@@ -255,3 +255,21 @@ def test_play_hot_seat_on_a_club_file_and_a_system_without_tables_refuses_one(
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert main(["play", str(toy), "--no-board", "--tables", str(tmp_path / "club.toml")]) == 2
     assert "the system 'toy' reads no rules tables" in capsys.readouterr().err
+
+
+def test_a_paused_turn_on_a_clubs_tables_resumes_on_them() -> None:
+    """A question mid-turn (cca.md §10.7, battle back): the answer replays the turn from its
+    start on the game's own tables, through JSON and through a position file."""
+    provider = find(SYS, TABLES)
+    assert provider is not None
+    text = club(units__HI=("battle_back", "2"))
+    st = SYS.new_game(provider.with_tables(SYS.load_position(POSITION), provider.load(text)))
+    ask = "game t-one\nturn 1\nside north\nstanding battle-back: ask\n"
+    st = SYS.resolve(st, SYS.parse_orders(st, "north", ask), ScriptedDice([])).state
+    st = SYS.resolve(st, SYS.parse_orders(st, "south", ORDERS), ScriptedDice(["G"] * 4)).state
+    assert SYS.prompt(st).kind == "question"
+    for paused in (SYS.from_json(SYS.to_json(st)), SYS.load_position(SYS.write_position(st))):
+        answer = SYS.parse_orders(paused, "north", "game t-one\nturn 1\nanswer battle-back\n")
+        res = SYS.resolve(paused, answer, ScriptedDice(["G"] * 6))
+        assert any("battles back with 2 dice" in e.text for e in res.events)
+        assert res.state.tables_sha256 == load_cca_tables(text).sha256
