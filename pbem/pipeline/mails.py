@@ -217,6 +217,16 @@ class Mailer:
         message_id = make_message_id("player", kind, version, player_email, self.domain)
         self._put(msg, recipient=player_email, message_id=message_id, kind=kind, game_id=None)
 
+    def queue_member_mail(
+        self, message: EmailMessage, *, recipient: str, message_id: str, kind: str
+    ) -> None:
+        """Queue a club mail (standings, pairings) to a member's address on record.
+
+        ``recipient`` must come from the store's player row of a club member:
+        the clubs' mails carry only what every member may see.
+        """
+        self._put(message, recipient=recipient, message_id=message_id, kind=kind, game_id=None)
+
     def _put(
         self,
         message: EmailMessage,

@@ -96,6 +96,10 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
     ctx.options = replace(ctx.options, runtime=runtime)
     misses = runtime.misses.get(side, 0)
     other = next((s for s in ctx.seats if s != side), "")
+    # Reliability counts every miss; a club may offer the seat past its limit.
+    from pbem.clubs.hooks import deadline_missed  # noqa: PLC0415 - clubs build on the pipeline
+
+    deadline_missed(env, ctx, side, row.due_at, misses)
     if settings.missed_turn == "forfeit" and misses >= settings.forfeit_after:
         action = (
             f"{side} missed {misses} deadlines in a row and forfeits: {other} wins "

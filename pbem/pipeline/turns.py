@@ -541,6 +541,10 @@ def finish_game(
         reason=reason,
         board_events=raw,
     )
+    # A club game's end rates it and moves its ladder, tournament or campaign on.
+    from pbem.clubs.hooks import game_ended  # noqa: PLC0415 - clubs build on the pipeline
+
+    game_ended(env, ctx, result)
 
 
 def shown_deadline(env: Env, ctx: GameContext) -> Any:

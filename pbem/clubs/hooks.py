@@ -1,0 +1,111 @@
+"""What clubs do when a game ends or a deadline is missed (called from the turn pipeline).
+
+:func:`game_ended` runs inside the transaction that ends the game
+(:func:`pbem.pipeline.turns.finish_game`): it records the result and each
+side's banners on the game's :class:`~pbem.clubs.models.ClubGame` row,
+updates the ratings of a rated game, and lets the ladder, the tournament or
+the campaign the game belongs to move on (start the next round, the next
+battle). A game that is no club game is left alone.
+
+Banners are read from the system's public view (``sides[side]["banners"]``,
+a count); a system that shows none scores 0 banners.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlmodel import Session
+
+from pbem.clubs.models import ClubGame
+from pbem.pipeline.games import GameContext
+from pbem.pipeline.turns import Env
+
+__all__ = ["banners_of", "game_ended", "outcome_of"]
+
+
+def banners_of(ctx: GameContext) -> dict[str, int]:
+    """Each side's banners as the system's public view shows them (0 if it shows none)."""
+    view: Any = ctx.system.public_view(ctx.state)
+    sides = view.get("sides", {}) if isinstance(view, dict) else {}
+    out: dict[str, int] = {}
+    for side in ctx.system.sides:
+        value = sides.get(side, {}).get("banners", 0) if isinstance(sides, dict) else 0
+        out[side] = value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return out
+
+
+def outcome_of(result: str, side: str) -> float:
+    """1 if ``side`` won, 0.5 for a draw, 0 if it lost."""
+    if result == side:
+        return 1.0
+    return 0.5 if result == "draw" or not result else 0.0
+
+
+def record_result(session: Session, row: ClubGame, result: str, banners: dict[str, int]) -> None:
+    """Store the result of a club game (once)."""
+    row.result = result[:32] or "draw"
+    row.scores_json = json.dumps(banners, sort_keys=True)
+
+
+def game_ended(env: Env, ctx: GameContext, result: str) -> None:
+    """Record a club game's end, rate it, and move its ladder, tournament or campaign on."""
+    session = env.session
+    row = session.get(ClubGame, ctx.id)
+    if row is None or row.ended_at is not None:
+        return
+    record_result(session, row, result, banners_of(ctx))
+    row.ended_at = env.clock.now()
+    session.add(row)
+    session.flush()
+    if row.rated:
+        _rate(env, ctx, row)
+    if row.kind == "tournament":
+        from pbem.clubs.tournament import on_game_end  # noqa: PLC0415
+
+        on_game_end(env, row)
+    elif row.kind == "ladder":
+        from pbem.clubs.ladder import on_game_end as ladder_end  # noqa: PLC0415
+
+        ladder_end(env, row)
+    elif row.kind == "campaign":
+        from pbem.clubs.campaign import on_game_end as campaign_end  # noqa: PLC0415
+
+        campaign_end(env, row, ctx)
+
+
+def _rate(env: Env, ctx: GameContext, row: ClubGame) -> None:
+    from pbem.clubs.ratings import rate_game  # noqa: PLC0415
+
+    outcome: dict[int, float] = {}
+    for side, seat in ctx.seats.items():
+        assert seat.player.id is not None
+        if seat.player.id in outcome:  # one player on both sides: not rated
+            return
+        outcome[seat.player.id] = outcome_of(row.result, side)
+    rate_game(
+        env.session, row.club_id, ctx.game.system, ctx.id, outcome=outcome, at=env.clock.now()
+    )
+
+
+def deadline_missed(env: Env, ctx: GameContext, side: str, due_at: Any, in_a_row: int) -> None:
+    """Record a missed turn deadline (reliability); offer the seat past the club's limit."""
+    from pbem.clubs.clubs import rules_of  # noqa: PLC0415
+    from pbem.clubs.models import Club  # noqa: PLC0415
+    from pbem.clubs.reliability import record_miss, why_excused  # noqa: PLC0415
+    from pbem.clubs.rules import ClubRules  # noqa: PLC0415
+
+    seat = ctx.seats.get(side)
+    if seat is None or seat.player.id is None:
+        return
+    session = env.session
+    row = session.get(ClubGame, ctx.id)
+    club = session.get(Club, row.club_id) if row is not None else None
+    rules = rules_of(club) if club is not None else ClubRules()
+    excused = why_excused(session, seat.player.id, ctx.id, due_at, rules.excused_misses)
+    record_miss(session, seat.player.id, ctx.id, side, due_at, excused=excused)
+    if club is not None and rules.replace_after and in_a_row >= rules.replace_after:
+        from pbem.clubs.replacements import offer_seat  # noqa: PLC0415
+
+        offer_seat(env, ctx, side, reason=f"{in_a_row} deadlines missed in a row", quiet=True)
