@@ -12,6 +12,7 @@ from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
+from club_kit import CLUB, ClubKit, make_club
 from sqlmodel import col, select
 
 from pbem.clock import FakeClock
@@ -20,7 +21,6 @@ from pbem.clubs.models import ClubGame, TournamentPairing
 from pbem.clubs.ratings import ratings
 from pbem.config import Config
 from pbem.store import Game, GameStatus, Seat, Store
-from club_kit import CLUB, ClubKit, make_club
 
 
 def _stronger(seats: dict[str, int]) -> str:
@@ -104,9 +104,7 @@ def test_nine_player_swiss_with_bye_and_top_eight(
     assert len(byes) == 4 and len(set(byes)) == 4
     # Byes scored a pairing won (2 points) each.
     with store.transaction() as s:
-        rows = s.exec(
-            select(TournamentPairing).where(col(TournamentPairing.b_id).is_(None))
-        ).all()
+        rows = s.exec(select(TournamentPairing).where(col(TournamentPairing.b_id).is_(None))).all()
         assert {r.points_a for r in rows} == {2.0}
     # Every player's sides are balanced: as many games north as south.
     with store.transaction() as s:

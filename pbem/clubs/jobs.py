@@ -8,7 +8,9 @@ transaction, with the daemon's injected clock:
   (which scores the round and mails the results and the next pairings);
 - mails each club's weekly standings once per ISO week (the first sweep of
   the week; the mail's Message-ID names the week, so a restart sends nothing
-  twice).
+  twice);
+- writes every player's deadline feed, ``<data_dir>/calendars/<hash>.ics``
+  (:func:`pbem.calendar.player_feed`; ``pbem club calendar EMAIL`` names the file).
 
 Everything it reads and writes is in the database, so a restart loses nothing.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
@@ -33,7 +36,15 @@ from pbem.store import OutboxMessage, Player, Store
 if TYPE_CHECKING:
     from pbem.daemon import Daemon
 
-__all__ = ["SWEEP_INTERVAL", "club_sweep", "setup_daemon", "sweep_in", "week_of"]
+__all__ = [
+    "SWEEP_INTERVAL",
+    "club_sweep",
+    "feeds_dir",
+    "setup_daemon",
+    "sweep_in",
+    "week_of",
+    "write_feeds",
+]
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +73,7 @@ def sweep_in(env: Env) -> dict[str, int]:
     from pbem.clubs.standings import standings_mail  # noqa: PLC0415
     from pbem.clubs.tournament import round_deadline  # noqa: PLC0415
 
-    done = {"expired": 0, "adjudicated": 0, "standings": 0}
+    done = {"expired": 0, "adjudicated": 0, "standings": 0, "feeds": 0}
     session, now = env.session, env.clock.now()
     done["expired"] = len(expire_challenges(session, now))
     due = session.exec(
@@ -85,7 +96,41 @@ def sweep_in(env: Env) -> dict[str, int]:
         ).first()
         if sent is None:
             done["standings"] += standings_mail(env, club.id, week=week)
+    done["feeds"] = write_feeds(env)
     return done
+
+
+def feeds_dir(config: Config) -> Path:
+    """Where the players' deadline feeds are written."""
+    return Path(config.data_dir) / "calendars"
+
+
+def write_feeds(env: Env) -> int:
+    """Write the feed of every player with a seat in an active game; return how many changed."""
+    from pbem.calendar import feed_name, player_feed  # noqa: PLC0415
+    from pbem.store import Game, GameStatus, Seat  # noqa: PLC0415
+    from pbem.store.files import private_dir  # noqa: PLC0415
+
+    ids = env.session.exec(
+        select(Seat.player_id)
+        .join(Game, col(Game.id) == col(Seat.game_id))
+        .where(col(Game.status) == GameStatus.ACTIVE)
+    ).all()
+    if not ids:
+        return 0
+    where = feeds_dir(env.config)
+    private_dir(where)
+    changed = 0
+    for pid in sorted(set(ids)):
+        player = env.session.get(Player, pid)
+        if player is None:
+            continue
+        data = player_feed(env.session, player, env.mailer.domain)
+        path = where / feed_name(player.email)
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+            changed += 1
+    return changed
 
 
 def setup_daemon(daemon: Daemon) -> None:

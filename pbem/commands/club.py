@@ -124,6 +124,10 @@ def _register_club(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("--file", type=Path, help="the campaign's TOML file (start)")
     p.add_argument("--player", action="append", default=[], metavar="SIDE=EMAIL")
     p.set_defaults(func=_run(_campaign))
+    p = cmd.add_parser("calendar", help="a player's deadline feed (iCalendar)")
+    p.add_argument("email")
+    p.add_argument("--out", type=Path, help="write it here (default: print it)")
+    p.set_defaults(func=_run(_calendar))
     p = cmd.add_parser("sweep", help="run the clubs' sweep once now (the daemon does it)")
     p.set_defaults(func=_run(_sweep))
 
@@ -232,6 +236,19 @@ def _campaign(env: Env, args: argparse.Namespace) -> str:
     lines += [f"  {side}: {pts} points" for side, pts in v.points]
     lines += [f"  {x}" for x in v.log]
     return "\n".join(lines)
+
+
+def _calendar(env: Env, args: argparse.Namespace) -> str:
+    from pbem.calendar import feed_name, player_feed  # noqa: PLC0415
+    from pbem.clubs.jobs import feeds_dir  # noqa: PLC0415
+
+    player = clubs.player_by_email(env.session, args.email)
+    data = player_feed(env.session, player, env.mailer.domain)
+    if args.out is None:
+        return data.decode("utf-8")
+    args.out.write_bytes(data)
+    where = feeds_dir(env.config) / feed_name(player.email)
+    return f"wrote {args.out}; the daemon keeps {where} up to date"
 
 
 def _sweep(env: Env, args: argparse.Namespace) -> str:

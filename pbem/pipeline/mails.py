@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlmodel import Session
 
 from engine.core.api import Event
+from pbem.calendar import DeadlineEntry, deadline_ics
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.mailin.msgid import clean_msg_id
@@ -291,6 +292,7 @@ class Mailer:
         body: Sequence[str],
         *,
         kind: str,
+        deadline: datetime | None = None,
     ) -> None:
         """Queue ``view()``'s mail, with the plain-text ``body`` as its fallback."""
         text = "\n".join(body)
@@ -300,6 +302,7 @@ class Mailer:
             view,
             lambda: self.text_mail(env.sender, subject, text, thread_root=env.thread_root),
             kind,
+            deadline=deadline,
         )
 
     def queue_view(
@@ -309,8 +312,14 @@ class Mailer:
         view: Callable[[], MailInput],
         fallback: Callable[[], EmailMessage],
         kind: str,
+        *,
+        deadline: datetime | None = None,
     ) -> None:
-        """Queue the mailviews mail built from ``view()``, or ``fallback()`` until it exists."""
+        """Queue the mailviews mail built from ``view()``, or ``fallback()`` until it exists.
+
+        ``deadline``: the recipient's own deadline, attached as ``deadline.ics``
+        in his time zone (:mod:`pbem.calendar`).
+        """
         message: EmailMessage | None = None
         built = None
         if kind not in _COMPOSE_MISSING:
@@ -326,6 +335,10 @@ class Mailer:
                 message = None
         if message is None:
             message = fallback()
+        if deadline is not None:
+            entry = DeadlineEntry(ctx.id, env.recipient.side, deadline, "your move is due")
+            ics = deadline_ics(entry, env.recipient.tz, self.domain)
+            message.add_attachment(ics, "text", "calendar", filename="deadline.ics")
         del message["Message-ID"]
         self.queue(
             ctx, message, recipient=env.recipient.address, message_id=env.message_id, kind=kind
