@@ -348,3 +348,30 @@ def test_profile_view(store: Store, config: Config, clock: FakeClock, tmp_path: 
     with store.transaction() as s:
         p = api.profile(s, kit.members[1].id, clock.now())
     assert p.clubs == (CLUB,) and p.reliability == 100 and p.key_fingerprint.startswith("SHA256:")
+
+
+def test_daemon_runs_the_clubs_sweep_at_start(
+    db_url: str, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from pbem.daemon import EXTENSIONS, Daemon
+
+    assert "pbem.clubs.jobs" in EXTENSIONS
+    kit = make_club(Store(db_url, busy_timeout_ms=10_000), config, clock, tmp_path, 2)
+    daemon = Daemon(config, clock=clock, store=kit.store, extensions=EXTENSIONS)
+
+    async def main() -> None:
+        await daemon.start()
+        try:
+            for _ in range(1000):
+                if len([r for r in kit.outbox() if r.kind == "standings"]) == 2:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            await daemon.stop()
+
+    asyncio.run(main())
+    weekly = [r for r in kit.outbox() if r.kind == "standings"]
+    assert sorted(r.recipient for r in weekly) == sorted(m.email for m in kit.members)
+    kit.store.dispose()

@@ -192,3 +192,44 @@ def test_round_deadline_adjudicates_the_games_still_running(
         assert sum(1 for g in running[1:] if games[g].status == GameStatus.FINISHED) == 3
         adjudicated = s.get(ClubGame, running[1])
         assert adjudicated is not None and adjudicated.result == "draw"
+
+
+def test_a_pairings_two_games_start_together(
+    store: Store, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    from pbem.pipeline.games import load_game
+    from pbem.pipeline.joins import record_join
+    from pbem.pipeline.turns import Env
+
+    kit = make_club(store, config, clock, tmp_path, 2)
+    tournament.JOINS.pop("pair", None)  # the players join by themselves, game by game
+
+    def create(env: Env) -> None:
+        tournament.create_tournament(
+            env.session, CLUB, "pair", "Pair", [kit.scenario], now=clock.now(), rounds=1, top=2
+        )
+        for m in kit.members:
+            tournament.enter(env.session, "pair", m.id, clock.now())
+        tournament.start(env, "pair")
+
+    kit.env_run(create)  # type: ignore[arg-type]
+    games = ("pair-r1t1a", "pair-r1t1b")
+
+    def join(gid: str) -> None:
+        def body(env: Env) -> None:
+            ctx = load_game(env.session, gid)
+            assert ctx is not None
+            seats = {s: seat.player.id or 0 for s, seat in ctx.seats.items()}
+            for side, signed in kit.signer()(gid, seats).items():
+                ctx = record_join(env, ctx, side, signed)
+
+        kit.env_run(body)  # type: ignore[arg-type]
+
+    def status() -> list[str]:
+        with store.transaction() as s:
+            return [s.get(Game, g).status for g in games]  # type: ignore[union-attr]
+
+    join(games[0])
+    assert status() == [GameStatus.SETUP, GameStatus.SETUP]  # every seat joined; it waits
+    join(games[1])
+    assert status() == [GameStatus.ACTIVE, GameStatus.ACTIVE]

@@ -109,3 +109,39 @@ def deadline_missed(env: Env, ctx: GameContext, side: str, due_at: Any, in_a_row
         from pbem.clubs.replacements import offer_seat  # noqa: PLC0415
 
         offer_seat(env, ctx, side, reason=f"{in_a_row} deadlines missed in a row", quiet=True)
+
+
+def start_together(session: Session, game_id: str) -> list[str]:
+    """The games to deal and start now that every seat of ``game_id`` has joined.
+
+    A tournament pairing's two games start together: the first fully joined
+    waits (in setup) for the other, and both start when the last join of
+    either arrives. Any other game starts alone, at once.
+    """
+    from sqlmodel import col, or_, select  # noqa: PLC0415
+
+    from pbem.clubs.models import TournamentPairing  # noqa: PLC0415
+    from pbem.store import Game, GameStatus, SeatJoin  # noqa: PLC0415
+
+    pairing = session.exec(
+        select(TournamentPairing).where(
+            or_(
+                col(TournamentPairing.game_a) == game_id,
+                col(TournamentPairing.game_b) == game_id,
+            )
+        )
+    ).first()
+    other = None
+    if pairing is not None:
+        other = pairing.game_b if pairing.game_a == game_id else pairing.game_a
+    if other is None:
+        return [game_id]
+    sibling = session.get(Game, other)
+    if sibling is None:
+        return []  # created next, in this same transaction: it starts both
+    if sibling.status != GameStatus.SETUP:
+        return [game_id]
+    rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == other)).all()
+    if not rows or not all(r.nonce for r in rows):
+        return []  # wait for the other game's joins
+    return [game_id, other]

@@ -262,22 +262,23 @@ def _start_round(env: Env, t: Tournament) -> None:
         if p.b is None:
             row.points_a, row.done = swiss.BYE, True
             continue
-        for which, (x, y) in (("a", (p.a, p.b)), ("b", (p.b, p.a))):
-            ctx = start_club_game(
+        # Both games are named on the pairing first: they start together
+        # (pbem.clubs.hooks.start_together) once every seat of both has joined.
+        row.game_a = f"{t.id[:30]}-r{t.round}t{p.table}a"
+        row.game_b = f"{t.id[:30]}-r{t.round}t{p.table}b"
+        session.add(row)
+        session.flush()
+        for gid, (x, y) in ((row.game_a, (p.a, p.b)), (row.game_b, (p.b, p.a))):
+            start_club_game(
                 env,
                 club,
                 scenario,
                 {first: x, second: y},
                 kind="tournament",
                 ref=f"{t.id}/{row.id}",
-                game_id=f"{t.id[:30]}-r{t.round}t{p.table}{which}",
+                game_id=gid,
                 joins=JOINS.get(t.id),
             )
-            if which == "a":
-                row.game_a = ctx.id
-            else:
-                row.game_b = ctx.id
-        session.add(row)
     session.flush()
     _mail_round(env, t)
 

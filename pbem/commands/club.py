@@ -17,7 +17,7 @@ from pbem.clubs import api, campaign, clubs, ladder, tournament
 from pbem.clubs.clubs import ClubError
 from pbem.clubs.rules import RULE_HELP, RuleError
 from pbem.commands._shared import add_config_argument, err, out
-from pbem.commands.game import EX_CONFIG, EX_USAGE, open_store
+from pbem.commands.game import EX_USAGE, with_store
 from pbem.config import Config
 from pbem.pipeline import load_server_key
 from pbem.pipeline.games import GameError, add_key, find_or_add_player, load_game
@@ -32,18 +32,13 @@ Action = Callable[[Env, argparse.Namespace], str]
 def _run(action: Action) -> Callable[[argparse.Namespace], int]:
     """Run ``action(env, args)`` in one transaction; print its text or the error."""
 
-    def run(args: argparse.Namespace) -> int:
-        opened = open_store(args)
-        if opened is None:
-            return EX_CONFIG
-        config, store = opened
+    @with_store
+    def run(args: argparse.Namespace, config: Config, store: Store) -> int:
         try:
             text = _in_transaction(config, store, args, action)
         except (ClubError, RuleError, GameError, ValueError, OSError, SshSigError) as exc:
             err(f"pbem {args.command}: {exc}")
             return EX_USAGE
-        finally:
-            store.dispose()
         if text:
             out(text)
         return 0

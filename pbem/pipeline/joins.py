@@ -251,8 +251,14 @@ def record_join(
     assert fresh is not None
     rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == ctx.id)).all()
     if all(r.nonce for r in rows):
-        _deal(env, fresh)
-        start_game(env, fresh)
+        # Linked games (a tournament pairing's two games) start together, when all have joined.
+        from pbem.clubs.hooks import start_together  # noqa: PLC0415 - clubs build on joins
+
+        for gid in start_together(session, ctx.id):
+            game = fresh if gid == ctx.id else load_game(session, gid)
+            assert game is not None
+            _deal(env, game)
+            start_game(env, game)
     return fresh
 
 
