@@ -14,7 +14,8 @@ A club runs many games at once for its members (docs/clubs.md). The modules:
 - ``replacements``: seats offered to replacement players;
 - ``hooks``: what happens when a club game ends or a deadline is missed;
 - ``mailcmd``: the same commands by signed mail; ``standings``: the standings mail
-  (text, HTML and a rating-history PNG); ``calendar``: iCalendar deadlines;
+  (text, HTML and a rating-history PNG, drawn by ``plots``); ``signed``: club
+  statements in the one replay cache (deadlines as iCalendar: :mod:`pbem.calendar`);
 - ``api``: the read API (plain dataclasses) for pages and reports;
 - ``jobs``: the daemon extension (weekly standings, round deadlines, challenge timeouts).
 
