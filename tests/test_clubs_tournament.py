@@ -12,6 +12,7 @@ from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
+import test_store_migrations
 from club_kit import CLUB, ClubKit, make_club
 from sqlmodel import col, select
 
@@ -21,6 +22,8 @@ from pbem.clubs.models import ClubGame, TournamentPairing
 from pbem.clubs.ratings import ratings
 from pbem.config import Config
 from pbem.store import Game, GameStatus, Seat, Store
+
+pg_url = test_store_migrations.pg_url  # the PostgreSQL fixture (skips without PBEM_TEST_PG_URL)
 
 
 def _stronger(seats: dict[str, int]) -> str:
@@ -233,3 +236,57 @@ def test_a_pairings_two_games_start_together(
     assert status() == [GameStatus.SETUP, GameStatus.SETUP]  # every seat joined; it waits
     join(games[1])
     assert status() == [GameStatus.ACTIVE, GameStatus.ACTIVE]
+
+
+def test_swiss_and_bracket_on_postgresql(
+    pg_url: str, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    from pbem.store import migrate
+
+    migrate(pg_url)
+    kit = make_club(Store(pg_url), config, clock, tmp_path, 9)
+    _create(kit, "pg9", 9, rounds=2, top=4)
+    _play_out(kit, "pg9")
+    view = _view(kit, "pg9")
+    assert view.status == "finished" and len(view.pairings) == 2 * 5 + 3
+    kit.store.dispose()
+
+
+def test_a_player_who_never_joins_loses_at_the_round_deadline(
+    store: Store, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    from pbem.pipeline.games import load_game
+    from pbem.pipeline.joins import record_join
+    from pbem.pipeline.turns import Env
+
+    kit = make_club(store, config, clock, tmp_path, 2)
+    tournament.JOINS.pop("nj", None)
+
+    def create(env: Env) -> None:
+        tournament.create_tournament(
+            env.session, CLUB, "nj", "NJ", [kit.scenario], now=clock.now(), rounds=1, top=2
+        )
+        for m in kit.members:
+            tournament.enter(env.session, "nj", m.id, clock.now())
+        tournament.start(env, "nj")
+
+    kit.env_run(create)  # type: ignore[arg-type]
+    first = kit.members[0]
+
+    def join_first(env: Env) -> None:
+        for gid in ("nj-r1t1a", "nj-r1t1b"):
+            ctx = load_game(env.session, gid)
+            assert ctx is not None
+            side = next(s for s, seat in ctx.seats.items() if seat.player.id == first.id)
+            signed = kit.signer()(gid, {side: first.id})[side]
+            record_join(env, ctx, side, signed)
+
+    kit.env_run(join_first)  # type: ignore[arg-type]
+    clock.advance(timedelta(days=15))
+    assert kit.env_run(lambda env: tournament.round_deadline(env, "nj")) == 2  # type: ignore[arg-type]
+    view = _view(kit, "nj")
+    (pairing,) = [p for p in view.pairings if p.stage == "swiss"]
+    winner_points = pairing.points_a if pairing.a == first.name else pairing.points_b
+    assert pairing.done and winner_points == 2.0
+    with store.transaction() as s:
+        assert s.get(Game, "nj-r1t1a").status == GameStatus.ABANDONED  # type: ignore[union-attr]

@@ -58,6 +58,7 @@ def game_ended(env: Env, ctx: GameContext, result: str) -> None:
     record_result(session, row, result, banners_of(ctx))
     row.ended_at = env.clock.now()
     session.add(row)
+    _close_offers(session, ctx.id)
     session.flush()
     if row.rated:
         _rate(env, ctx, row)
@@ -73,6 +74,21 @@ def game_ended(env: Env, ctx: GameContext, result: str) -> None:
         from pbem.clubs.campaign import on_game_end as campaign_end  # noqa: PLC0415
 
         campaign_end(env, row, ctx)
+
+
+def _close_offers(session: Session, game_id: str) -> None:
+    """The game is over: its seats offered to replacements are no longer open."""
+    from sqlmodel import col, select  # noqa: PLC0415
+
+    from pbem.clubs.models import SeatOffer  # noqa: PLC0415
+
+    for offer in session.exec(
+        select(SeatOffer)
+        .where(col(SeatOffer.game_id) == game_id)
+        .where(col(SeatOffer.status) == "open")
+    ).all():
+        offer.status = "closed"
+        session.add(offer)
 
 
 def _rate(env: Env, ctx: GameContext, row: ClubGame) -> None:

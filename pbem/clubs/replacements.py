@@ -142,6 +142,8 @@ def take_seat(env: Env, ctx: GameContext, player: Player, found: SignedOrders) -
         )
     if not st.get("nonce"):
         raise ReplaceRefused("no-nonce", "add a 'nonce <one-time word>' line")
+    if ctx.game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
+        raise ReplaceRefused("game-over", f"{ctx.id} is {ctx.game.status}: no seat to take")
     now = env.clock.now()
     offer = _open_offer(env, ctx.id, side)
     if offer is None:

@@ -36,7 +36,7 @@ from pbem.clubs.clubs import (
 )
 from pbem.clubs.models import ClubGame, Tournament, TournamentEntry, TournamentPairing
 from pbem.clubs.standings import mail_members
-from pbem.pipeline.games import load_game
+from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.systems import resolve_system
 from pbem.pipeline.turns import Env, finish_game
 from pbem.store import GameStatus, Player
@@ -398,6 +398,10 @@ def round_deadline(env: Env, tid: str) -> int:
                 continue
             from pbem.clubs.hooks import banners_of  # noqa: PLC0415
 
+            if ctx.game.status == GameStatus.SETUP:
+                _forfeit_unjoined(env, ctx)
+                done += 1
+                continue
             banners = banners_of(ctx)
             first, second = ctx.system.sides[:2]
             result = (
@@ -412,6 +416,31 @@ def round_deadline(env: Env, tid: str) -> int:
         if _get(session, tid).round != rnd:
             break  # the last adjudication scored the round and started the next
     return done
+
+
+def _forfeit_unjoined(env: Env, ctx: GameContext) -> None:
+    """A game whose players did not all join by the round deadline: the absent side loses.
+
+    It never dealt, so it has no dice to reveal: it is marked abandoned with
+    its result, and scored like any other (nobody joined: a draw).
+    """
+    from pbem.clubs.hooks import game_ended  # noqa: PLC0415
+    from pbem.deadlines import cancel_deadlines  # noqa: PLC0415
+    from pbem.pipeline.games import append_events  # noqa: PLC0415
+    from pbem.pipeline.joins import joined_sides  # noqa: PLC0415
+    from pbem.pipeline.turns import RESULT  # noqa: PLC0415
+
+    joined = [s for s, row in joined_sides(env.session, ctx.id).items() if row.nonce]
+    result = joined[0] if len(joined) == 1 else "draw"
+    ctx.game.status = GameStatus.ABANDONED
+    ctx.game.updated_at = env.clock.now()
+    env.session.add(ctx.game)
+    cancel_deadlines(env.session, ctx.id, env.clock.now())
+    reason = "not every player joined by the round deadline"
+    append_events(
+        env.session, ctx.id, 0, [(RESULT, {"result": result, "reason": reason})], env.clock
+    )
+    game_ended(env, ctx, result)
 
 
 def _mail_round(env: Env, t: Tournament) -> None:
