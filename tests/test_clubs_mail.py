@@ -193,3 +193,23 @@ def test_standings_on_request_carry_an_html_table_and_a_png_plot(
     pngs = [p for p in msg.walk() if p.get_content_type() == "image/png"]
     assert len(pngs) == 1 and pngs[0].get_payload(decode=True)[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Player 02" in body_of(mails[0])
+
+
+def test_a_club_with_its_own_address(
+    store: Store, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    from pbem.clubs.models import Club
+
+    kit = make_club(store, config, clock, tmp_path, 2)
+    with store.transaction() as s:
+        club = s.get(Club, CLUB)
+        assert club is not None
+        club.address = "ancients@club.test"
+        s.add(club)
+    m = kit.members[1]
+    i = kit.deliver(
+        signed_mail(m.email, "command profile\n", None, "ancients@club.test"), "ancients@club.test"
+    )
+    assert kit.inbox(i).status == InboxStatus.PROCESSED, kit.inbox(i).outcome
+    (reply,) = [r for r in kit.outbox() if r.kind == "club-reply"]
+    assert reply.recipient == m.email and "reliability: 100" in body_of(reply)

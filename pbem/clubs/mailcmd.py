@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from sqlmodel import Session, col, select
+
 from pbem.clubs import ladder, tournament
 from pbem.clubs.api import profile
 from pbem.clubs.clubs import (
@@ -31,6 +33,7 @@ from pbem.clubs.clubs import (
     player_by_email,
     set_rule,
 )
+from pbem.clubs.models import Club
 from pbem.clubs.rules import RuleError
 from pbem.clubs.signed import Replayed, remember_once
 from pbem.clubs.standings import standings_mail
@@ -69,9 +72,20 @@ Reference: docs/clubs.md.
 _CLUB_TAG = re.compile(r"^club-([a-z0-9][a-z0-9-]{0,39})$")
 
 
-def club_of(mail: Inbound, text: str, address: str) -> str | None:
-    """The club a mail is for (plus-address ``club-<id>`` or a ``club`` line), or None."""
+def club_of(mail: Inbound, text: str, address: str, session: Session) -> str | None:
+    """The club a mail is for, or None.
+
+    The club's own address (``pbem club create --address``), its
+    plus-address ``club-<id>``, or a ``club`` line in a text without a
+    ``game`` line.
+    """
     local, _, domain = address.lower().partition("@")
+    if mail.recipients:
+        own = session.exec(
+            select(Club.id).where(col(Club.address).in_([r.lower() for r in mail.recipients]))
+        ).first()
+        if own is not None:
+            return own
     for rcpt in mail.recipients:
         r_local, _, r_domain = rcpt.partition("@")
         base, plus, tag = r_local.partition("+")

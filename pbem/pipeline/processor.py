@@ -221,7 +221,7 @@ class Processor:
         from pbem.clubs.mailcmd import club_of, handle_club_mail  # noqa: PLC0415
         from pbem.clubs.replacements import handle_replace  # noqa: PLC0415
 
-        club = club_of(mail, content.text, self.config.mail.address)
+        club = club_of(mail, content.text, self.config.mail.address, session)
         if club is not None and player is not None and not mail.auto:
             content = self._verify(content)
             return handle_club_mail(
