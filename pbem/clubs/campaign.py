@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.clubs.clubs import ClubError, JoinSigner, get_club, resolve_scenario, start_club_game
-from pbem.clubs.hooks import banners_of
 from pbem.clubs.models import Campaign, ClubGame
+from pbem.clubs.results import banners_of
 from pbem.clubs.standings import mail_members
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.systems import resolve_system

@@ -7,46 +7,23 @@ updates the ratings of a rated game, and lets the ladder, the tournament or
 the campaign the game belongs to move on (start the next round, the next
 battle). A game that is no club game is left alone.
 
-Banners are read from the system's public view (``sides[side]["banners"]``,
-a count); a system that shows none scores 0 banners.
+This module registers its functions with :mod:`pbem.pipeline.listeners`
+when imported (the pipeline imports it by name on first use).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlmodel import Session
 
 from pbem.clubs.models import ClubGame
+from pbem.clubs.results import banners_of, outcome_of, record_result
+from pbem.pipeline import listeners
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.turns import Env
 
-__all__ = ["banners_of", "game_ended", "outcome_of"]
-
-
-def banners_of(ctx: GameContext) -> dict[str, int]:
-    """Each side's banners as the system's public view shows them (0 if it shows none)."""
-    view: Any = ctx.system.public_view(ctx.state)
-    sides = view.get("sides", {}) if isinstance(view, dict) else {}
-    out: dict[str, int] = {}
-    for side in ctx.system.sides:
-        value = sides.get(side, {}).get("banners", 0) if isinstance(sides, dict) else 0
-        out[side] = value if isinstance(value, int) and not isinstance(value, bool) else 0
-    return out
-
-
-def outcome_of(result: str, side: str) -> float:
-    """1 if ``side`` won, 0.5 for a draw, 0 if it lost."""
-    if result == side:
-        return 1.0
-    return 0.5 if result == "draw" or not result else 0.0
-
-
-def record_result(session: Session, row: ClubGame, result: str, banners: dict[str, int]) -> None:
-    """Store the result of a club game (once)."""
-    row.result = result[:32] or "draw"
-    row.scores_json = json.dumps(banners, sort_keys=True)
+__all__ = ["deadline_missed", "game_ended", "start_together"]
 
 
 def game_ended(env: Env, ctx: GameContext, result: str) -> None:
@@ -55,7 +32,7 @@ def game_ended(env: Env, ctx: GameContext, result: str) -> None:
     row = session.get(ClubGame, ctx.id)
     if row is None or row.ended_at is not None:
         return
-    record_result(session, row, result, banners_of(ctx))
+    record_result(row, result, banners_of(ctx))
     row.ended_at = env.clock.now()
     session.add(row)
     _close_offers(session, ctx.id)
@@ -127,12 +104,12 @@ def deadline_missed(env: Env, ctx: GameContext, side: str, due_at: Any, in_a_row
         offer_seat(env, ctx, side, reason=f"{in_a_row} deadlines missed in a row", quiet=True)
 
 
-def start_together(session: Session, game_id: str) -> list[str]:
+def start_together(session: Session, game_id: str) -> list[str] | None:
     """The games to deal and start now that every seat of ``game_id`` has joined.
 
     A tournament pairing's two games start together: the first fully joined
     waits (in setup) for the other, and both start when the last join of
-    either arrives. Any other game starts alone, at once.
+    either arrives. Any other game is not this listener's (None).
     """
     from sqlmodel import col, or_, select  # noqa: PLC0415
 
@@ -151,7 +128,7 @@ def start_together(session: Session, game_id: str) -> list[str]:
     if pairing is not None:
         other = pairing.game_b if pairing.game_a == game_id else pairing.game_a
     if other is None:
-        return [game_id]
+        return None  # no pairing game: it starts alone
     sibling = session.get(Game, other)
     if sibling is None:
         return []  # created next, in this same transaction: it starts both
@@ -161,3 +138,8 @@ def start_together(session: Session, game_id: str) -> list[str]:
     if not rows or not all(r.nonce for r in rows):
         return []  # wait for the other game's joins
     return [game_id, other]
+
+
+listeners.GAME_ENDED.append(game_ended)
+listeners.DEADLINE_MISSED.append(deadline_missed)
+listeners.START_GROUPS.append(start_together)

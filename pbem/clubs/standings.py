@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 from email.utils import formataddr
 
-from pbem.clubs.api import profile
 from pbem.clubs.ladder import ladder_table
 from pbem.clubs.plots import rating_plot
 from pbem.clubs.ratings import history
+from pbem.clubs.reliability import reliability
 from pbem.outbox import make_message_id
 from pbem.pipeline.turns import Env
 from pbem.store import Player
@@ -101,7 +101,7 @@ def standings_text(env: Env, club_id: str) -> tuple[str, str]:
     ]
     cells = []
     for r in rows:
-        rel = profile(env.session, r.player_id, now).reliability
+        rel = reliability(env.session, r.player_id, now).score
         v = r.rating
         shown = v.text() if v.games else "unrated"
         wdl = f"{v.wins}-{v.draws}-{v.losses}"

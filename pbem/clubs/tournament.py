@@ -21,7 +21,7 @@ The rules are those of :mod:`pbem.clubs.swiss`. Here they meet the store:
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
 
@@ -32,13 +32,19 @@ from pbem.clubs.clubs import (
     get_club,
     require_member,
     resolve_scenario,
+    rules_of,
     start_club_game,
 )
 from pbem.clubs.models import ClubGame, Tournament, TournamentEntry, TournamentPairing
+from pbem.clubs.reliability import reliability
+from pbem.clubs.results import banners_of, outcome_of
 from pbem.clubs.standings import mail_members
-from pbem.pipeline.games import GameContext, load_game
+from pbem.deadlines import cancel_deadlines
+from pbem.pipeline import listeners
+from pbem.pipeline.games import GameContext, append_events, load_game
+from pbem.pipeline.joins import joined_sides
 from pbem.pipeline.systems import resolve_system
-from pbem.pipeline.turns import Env, finish_game
+from pbem.pipeline.turns import RESULT, Env, finish_game
 from pbem.store import GameStatus, Player
 
 __all__ = [
@@ -70,16 +76,13 @@ def create_tournament(
     name: str,
     scenarios: list[str],
     *,
-    now: object,
+    now: datetime,
     rounds: int = 0,
     top: int = 8,
     round_days: int = 14,
     min_reliability: int | None = None,
 ) -> Tournament:
     """Create a tournament open for entries, played on ``scenarios`` (rotating per round)."""
-    from datetime import datetime  # noqa: PLC0415
-
-    assert isinstance(now, datetime)
     club = get_club(session, club_id)
     if session.get(Tournament, tid) is not None:
         raise ClubError(f"a tournament called {tid} already exists")
@@ -91,8 +94,6 @@ def create_tournament(
         raise ClubError(f"the scenarios are of different systems: {', '.join(sorted(systems))}")
     if top < 2 or top & (top - 1):
         raise ClubError(f"--top {top}: the bracket takes 2, 4, 8, 16 ... players")
-    from pbem.clubs.clubs import rules_of  # noqa: PLC0415
-
     t = Tournament(
         id=tid,
         club_id=club.id,
@@ -123,18 +124,13 @@ def entries(session: Session, tid: str) -> list[TournamentEntry]:
     )
 
 
-def enter(session: Session, tid: str, player_id: int, now: object) -> TournamentEntry:
+def enter(session: Session, tid: str, player_id: int, now: datetime) -> TournamentEntry:
     """Enter a member; after the start the entry plays from the next round."""
-    from datetime import datetime  # noqa: PLC0415
-
-    assert isinstance(now, datetime)
     t = _get(session, tid)
     if t.status not in ("entry", "swiss"):
         raise ClubError(f"{tid} takes no more entries ({t.status})")
     require_member(session, t.club_id, player_id)
     if t.min_reliability:
-        from pbem.clubs.reliability import reliability  # noqa: PLC0415
-
         score = reliability(session, player_id, now)
         if score.score < t.min_reliability:
             raise ClubError(
@@ -314,8 +310,6 @@ def _score(session: Session, row: TournamentPairing, t: Tournament) -> bool:
         cg = session.get(ClubGame, gid) if gid else None
         if cg is None or cg.ended_at is None:
             return False
-        from pbem.clubs.hooks import outcome_of  # noqa: PLC0415
-
         banners = json.loads(cg.scores_json)
         games.append(
             swiss.GameScore(
@@ -396,8 +390,6 @@ def round_deadline(env: Env, tid: str) -> int:
                 GameStatus.SETUP,
             ):
                 continue
-            from pbem.clubs.hooks import banners_of  # noqa: PLC0415
-
             if ctx.game.status == GameStatus.SETUP:
                 _forfeit_unjoined(env, ctx)
                 done += 1
@@ -424,11 +416,6 @@ def _forfeit_unjoined(env: Env, ctx: GameContext) -> None:
     It never dealt, so it has no dice to reveal: it is marked abandoned with
     its result, and scored like any other (nobody joined: a draw).
     """
-    from pbem.clubs.hooks import game_ended  # noqa: PLC0415
-    from pbem.deadlines import cancel_deadlines  # noqa: PLC0415
-    from pbem.pipeline.games import append_events  # noqa: PLC0415
-    from pbem.pipeline.joins import joined_sides  # noqa: PLC0415
-    from pbem.pipeline.turns import RESULT  # noqa: PLC0415
 
     joined = [s for s, row in joined_sides(env.session, ctx.id).items() if row.nonce]
     result = joined[0] if len(joined) == 1 else "draw"
@@ -440,7 +427,7 @@ def _forfeit_unjoined(env: Env, ctx: GameContext) -> None:
     append_events(
         env.session, ctx.id, 0, [(RESULT, {"result": result, "reason": reason})], env.clock
     )
-    game_ended(env, ctx, result)
+    listeners.game_ended(env, ctx, result)
 
 
 def _mail_round(env: Env, t: Tournament) -> None:

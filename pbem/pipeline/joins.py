@@ -38,7 +38,7 @@ from engine.dice import EpochDice
 from pbem import sshsig
 from pbem.audit import statement_lines
 from pbem.orders_text import SignedOrders, verify_orders
-from pbem.pipeline import mailkinds
+from pbem.pipeline import listeners, mailkinds
 from pbem.pipeline.games import (
     DICE_LOG,
     SETUP_HASH,
@@ -252,9 +252,7 @@ def record_join(
     rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == ctx.id)).all()
     if all(r.nonce for r in rows):
         # Linked games (a tournament pairing's two games) start together, when all have joined.
-        from pbem.clubs.hooks import start_together  # noqa: PLC0415 - clubs build on joins
-
-        for gid in start_together(session, ctx.id):
+        for gid in listeners.start_group(session, ctx.id):
             game = fresh if gid == ctx.id else load_game(session, gid)
             assert game is not None
             _deal(env, game)

@@ -338,7 +338,9 @@ class Mailer:
         if deadline is not None:
             entry = DeadlineEntry(ctx.id, env.recipient.side, deadline, "your move is due")
             ics = deadline_ics(entry, env.recipient.tz, self.domain)
-            message.add_attachment(ics, "text", "calendar", filename="deadline.ics")
+            message.add_attachment(
+                ics.decode("utf-8"), subtype="calendar", charset="utf-8", filename="deadline.ics"
+            )
         del message["Message-ID"]
         self.queue(
             ctx, message, recipient=env.recipient.address, message_id=env.message_id, kind=kind
