@@ -8,7 +8,6 @@ impassability come from the engine's tables so the two never disagree.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,8 +16,8 @@ from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
 from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
 from engine.cca.terrain import mover_kind
 from engine.cca.units import UNITS as ENGINE_UNITS
-from engine.core.toml_lines import TomlLines
-from engine.hexgrid import STANDARD_BOARD, HexNotationError
+from engine.core.file_check import FileChecker, nth_copy, parse_toml
+from engine.hexgrid import STANDARD_BOARD
 
 __all__ = ["FORMAT", "IMPASSABLE", "RULES", "SYSTEMS", "TERRAIN", "UNIT_TYPES", "check_text"]
 
@@ -68,78 +67,17 @@ _META_KEYS = ("id", "name", "year", "source")
 _SIDE_KEYS = ("army", "blocks", "command", "banners", "first", "units", "leaders", "reserve")
 
 
-class _Checker:
+class _Checker(FileChecker):
     """Collects problems while walking a parsed file."""
 
     def __init__(self, text: str) -> None:
-        self.lines = TomlLines(text)
-        self.problems: list[Problem] = []
+        super().__init__(text)
         # (side, "units"/"leaders") -> the written entry and its copy number, per parsed item
         self.entries: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
-    def add(
-        self, path: Sequence[str], code: str, message: str, item: str | None = None, nth: int = 0
-    ) -> None:
-        self.problems.append(Problem(self.lines.line(path, item, nth), code, message))
-
-    def typed(
-        self,
-        table: Mapping[str, Any],
-        path: tuple[str, ...],
-        key: str,
-        kind: type,
-        required: bool = True,
-    ) -> Any:
-        """Return ``table[key]`` if it has type ``kind``; record a problem otherwise."""
-        dotted = ".".join((*path, key))
-        if key not in table:
-            if required:
-                self.add(path, "missing-field", f"missing field {dotted}")
-            return None
-        value = table[key]
-        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-        if not ok:
-            self.add((*path, key), "bad-type", f"{dotted} must be {_KIND_NAMES[kind]}")
-            return None
-        return value
-
-    def unknown_keys(
-        self, table: Mapping[str, Any], path: tuple[str, ...], known: Sequence[str]
-    ) -> None:
-        for key in table:
-            if key not in known:
-                where = ".".join((*path, key))
-                self.add(
-                    (*path, key),
-                    "unknown-field",
-                    f"unknown field {where} (known: {', '.join(known)})",
-                )
-
     def hex(self, text: str, path: tuple[str, ...], item: str, nth: int = 0) -> str | None:
         """Canonical hex name, or None with an ``off-board`` problem."""
-        try:
-            return str(STANDARD_BOARD.parse(text))
-        except HexNotationError as exc:
-            self.add(path, "off-board", f"{exc}", item, nth)
-            return None
-
-    def strings(
-        self, table: Mapping[str, Any], path: tuple[str, ...], key: str, required: bool
-    ) -> list[str]:
-        value = self.typed(table, path, key, list, required)
-        if value is None:
-            return []
-        if not all(isinstance(v, str) for v in value):
-            self.add(
-                (*path, key), "bad-type", f"{'.'.join((*path, key))} must be a list of strings"
-            )
-            return []
-        return list(value)
-
-
-_KIND_NAMES: Mapping[type, str] = {
-    str: "a string", int: "an integer", bool: "true or false", list: "a list", dict: "a table",
-}  # fmt: skip
+        return self.hex_on(STANDARD_BOARD, text, path, item, nth)
 
 
 def _unit_spec(
@@ -172,11 +110,6 @@ def _unit_spec(
     return utype, blocks, tuple(tags)
 
 
-def _nth(seen: dict[str, int], entry: str) -> int:
-    seen[entry] = seen.get(entry, -1) + 1
-    return seen[entry]
-
-
 def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     path = ("sides", name)
     if not isinstance(raw, dict):
@@ -198,7 +131,7 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     seen: dict[str, int] = {}
     upath = (*path, "units")
     for entry in ck.strings(raw, path, "units", required=True):
-        nth = _nth(seen, entry)
+        nth = nth_copy(seen, entry)
         words = entry.split()
         hx = ck.hex(words[0], upath, entry, nth) if words else None
         spec = _unit_spec(ck, words[1:], upath, entry, nth) if hx else None
@@ -209,7 +142,7 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     lpath = (*path, "leaders")
     seen = {}
     for entry in ck.strings(raw, path, "leaders", required=False):
-        nth = _nth(seen, entry)
+        nth = nth_copy(seen, entry)
         parts = entry.split(None, 1)
         if len(parts) < 2:
             ck.add(lpath, "bad-entry", f"{entry!r}: write 'HEX Name'", entry, nth)
@@ -221,7 +154,7 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     reserve: list[ReserveUnit] = []
     seen = {}
     for entry in ck.strings(raw, path, "reserve", required=False):
-        spec = _unit_spec(ck, entry.split(), (*path, "reserve"), entry, _nth(seen, entry))
+        spec = _unit_spec(ck, entry.split(), (*path, "reserve"), entry, nth_copy(seen, entry))
         if spec:
             reserve.append(ReserveUnit(*spec))
     if army is None or command is None or banners is None:
@@ -256,7 +189,7 @@ def _check_terrain(ck: _Checker, raw: Any) -> dict[str, str]:
             continue
         seen: dict[str, int] = {}
         for entry in ck.strings(raw, ("terrain",), name, required=True):
-            hx = ck.hex(entry, path, entry, _nth(seen, entry))
+            hx = ck.hex(entry, path, entry, nth_copy(seen, entry))
             if hx is None:
                 continue
             if hx in out:
@@ -442,46 +375,16 @@ def _banners_available(side: Side, enemy: Side, rules: Sequence[Mapping[str, Any
 
 
 def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        return [Problem(int(m.group(1)) if m else 0, "toml-syntax", f"TOML syntax: {exc}")], None
+    data, syntax = parse_toml(text)
+    if data is None:
+        return [syntax] if syntax else [], None
     ck = _Checker(text)
     ck.unknown_keys(data, (), _TOP_KEYS)
-    fmt = ck.typed(data, (), "format", str)
-    if fmt is not None and fmt != FORMAT:
-        ck.add(("format",), "bad-value", f"format must be {FORMAT!r}, not {fmt!r}")
-    system = ck.typed(data, (), "system", str)
-    if system is not None and system not in SYSTEMS:
-        ck.add(("system",), "bad-value", f"unknown system {system!r} (known: {', '.join(SYSTEMS)})")
-    meta = ck.typed(data, (), "meta", dict) or {}
-    ck.unknown_keys(meta, ("meta",), _META_KEYS)
-    sid = ck.typed(meta, ("meta",), "id", str) if meta else None
-    if sid is not None and not _ID.match(sid):
-        ck.add(("meta", "id"), "bad-value", "meta.id must be lower case letters, digits and dashes")
-    name = ck.typed(meta, ("meta",), "name", str) if meta else None
-    year = ck.typed(meta, ("meta",), "year", str) if meta else None
-    source = (
-        ck.typed(meta, ("meta",), "source", str, required="state" not in data) if meta else None
-    )
-    sides_raw = ck.typed(data, (), "sides", dict) or {}
-    ck.unknown_keys(sides_raw, ("sides",), SIDES)
-    sides: dict[str, Side] = {}
-    for s in SIDES:
-        if s not in sides_raw:
-            if "sides" in data:
-                ck.add(("sides",), "missing-field", f"missing table [sides.{s}]")
-            continue
-        side = _check_side(ck, s, sides_raw[s])
-        if side:
-            sides[s] = side
+    system, meta = ck.header(data, FORMAT, SYSTEMS, _META_KEYS, _ID)
+    sid, name, year, source = (meta.get(k) for k in _META_KEYS)
+    sides = ck.sides(data, SIDES, lambda s, raw: _check_side(ck, s, raw))
     terrain = _check_terrain(ck, data.get("terrain"))
-    if "options" in data:
-        ck.typed(data, (), "options", dict)
-    for key in ("state", "cards"):
-        if key in data:
-            ck.typed(data, (), key, dict)
+    ck.tables(data, ("options", "state", "cards"))
     rules: list[dict[str, Any]] = []
     special = ck.typed(data, (), "special", list, required=False) or []
     for i, raw in enumerate(special):
