@@ -80,8 +80,8 @@ def test_demo_complete_game(tmp_path: Path) -> None:
 def test_demo_game_audits_and_refuses_altered_dice_or_deck(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 11: a finished demo game re-verifies under protocol v2; a changed die or card
-    does not, with either verifier."""
+    """Issue 11: a finished demo game re-verifies under protocol v2 (format 3); a changed
+    die, shuffle or drawn card does not, with either verifier."""
     result = asyncio.run(run_demo(tmp_path, seed=5, max_epochs=12, resign_at=5, timeout=40))
     assert result.finished, result.message
     assert result.audit.startswith("OK") and "shuffles recomputed" in result.audit, result.audit
@@ -107,9 +107,18 @@ def test_demo_game_audits_and_refuses_altered_dice_or_deck(
     deck = copy.deepcopy(record)
     order = deck["shuffles"][0]["order"]
     order[0], order[1] = order[1], order[0]
+    drawn = copy.deepcopy(record)
+    at, draw = next((i, m) for i, m in enumerate(drawn["cards"]["moves"]) if m["move"] == "draw")
+    honest, draw["card"] = draw["card"], "LT" if draw["card"] != "LT" else "MT"
     for name, bad, said in (
         ("dice", die, f"FAIL epoch {rolled['epoch']}, roll 1 "),
         ("deck", deck, "FAIL shuffle 1 (epoch 0, shuffle the command deck): position 0 holds"),
+        (
+            "draw",
+            drawn,
+            f"FAIL cards.moves[{at}]: {draw['side']} draws {draw['card']} at position 0 of "
+            f"shuffle 1, recomputed {honest}",
+        ),
     ):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(bad), encoding="utf-8")

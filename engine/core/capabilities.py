@@ -23,6 +23,9 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`DEAL` (:class:`Dealer`): ``new_game`` that also reports the cards:
+  the piles before the first shuffle and every card moved while dealing
+  (the audit record's card log, docs/audit.md). A system with a deck offers it.
 """
 
 from __future__ import annotations
@@ -31,18 +34,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
-from engine.core.api import Event, GameSystem
+from engine.core.api import CardMove, CardPiles, Event, GameSystem
 from engine.core.picture import Picture
 
 __all__ = [
     "AUTOPLAY",
     "CAPABILITIES",
+    "DEAL",
     "FORECAST",
     "PICTURE",
     "RULES_HELP",
     "SCENARIOS",
     "AutoPlayer",
     "Capability",
+    "Dealer",
+    "Dealt",
     "Forecast",
     "Forecaster",
     "PictureBuilder",
@@ -189,6 +195,24 @@ class RulesHelp(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Dealt:
+    """A new game, and its cards: ``setup`` before anything moved, then every ``moves``."""
+
+    state: Any
+    setup: CardPiles
+    moves: tuple[CardMove, ...]
+
+
+@runtime_checkable
+class Dealer(Protocol):
+    """Starts a game like ``GameSystem.new_game`` and reports the cards it dealt."""
+
+    def deal(self, position: Any, options: Mapping[str, Any] | None, rng: Any | None) -> Dealt:
+        """The same state as ``new_game(position, options, rng)``, with its card log."""
+        ...
+
+
 FORECAST: Capability[Forecaster] = Capability(
     "forecast", Forecaster, "odds of accepted orders (pbem check)"
 )
@@ -203,7 +227,16 @@ PICTURE: Capability[PictureBuilder] = Capability(
 )
 RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
 
-CAPABILITIES: tuple[Capability[Any], ...] = (FORECAST, AUTOPLAY, SCENARIOS, PICTURE, RULES_HELP)
+DEAL: Capability[Dealer] = Capability("deal", Dealer, "the cards dealt (audit card log)")
+
+CAPABILITIES: tuple[Capability[Any], ...] = (
+    FORECAST,
+    AUTOPLAY,
+    SCENARIOS,
+    PICTURE,
+    RULES_HELP,
+    DEAL,
+)
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
 
 
