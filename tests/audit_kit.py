@@ -9,7 +9,9 @@ with copies of it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -19,8 +21,12 @@ from engine.core.api import CardMove, CardPiles
 from engine.dice import BATTLE_DIE, EpochDice, EpochLog, HashChain, join_message
 from pbem import sshsig
 from pbem.audit import AuditEpoch, SignedText, build_record
+from pbem.demo import DemoResult, demo_config, run_demo
 from pbem.orders_text import canonicalize
+from pbem.pipeline import load_server_key
+from pbem.pipeline.admin import audit_record
 from pbem.server_key import ServerKey
+from pbem.store import Store
 
 GAME = "club-2026-007"
 SIDES = ("north", "south")
@@ -140,3 +146,26 @@ def record(
 def logs() -> list[EpochLog]:
     """The epochs' dice logs alone."""
     return [e.log for e in play()[2]]
+
+
+def finished_demo(where: Path) -> tuple[DemoResult, dict[str, Any]]:
+    """A short demo game, resigned and so revealed, in which at least one die was rolled.
+
+    The demo's players draw fresh nonces, so its cards and dice differ from run to
+    run; a game whose first epochs fought no battle is played again with the next seed.
+    """
+    for seed in range(5, 10):
+        run_dir = where / f"seed-{seed}"
+        result = asyncio.run(run_demo(run_dir, seed=seed, max_epochs=12, resign_at=5, timeout=40))
+        assert result.finished, result.message
+        config = demo_config(run_dir, 0)
+        store = Store(config.database_url)
+        key = load_server_key(config.server_key_path)
+        assert key is not None
+        try:
+            rec = audit_record(store, result.game_id, key)
+        finally:
+            store.dispose()
+        if any(e["rolls"] for e in rec["epochs"]):
+            return result, rec
+    raise AssertionError("five short demo games and not one die rolled")

@@ -13,13 +13,11 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from audit_kit import finished_demo
 from mail_lint import lint_raw_or_raise
 
 from pbem.cli import main as pbem_main
-from pbem.demo import check_system, demo_config, run_demo
-from pbem.pipeline import load_server_key
-from pbem.pipeline.admin import audit_record
-from pbem.store import Store
+from pbem.demo import check_system, run_demo
 
 VERIFIER = Path(__file__).resolve().parent.parent / "verify_dice.py"
 
@@ -82,17 +80,8 @@ def test_demo_game_audits_and_refuses_altered_dice_or_deck(
 ) -> None:
     """Issue 11: a finished demo game re-verifies under protocol v2 (format 3); a changed
     die, shuffle or drawn card does not, with either verifier."""
-    result = asyncio.run(run_demo(tmp_path, seed=5, max_epochs=12, resign_at=5, timeout=40))
-    assert result.finished, result.message
+    result, record = finished_demo(tmp_path)
     assert result.audit.startswith("OK") and "shuffles recomputed" in result.audit, result.audit
-    config = demo_config(tmp_path, 0)
-    store = Store(config.database_url)
-    key = load_server_key(config.server_key_path)
-    assert key is not None
-    try:
-        record = audit_record(store, result.game_id, key)
-    finally:
-        store.dispose()
     assert [j["side"] for j in record["joins"]] == ["north", "south"]
     assert all(e["orders"] is not None for e in record["epochs"])
     honest = tmp_path / "honest.json"

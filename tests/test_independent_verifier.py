@@ -12,7 +12,6 @@ document no longer says how to check it.
 from __future__ import annotations
 
 import ast
-import asyncio
 import copy
 import email
 import email.policy
@@ -26,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from audit_kit import finished_demo
 
-from pbem.demo import check_system, run_demo
+from pbem.demo import check_system
 
 VERIFY = Path(__file__).resolve().parent / "independent_verifier" / "verify.py"
 
@@ -53,9 +53,7 @@ def verdict(tmp_path: Path, record: dict[str, Any], name: str) -> str:
 @pytest.fixture(scope="module")
 def mailed_record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The GAME_AUDIT.json attached to a finished demo game's last mail."""
-    where = tmp_path_factory.mktemp("demo")
-    result = asyncio.run(run_demo(where, seed=5, max_epochs=12, resign_at=5, timeout=40))
-    assert result.finished, result.message
+    result, _ = finished_demo(tmp_path_factory.mktemp("demo"))
     for path in sorted(result.mails_dir.glob("*.eml"), reverse=True):
         msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         assert isinstance(msg, EmailMessage)
