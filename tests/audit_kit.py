@@ -156,7 +156,7 @@ def finished_demo(where: Path) -> tuple[DemoResult, dict[str, Any]]:
     """
     for seed in range(5, 10):
         run_dir = where / f"seed-{seed}"
-        result = asyncio.run(run_demo(run_dir, seed=seed, max_epochs=12, resign_at=5, timeout=40))
+        result = asyncio.run(run_demo(run_dir, seed=seed, max_epochs=16, resign_at=8, timeout=60))
         assert result.finished, result.message
         config = demo_config(run_dir, 0)
         store = Store(config.database_url)

@@ -67,7 +67,7 @@ def _turn_mails_draw_the_turn_from_each_players_side(saved: list[Path]) -> None:
 
 @pytest.mark.slow
 def test_demo_complete_game(tmp_path: Path) -> None:
-    result = asyncio.run(run_demo(tmp_path, seed=7, timeout=55))
+    result = asyncio.run(run_demo(tmp_path, seed=7, timeout=120))
     assert result.finished, result.message
     assert result.winner in ("north", "south")
     assert "shuffles recomputed" in result.audit and result.audit.startswith("OK")
