@@ -63,6 +63,7 @@ from pbem.pipeline.steps import Outcome, Step
 from pbem.pipeline.turns import Env, start_game
 from pbem.sshsig import SshSigError, SshSignature
 from pbem.store import GameStatus, InboxMessage, SeatJoin, Snapshot
+from pbem.tablefile import carry_tables
 
 __all__ = [
     "NONCE_HELP",
@@ -284,7 +285,10 @@ def _deal(env: Env, ctx: GameContext) -> None:
     _, deck_chain = chains(session, ctx.id)
     setup = EpochDice(ctx.id, 0, None, SETUP_HASH, deck=deck_chain, join=game_join(session, ctx))
     try:
-        position = ctx.system.load_position(ctx.game.setup_text)
+        # The tables the game was created with (a club's file, docs/tables.md) stay its own.
+        position = carry_tables(
+            ctx.system, ctx.system.load_position(ctx.game.setup_text), ctx.state
+        )
         dealer = find(ctx.system, DEAL)
         if dealer is None:  # a system without cards
             state, cards = ctx.system.new_game(position, ctx.options.engine, setup), None
