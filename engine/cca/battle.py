@@ -84,7 +84,8 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
     full = w.full_strength(tgt)
     score = score_ranged(w, tgt, dice, f"fire {u.hex} at {target_hex}")
     w.log("fire", f"{u.label} fires at {tgt.label} with {dice} dice: {' '.join(score.faces)}",
-          score.faces, unit=u.id, target=tgt.id, hits=score.hits, flags=score.flags)
+          score.faces, unit=u.id, target=tgt.id, hits=score.hits, flags=score.flags,
+          hit_faces=score.hit_faces, side=u.side)
     apply_roll(w, u, tgt, score, False, full)
 
 
@@ -169,7 +170,8 @@ def close_combat(
         return
     score = roll_melee(w, att, tgt, dice, f"close combat {att.hex} at {target_hex}")
     w.log("battle", f"{att.label} rolls {dice} dice at {tgt.label}: {' '.join(score.faces)}",
-          score.faces, unit=att.id, target=tgt.id, hits=score.hits, flags=score.flags)
+          score.faces, unit=att.id, target=tgt.id, hits=score.hits, flags=score.flags,
+          hit_faces=score.hit_faces, side=att.side)
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
         if att.hex is not None:
@@ -192,7 +194,8 @@ def close_combat(
         return
     score = roll_melee(w, tgt, att, dice, f"battle back {tgt.hex} at {att.hex}")
     w.log("battle-back", f"{tgt.label} battles back with {dice} dice: {' '.join(score.faces)}",
-          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags)
+          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags,
+          hit_faces=score.hit_faces, side=tgt.side)
     apply_roll(w, tgt, att, score, True, att_full)
 
 
@@ -214,5 +217,6 @@ def _first_strike(  # noqa: PLR0917
         return
     score = roll_melee(w, tgt, att, dice, f"first strike {tgt.hex} at {att.hex}")
     w.log("battle", f"{tgt.label} strikes first with {dice} dice: {' '.join(score.faces)}",
-          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags)
+          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags,
+          hit_faces=score.hit_faces, side=tgt.side)
     apply_roll(w, tgt, att, score, True, att_full)

@@ -191,7 +191,7 @@ class CCASystem:
         return CARDS[code].name
 
     def capability(self, name: str) -> object | None:
-        """Forecast, autoplay, scenario checks, rules help, picture (imported when asked for)."""
+        """Forecast, autoplay, scenarios, rules help, picture, dice luck (loaded when asked)."""
         target = _CAPABILITIES.get(name)
         if target is None:
             return None
@@ -206,6 +206,7 @@ _CAPABILITIES = {
     "scenarios": "engine.cca.scenario:ScenarioChecker",
     "rules-help": "engine.cca.cards:RulesHelp",
     "picture": "engine.cca.picture:PictureBuilder",
+    "dice-luck": "engine.cca.luck:DiceLuck",
 }
 
 

@@ -23,6 +23,9 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`DICE_LUCK` (:class:`DiceLuck`): which dice thrown in a turn were
+  hit-or-miss throws, who threw them and which faces counted as hits (the
+  dice-fairness report of the public archive, ``pbem audit stats``).
 """
 
 from __future__ import annotations
@@ -37,12 +40,14 @@ from engine.core.picture import Picture
 __all__ = [
     "AUTOPLAY",
     "CAPABILITIES",
+    "DICE_LUCK",
     "FORECAST",
     "PICTURE",
     "RULES_HELP",
     "SCENARIOS",
     "AutoPlayer",
     "Capability",
+    "DiceLuck",
     "Forecast",
     "Forecaster",
     "PictureBuilder",
@@ -50,6 +55,7 @@ __all__ = [
     "ScenarioChecker",
     "ScenarioInfo",
     "ScenarioProblem",
+    "Throw",
     "find",
     "offered",
 ]
@@ -189,6 +195,34 @@ class RulesHelp(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Throw:
+    """One hit-or-miss throw of dice: who threw, the die, the faces and which faces hit.
+
+    ``hit_faces`` are the faces that count as a hit for this throw (for a
+    C&C battle roll: the target's symbol, swords where they hit...); the
+    fairness report compares the dice showing one of them with the number a
+    fair die gives on average, ``len(faces) * len(hit_faces) / faces on the die``.
+    """
+
+    side: str
+    die: str
+    faces: tuple[str, ...]
+    hit_faces: frozenset[str]
+
+
+@runtime_checkable
+class DiceLuck(Protocol):
+    """Says which of a turn's dice were hit-or-miss throws (the dice-fairness report)."""
+
+    def throws(self, events: Sequence[Mapping[str, Any]]) -> Sequence[Throw]:
+        """The throws reported in the engine events of one epoch (their ``to_dict`` form).
+
+        Dice that score no hit or miss (a card's roll, a leader check) are left out.
+        """
+        ...
+
+
 FORECAST: Capability[Forecaster] = Capability(
     "forecast", Forecaster, "odds of accepted orders (pbem check)"
 )
@@ -202,8 +236,18 @@ PICTURE: Capability[PictureBuilder] = Capability(
     "picture", PictureBuilder, "picture model for the board renderer"
 )
 RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
+DICE_LUCK: Capability[DiceLuck] = Capability(
+    "dice-luck", DiceLuck, "which dice hit, for the dice-fairness report"
+)
 
-CAPABILITIES: tuple[Capability[Any], ...] = (FORECAST, AUTOPLAY, SCENARIOS, PICTURE, RULES_HELP)
+CAPABILITIES: tuple[Capability[Any], ...] = (
+    FORECAST,
+    AUTOPLAY,
+    SCENARIOS,
+    PICTURE,
+    RULES_HELP,
+    DICE_LUCK,
+)
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
 
 

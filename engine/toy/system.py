@@ -210,7 +210,7 @@ class ToySystem:
                 (face,) = rng.roll(D6, 1, f"{p['side']} blocks")
                 if int(face) >= 4:
                     advance //= 2
-                events.append(Event("block", f"{p['side']} blocks", {}, (face,)))
+                events.append(Event("block", f"{p['side']} blocks", {"side": p["side"]}, (face,)))
             s["pending"] = None
             self._advance(s, mover, advance, events)
             return Resolution(s, tuple(events))
@@ -221,7 +221,9 @@ class ToySystem:
         s["hands"][side].append(s["deck"].pop(0))
         (face,) = rng.roll(D6, 1, f"{side} plays {card}")
         advance = int(card) + int(face)
-        events.append(Event("play", f"{side} plays {card} and rolls {face}", {}, (face,)))
+        events.append(
+            Event("play", f"{side} plays {card} and rolls {face}", {"side": side}, (face,))
+        )
         if int(card) >= 7:
             s["pending"] = {
                 "id": f"block-{s['turn']}",
@@ -295,8 +297,8 @@ class ToySystem:
         return f"card {code}"
 
     def capability(self, name: str) -> object | None:
-        """The toy offers an autoplayer, a scenario checker, rules help and a picture."""
-        if name in ("autoplay", "scenarios", "rules-help", "picture"):
+        """The toy offers an autoplayer, a scenario checker, rules help, a picture, dice luck."""
+        if name in ("autoplay", "scenarios", "rules-help", "picture", "dice-luck"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 
             return extras.providers(self)[name]
