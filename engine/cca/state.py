@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.core.api import Question
+from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
 
 __all__ = [
@@ -109,25 +109,6 @@ class Special:
 
 
 @dataclass(frozen=True)
-class Pending:
-    """A turn paused for ``question``; resumed by replay (engine.core.replay).
-
-    ``start`` is the state the turn started from; ``orders`` the accepted
-    orders text; ``answers`` the answers given so far; ``dice`` every draw
-    consumed so far; ``reported`` how many events were already returned.
-    """
-
-    side: str
-    orders: str
-    answers: tuple[str, ...]
-    dice: tuple[Mapping[str, Any], ...]
-    reported: int
-    question: Question
-    start: str = ""  # canonical JSON of the state the turn started from
-    later: Mapping[str, str] = field(default_factory=dict)  # standing orders after the turn
-
-
-@dataclass(frozen=True)
 class State:
     """A whole game position (see the module docstring)."""
 
@@ -200,34 +181,8 @@ class State:
 # --- canonical dict form ---------------------------------------------------
 
 
-def _hex(h: Hex | None) -> str | None:
-    return None if h is None else str(h)
-
-
-def _unhex(s: Any) -> Hex | None:
-    return None if s is None else Hex.parse(str(s))
-
-
-def _question_to_dict(q: Question) -> dict[str, Any]:
-    return {"id": q.id, "side": q.side, "text": q.text, "answers": list(q.answers),
-            "default": q.default}
-
-
 def state_to_dict(s: State) -> dict[str, Any]:
     """Return the JSON-safe dict form of ``s`` (everything, secrets included)."""
-    pend = None
-    if s.pending is not None:
-        p = s.pending
-        pend = {
-            "side": p.side,
-            "orders": p.orders,
-            "answers": list(p.answers),
-            "dice": [dict(d) for d in p.dice],
-            "reported": p.reported,
-            "question": _question_to_dict(p.question),
-            "start": p.start,
-            "later": dict(p.later),
-        }
     return {
         "format": "pbem-state/1",
         "system": "cca",
@@ -239,11 +194,11 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "terrain": {str(h): t for h, t in s.terrain},
         "facing": {str(h): [str(n) for n in ns] for h, ns in s.facing},
         "units": [
-            {"id": u.id, "side": u.side, "type": u.type, "hex": _hex(u.hex),
+            {"id": u.id, "side": u.side, "type": u.type, "hex": hex_to(u.hex),
              "blocks": u.blocks, "full": u.full, "tags": list(u.tags)}
             for u in s.units
         ],
-        "leaders": [{"name": ld.name, "side": ld.side, "hex": _hex(ld.hex)} for ld in s.leaders],
+        "leaders": [{"name": ld.name, "side": ld.side, "hex": hex_to(ld.hex)} for ld in s.leaders],
         "sides": {
             k: {"army": v.army, "colour": v.colour, "command": v.command,
                 "banners_needed": v.banners_needed, "hand": list(v.hand),
@@ -259,7 +214,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "specials": [{"rule": sp.rule, "params": dict(sp.params), "line": sp.line}
                      for sp in s.specials],
         "last_card": None if s.last_card is None else dict(s.last_card),
-        "pending": pend,
+        "pending": pending_to_dict(s.pending),
         "result": s.result,
         "marks": dict(s.marks),
         # Only when set, so states stored before the field existed read back unchanged.
@@ -272,17 +227,6 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
     b = d.get("board") or {}
     board = Board(int(b.get("wide", 13)), int(b.get("deep", 9)),
                   tuple(b.get("section_lines", (8, 16))))
-    pend = None
-    if d.get("pending"):
-        p = d["pending"]
-        q = p["question"]
-        pend = Pending(
-            side=p["side"], orders=p["orders"], answers=tuple(p["answers"]),
-            dice=tuple(dict(x) for x in p["dice"]), reported=int(p["reported"]),
-            question=Question(q["id"], q["side"], q["text"], tuple(q["answers"]), q["default"]),
-            start=p.get("start", ""),
-            later=dict(p.get("later", {})),
-        )
     return State(
         game_id=d["game_id"],
         name=d["name"],
@@ -292,11 +236,11 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         facing=tuple(sorted((Hex.parse(h), tuple(Hex.parse(n) for n in ns))
                             for h, ns in d.get("facing", {}).items())),
         units=tuple(
-            Unit(u["id"], u["side"], u["type"], _unhex(u["hex"]), int(u["blocks"]),
+            Unit(u["id"], u["side"], u["type"], hex_from(u["hex"]), int(u["blocks"]),
                  int(u["full"]), tuple(u.get("tags", ())))
             for u in d["units"]
         ),
-        leaders=tuple(Leader(x["name"], x["side"], _unhex(x["hex"])) for x in d["leaders"]),
+        leaders=tuple(Leader(x["name"], x["side"], hex_from(x["hex"])) for x in d["leaders"]),
         sides={
             k: SideState(v["army"], v.get("colour", ""), int(v["command"]),
                          int(v["banners_needed"]), tuple(v.get("hand", ())),
@@ -313,7 +257,7 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         specials=tuple(Special(x["rule"], dict(x.get("params", {})), int(x.get("line", 0)))
                        for x in d.get("specials", ())),
         last_card=None if d.get("last_card") is None else dict(d["last_card"]),
-        pending=pend,
+        pending=pending_from_dict(d.get("pending")),
         result=d.get("result"),
         marks=dict(d.get("marks", {})),
         tables_sha256=str(d.get("tables_sha256", "")),

@@ -1,0 +1,407 @@
+"""The C&C Napoleonics game state: frozen dataclasses and their canonical dict form (ccn.md §26.1).
+
+A :class:`State` is everything needed to go on with a game: board, terrain and fortified
+hexsides, units (nation, type, blocks, starting strength, in square or not) and leaders, each
+side's hand, Command (hand size), banners, the cards set aside on its square chart, turns played
+and standing orders, the deck (top first) and discard pile, whose turn it is, the last card each
+side played (Counter-Attack), the scenario's objectives and special rules, the rule options in
+force, the SHA-256 of the tables the game is played with, and a :class:`Pending` turn while a
+turn waits for an answer.
+
+Conventions every module relies on:
+
+* A leader is *attached* when it stands on a hex with a friendly unit; nothing else records
+  attachment (ccn.md §4.7).
+* A unit in square has ``square`` True and exactly one entry ``(unit id, card)`` in its side's
+  ``squares`` (the square chart, in slot order: slot = index + 1, at most 4, §21). The card there
+  is out of the hand: the hand holds ``command - len(squares)`` cards at most (§21.9).
+* ``north`` sits at row 1 and retreats toward row 1; ``south`` at the last row (ccn.md §2.4).
+* Per-turn flags (ordered, moved, battled) live only inside a turn (:mod:`engine.ccn.work`);
+  between turns the state holds none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
+from engine.hexgrid import STANDARD_BOARD, Board, Hex
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "MAX_SQUARES",
+    "SIDES",
+    "Leader",
+    "Objective",
+    "Pending",
+    "SideState",
+    "Special",
+    "State",
+    "Unit",
+    "name_key",
+    "other",
+    "state_from_dict",
+    "state_to_dict",
+]
+
+SIDES = ("north", "south")
+
+MAX_SQUARES = 4
+"""Square markers and chart slots per player (ccn.md §21.3, §27 A21)."""
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    # §27 A5: sand quarry blocks retreats of artillery only (True: of every unit, as the
+    # seed's retreat text lists it).
+    "sand_quarry_blocks_all_retreats": False,
+}
+"""Named rule options and their defaults (docs/rules-choices.md)."""
+
+
+def name_key(name: str) -> str:
+    """Compare leader names forgivingly: case, spaces, dashes and underscores ignored."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def other(side: str) -> str:
+    """Return the opposing side."""
+    return "south" if side == "north" else "north"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit on the board (``hex`` None = off the board).
+
+    ``type`` is a unit code of units.toml (LN, LT, HC, FA...), ``nation`` a nation code of
+    nations.toml; ``full`` is its starting strength (§4.6), ``blocks`` what remains.
+    """
+
+    id: str
+    side: str
+    nation: str
+    type: str
+    hex: Hex | None
+    blocks: int
+    full: int
+    square: bool = False
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A leader (not a unit, §4.7); ``hex`` None = gone (left the board, §17.2)."""
+
+    name: str
+    side: str
+    hex: Hex | None
+    nation: str = ""
+
+
+@dataclass(frozen=True)
+class SideState:
+    """One side: army, Command (= hand size), hand, banners, square chart, standing orders.
+
+    ``squares`` is the square chart in slot order: (unit id, card code set aside) (§21.4).
+    ``banners`` lists what each banner was won for (unit ids, ``leader:NAME``, objective names).
+    """
+
+    army: str
+    nation: str
+    colour: str
+    command: int
+    banners_needed: int
+    hand: tuple[str, ...] = ()
+    banners: tuple[str, ...] = ()
+    squares: tuple[tuple[str, str], ...] = ()
+    turns: int = 0  # turns this side has completed
+    standing: str = ""  # standing orders text (engine.cc.policy)
+
+    def square_card(self, uid: str) -> str | None:
+        """The card set aside for unit ``uid``'s square, or None."""
+        for unit_id, card in self.squares:
+            if unit_id == uid:
+                return card
+        return None
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A scenario objective worth banners (ccn.md §7 [R]: objectives as data).
+
+    ``hexes``: the hexes that count; ``side``: who may score it (``""`` = either);
+    ``banners``: how many; ``count``: how many of the hexes must be held; ``permanent``: kept once
+    won (else lost when no longer held); ``when``: ``"turn_end"`` (held at the end of the
+    scoring side's turn) or ``"any"`` (the moment it is entered); ``sudden_death``: holding it
+    wins the game at once.
+    """
+
+    name: str
+    hexes: tuple[Hex, ...]
+    side: str = ""
+    banners: int = 1
+    count: int = 1
+    permanent: bool = False
+    when: str = "turn_end"
+    sudden_death: bool = False
+
+
+@dataclass(frozen=True)
+class Special:
+    """A scenario special rule: a rule name, its parameters and the scenario file line."""
+
+    rule: str
+    params: Mapping[str, Any]
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class State:
+    """A whole game position (see the module docstring)."""
+
+    game_id: str
+    name: str
+    units: tuple[Unit, ...]
+    leaders: tuple[Leader, ...]
+    sides: Mapping[str, SideState]
+    terrain: tuple[tuple[Hex, str], ...] = ()
+    fortified: tuple[tuple[Hex, tuple[Hex, ...]], ...] = ()  # fieldworks: neighbours across
+    year: str = ""
+    board: Board = STANDARD_BOARD
+    deck: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    deck_random: bool = True  # the deck still has to be shuffled and hands dealt
+    to_move: str = "south"
+    turn: int = 1
+    options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    objectives: tuple[Objective, ...] = ()
+    specials: tuple[Special, ...] = ()
+    last_cards: Mapping[str, str] = field(default_factory=dict)  # side -> card it played
+    pending: Pending | None = None
+    result: str | None = None  # "north" / "south" once over
+    marks: Mapping[str, Any] = field(default_factory=dict)  # objective and special bookkeeping
+    tables_sha256: str = ""  # SHA-256 of the rules tables the game is played with
+
+    # --- look-ups (read-only helpers used everywhere) ----------------------
+    def terrain_at(self, h: Hex) -> str:
+        for th, name in self.terrain:
+            if th == h:
+                return name
+        return "clear"
+
+    def fortified_sides(self, h: Hex) -> tuple[Hex, ...]:
+        """The neighbours of ``h`` across its fortified hexsides (§23.5; empty if none)."""
+        for fh, ns in self.fortified:
+            if fh == h:
+                return ns
+        return ()
+
+    def option(self, name: str) -> Any:
+        return self.options.get(name, DEFAULT_OPTIONS.get(name))
+
+    def unit(self, uid: str) -> Unit:
+        for u in self.units:
+            if u.id == uid:
+                return u
+        raise KeyError(uid)
+
+    def unit_at(self, h: Hex) -> Unit | None:
+        for u in self.units:
+            if u.hex == h:
+                return u
+        return None
+
+    def leader(self, name: str) -> Leader:
+        key = name_key(name)
+        for ld in self.leaders:
+            if name_key(ld.name) == key:
+                return ld
+        raise KeyError(name)
+
+    def leader_at(self, h: Hex) -> Leader | None:
+        for ld in self.leaders:
+            if ld.hex == h:
+                return ld
+        return None
+
+    def side(self, side: str) -> SideState:
+        return self.sides[side]
+
+    def with_side(self, side: str, **changes: Any) -> State:
+        sides = dict(self.sides)
+        sides[side] = replace(sides[side], **changes)
+        return replace(self, sides=sides)
+
+    def with_unit(self, uid: str, **changes: Any) -> State:
+        return replace(
+            self, units=tuple(replace(u, **changes) if u.id == uid else u for u in self.units)
+        )
+
+
+# --- canonical dict form ---------------------------------------------------
+
+
+def _unit_to_dict(u: Unit) -> dict[str, Any]:
+    return {
+        "id": u.id,
+        "side": u.side,
+        "nation": u.nation,
+        "type": u.type,
+        "hex": hex_to(u.hex),
+        "blocks": u.blocks,
+        "full": u.full,
+        "square": u.square,
+        "tags": list(u.tags),
+    }
+
+
+def _objective_to_dict(o: Objective) -> dict[str, Any]:
+    return {
+        "name": o.name,
+        "hexes": [str(h) for h in o.hexes],
+        "side": o.side,
+        "banners": o.banners,
+        "count": o.count,
+        "permanent": o.permanent,
+        "when": o.when,
+        "sudden_death": o.sudden_death,
+    }
+
+
+def _side_to_dict(v: SideState) -> dict[str, Any]:
+    return {
+        "army": v.army,
+        "nation": v.nation,
+        "colour": v.colour,
+        "command": v.command,
+        "banners_needed": v.banners_needed,
+        "hand": list(v.hand),
+        "banners": list(v.banners),
+        "squares": [[uid, card] for uid, card in v.squares],
+        "turns": v.turns,
+        "standing": v.standing,
+    }
+
+
+def state_to_dict(s: State) -> dict[str, Any]:
+    """Return the JSON-safe dict form of ``s`` (everything, secrets included)."""
+    return {
+        "format": "pbem-state/1",
+        "system": "ccn",
+        "game_id": s.game_id,
+        "name": s.name,
+        "year": s.year,
+        "board": {
+            "wide": s.board.wide,
+            "deep": s.board.deep,
+            "section_lines": list(s.board.section_lines),
+        },
+        "terrain": {str(h): t for h, t in s.terrain},
+        "fortified": {str(h): [str(n) for n in ns] for h, ns in s.fortified},
+        "units": [_unit_to_dict(u) for u in s.units],
+        "leaders": [
+            {"name": ld.name, "side": ld.side, "hex": hex_to(ld.hex), "nation": ld.nation}
+            for ld in s.leaders
+        ],
+        "sides": {k: _side_to_dict(v) for k, v in s.sides.items()},
+        "deck": list(s.deck),
+        "discard": list(s.discard),
+        "deck_random": s.deck_random,
+        "to_move": s.to_move,
+        "turn": s.turn,
+        "options": dict(s.options),
+        "objectives": [_objective_to_dict(o) for o in s.objectives],
+        "specials": [
+            {"rule": sp.rule, "params": dict(sp.params), "line": sp.line} for sp in s.specials
+        ],
+        "last_cards": dict(s.last_cards),
+        "pending": pending_to_dict(s.pending),
+        "result": s.result,
+        "marks": dict(s.marks),
+        "tables_sha256": s.tables_sha256,
+    }
+
+
+def _unit_from_dict(u: Mapping[str, Any]) -> Unit:
+    return Unit(
+        id=str(u["id"]),
+        side=str(u["side"]),
+        nation=str(u["nation"]),
+        type=str(u["type"]),
+        hex=hex_from(u["hex"]),
+        blocks=int(u["blocks"]),
+        full=int(u["full"]),
+        square=bool(u.get("square", False)),
+        tags=tuple(u.get("tags", ())),
+    )
+
+
+def _objective_from_dict(o: Mapping[str, Any]) -> Objective:
+    return Objective(
+        name=str(o["name"]),
+        hexes=tuple(Hex.parse(h) for h in o.get("hexes", ())),
+        side=str(o.get("side", "")),
+        banners=int(o.get("banners", 1)),
+        count=int(o.get("count", 1)),
+        permanent=bool(o.get("permanent", False)),
+        when=str(o.get("when", "turn_end")),
+        sudden_death=bool(o.get("sudden_death", False)),
+    )
+
+
+def _side_from_dict(v: Mapping[str, Any]) -> SideState:
+    return SideState(
+        army=str(v["army"]),
+        nation=str(v.get("nation", "")),
+        colour=str(v.get("colour", "")),
+        command=int(v["command"]),
+        banners_needed=int(v["banners_needed"]),
+        hand=tuple(v.get("hand", ())),
+        banners=tuple(v.get("banners", ())),
+        squares=tuple((str(a), str(b)) for a, b in v.get("squares", ())),
+        turns=int(v.get("turns", 0)),
+        standing=str(v.get("standing", "")),
+    )
+
+
+def state_from_dict(d: Mapping[str, Any]) -> State:
+    """Rebuild a :class:`State` from :func:`state_to_dict` output."""
+    b = d.get("board") or {}
+    board = Board(
+        int(b.get("wide", 13)), int(b.get("deep", 9)), tuple(b.get("section_lines", (8, 16)))
+    )
+    return State(
+        game_id=d["game_id"],
+        name=d["name"],
+        year=d.get("year", ""),
+        board=board,
+        terrain=tuple(sorted((Hex.parse(h), t) for h, t in d.get("terrain", {}).items())),
+        fortified=tuple(
+            sorted(
+                (Hex.parse(h), tuple(Hex.parse(n) for n in ns))
+                for h, ns in d.get("fortified", {}).items()
+            )
+        ),
+        units=tuple(_unit_from_dict(u) for u in d["units"]),
+        leaders=tuple(
+            Leader(x["name"], x["side"], hex_from(x["hex"]), str(x.get("nation", "")))
+            for x in d["leaders"]
+        ),
+        sides={k: _side_from_dict(v) for k, v in d["sides"].items()},
+        deck=tuple(d.get("deck", ())),
+        discard=tuple(d.get("discard", ())),
+        deck_random=bool(d.get("deck_random", False)),
+        to_move=d.get("to_move", "south"),
+        turn=int(d.get("turn", 1)),
+        options=dict(d.get("options", {})),
+        objectives=tuple(_objective_from_dict(o) for o in d.get("objectives", ())),
+        specials=tuple(
+            Special(x["rule"], dict(x.get("params", {})), int(x.get("line", 0)))
+            for x in d.get("specials", ())
+        ),
+        last_cards={str(k): str(v) for k, v in (d.get("last_cards") or {}).items()},
+        pending=pending_from_dict(d.get("pending")),
+        result=d.get("result"),
+        marks=dict(d.get("marks", {})),
+        tables_sha256=str(d.get("tables_sha256", "")),
+    )
