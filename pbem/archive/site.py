@@ -417,22 +417,16 @@ def _build_indexes(
                 }
                 for k, games_of in months.items()
             ],
-            clubs=[
-                {"slug": c.slug, "name": c.name}
-                for c in sorted(clubs.values(), key=lambda x: x.slug)
-            ],
-            systems=[
-                {"slug": s.slug, "name": s.name}
-                for s in sorted(systems.values(), key=lambda x: x.slug)
-            ],
-            scenarios=[
-                {"slug": s.slug, "name": s.name}
-                for s in sorted(scenarios.values(), key=lambda x: x.slug)
-            ],
-            players=[
-                {"slug": p.slug, "name": p.name}
-                for p in sorted(players.values(), key=lambda x: x.name)
-            ],
+            clubs=_links(clubs),
+            systems=_links(systems),
+            scenarios=_links(scenarios),
+            players=_links(players, by_name=True),
             extra=[{"path": p.path, "title": p.title} for p in extra],
         ),
     )
+
+
+def _links(groups: Mapping[str, _Group], by_name: bool = False) -> list[dict[str, str]]:
+    """The index's links to a kind of group, by slug (or by name)."""
+    ordered = sorted(groups.values(), key=lambda x: x.name if by_name else x.slug)
+    return [{"slug": grp.slug, "name": grp.name} for grp in ordered]
