@@ -6,12 +6,12 @@ The archive knows nothing of clubs' rules. It asks two things, both optional:
   tables (``pbem.clubs.models``: ``ClubGame.game_id``/``club_id`` and
   ``Club.name``) when that package is installed; empty otherwise, and then
   the index simply has no club column entries.
-- :func:`club_pages`: extra pages (standings, ladders, tournament brackets)
-  from every provider registered with :func:`register_pages`, and from
-  ``pbem.clubs.archive`` if that module exists and defines
-  ``archive_pages(session)``. A provider returns :class:`ArchivePage` items;
-  the archive wraps each body in the site's layout, links it from the index
-  and writes it at ``clubs/<path>``.
+- :func:`club_pages`: extra pages (standings, ladders, tournament brackets):
+  the clubs' read API drawn by :mod:`pbem.archive.clubpages`, every provider
+  registered with :func:`register_pages`, and ``pbem.clubs.archive`` if that
+  module exists and defines ``archive_pages(session)``. A provider returns
+  :class:`ArchivePage` items; the archive wraps each body in the site's
+  layout, links it from the index and writes it at ``clubs/<path>``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,14 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-__all__ = ["ArchivePage", "PageProvider", "club_of_games", "club_pages", "register_pages"]
+__all__ = [
+    "ArchivePage",
+    "PageProvider",
+    "club_of_games",
+    "club_pages",
+    "register_pages",
+    "unregister_pages",
+]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +56,12 @@ def register_pages(provider: PageProvider) -> None:
     """Add a provider of club pages (called once per build with the build's session)."""
     if provider not in _PROVIDERS:
         _PROVIDERS.append(provider)
+
+
+def unregister_pages(provider: PageProvider) -> None:
+    """Forget a provider added with :func:`register_pages` (no error if absent)."""
+    if provider in _PROVIDERS:
+        _PROVIDERS.remove(provider)
 
 
 def _optional(module: str) -> Any:
@@ -77,13 +90,22 @@ def club_of_games(session: Session) -> dict[str, tuple[str, str]]:
 
 
 def club_pages(session: Session) -> list[ArchivePage]:
-    """Every page the registered providers (and ``pbem.clubs.archive``) give."""
-    providers = list(_PROVIDERS)
+    """Every page the providers give: the clubs' own (:mod:`pbem.archive.clubpages`: ladders,
+    tournaments, campaigns), ``pbem.clubs.archive``'s and the registered ones.
+
+    A provider that fails is logged and left out: the archive still builds.
+    """
+    from pbem.archive.clubpages import club_archive_pages  # noqa: PLC0415 - it imports this
+
+    providers: list[PageProvider] = [club_archive_pages, *_PROVIDERS]
     module = _optional("pbem.clubs.archive")
     found = getattr(module, "archive_pages", None)
     if callable(found) and found not in providers:
         providers.append(found)
     pages: list[ArchivePage] = []
     for provider in providers:
-        pages.extend(provider(session))
+        try:
+            pages.extend(provider(session))
+        except Exception:
+            log.warning("a club page provider failed; its pages are left out", exc_info=True)
     return pages
