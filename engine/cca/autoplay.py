@@ -15,19 +15,29 @@ byte for byte.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
+from engine.cc.autoplay import (
+    AutoplayError,
+    DiceFactory,
+    Step,
+    accepted,
+    chance,
+    header,
+    pick,
+    random_answer,
+    shuffled,
+)
+from engine.cc.autoplay import play_random_game as _play_random_game
+from engine.cc.autoplay import random_submission as _random_submission
 from engine.cc.decide import Decider
 from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP
 from engine.cca.policy import POLICY_VALUES, parse_policy
 from engine.cca.state import SIDES, State, other
-from engine.core.api import Event, GameSystem, OrdersError, Question
+from engine.core.api import GameSystem, OrdersError
 from engine.core.choices import below, choice_stream
 from engine.core.replay import AnswerBook
-from engine.dice import EpochDice, HashChain, hash_orders
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
@@ -42,25 +52,6 @@ __all__ = [
     "random_submission",
 ]
 
-T = TypeVar("T")
-
-_TRIES = 12
-
-
-class AutoplayError(RuntimeError):
-    """No text the engine accepts could be found (an engine or autoplay bug)."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One resolved epoch of a random game: who acted, what they sent, what happened."""
-
-    epoch: int
-    side: str
-    kind: str  # "orders" or "question"
-    text: str
-    events: tuple[Event, ...] = field(default=())
-
 
 # --- choices ------------------------------------------------------------------
 
@@ -70,37 +61,12 @@ def _below(rng: Randomness, n: int, purpose: str) -> int:
     return below(rng, n, purpose)
 
 
-def _pick(rng: Randomness, items: Sequence[T], purpose: str) -> T:
-    return items[_below(rng, len(items), purpose)]
+_pick = pick
+_chance = chance
+_shuffled = shuffled
 
 
-def _chance(rng: Randomness, percent: int, purpose: str) -> bool:
-    return _below(rng, 100, purpose) < percent
-
-
-def _shuffled(rng: Randomness, items: Sequence[T], purpose: str) -> list[T]:
-    if len(items) <= 1:
-        return list(items)
-    return [items[i] for i in rng.permutation(len(items), purpose)]
-
-
-# --- answers ------------------------------------------------------------------
-
-
-def random_answer(question: Question, rng: Randomness) -> str:
-    """Pick one of the question's legal answers (the default a little more often)."""
-    if not question.answers:
-        return question.default
-    if _chance(rng, 20, "answer: take the default"):
-        return question.default
-    return _pick(rng, question.answers, f"answer {question.id}")
-
-
-def _header(state: State, side: str) -> list[str]:
-    return [f"game {state.game_id}", f"turn {state.turn}", f"side {side}"]
-
-
-# --- what a card may order ----------------------------------------------------
+_header = header
 
 
 def _effective_card(state: State, code: str) -> str:
@@ -437,46 +403,7 @@ def random_orders(system: GameSystem, state: State, side: str, rng: Randomness) 
     raise AutoplayError(f"no acceptable orders for {side} with hand {hand}: {last}")
 
 
-def _norm_ref(r: str) -> str:
-    return " ".join(r.lower().split())
-
-
-def _accepted(
-    system: GameSystem, state: State, side: str, lines: list[str]
-) -> tuple[str | None, OrdersError | None]:
-    """Drop refused lines until the engine accepts the text (or give up)."""
-    err: OrdersError | None = None
-    card_line = next((i for i, x in enumerate(lines, 1) if x.startswith("card ")), 0)
-    for _ in range(_TRIES):
-        text = "\n".join(lines) + "\n"
-        try:
-            system.parse_orders(state, side, text)
-            return text, None
-        except OrdersError as e:
-            err = e
-            bad = {p.line for p in e.problems if p.line > 0}
-            if not bad or card_line in bad:
-                return None, err
-            lines = [x for i, x in enumerate(lines, 1) if i not in bad]
-    return None, err
-
-
-def random_submission(system: GameSystem, state: State, rng: Randomness) -> tuple[str, str]:
-    """Return ``(side, text)``: random legal orders, or an answer to the pending question."""
-    p = system.prompt(state)
-    if p.kind == "over" or p.side is None:
-        raise AutoplayError("the battle is over: nobody acts")
-    if p.kind == "question" and p.question is not None:
-        q = p.question
-        for ans in (random_answer(q, rng), q.default):
-            text = "\n".join([*_header(state, q.side), f"answer {ans}"]) + "\n"
-            try:
-                system.parse_orders(state, q.side, text)
-                return q.side, text
-            except OrdersError:
-                continue
-        raise AutoplayError(f"no acceptable answer to {q.id}: {q.answers}")
-    return p.side, random_orders(system, state, p.side, rng)
+_accepted = accepted
 
 
 _NOT_DRAWN = frozenset({"rally", "spartacus"})
@@ -484,21 +411,21 @@ _NOT_DRAWN = frozenset({"rally", "spartacus"})
 still plays the same game (their questions are covered by the rules cases)."""
 
 
-def _random_standing(rng: Randomness, side: str) -> list[str]:
-    """A few random standing orders, so random games reach every decision path."""
-    out = []
-    for key, values in POLICY_VALUES.items():
-        if key in _NOT_DRAWN:
-            continue
-        if _chance(rng, 50, f"{side} changes standing {key}?"):
-            out.append(f"standing {key}: {_pick(rng, values, f'{side} standing {key}')}")
-    return out
+class _Random:
+    """The Ancients' part of the shared random play (:mod:`engine.cc.autoplay`)."""
+
+    sides = SIDES
+    policy_values = POLICY_VALUES
+    not_drawn = _NOT_DRAWN
+
+    @staticmethod
+    def orders(system: GameSystem, state: Any, side: str, rng: Randomness) -> str:
+        return random_orders(system, state, side, rng)
 
 
-# --- whole games --------------------------------------------------------------
-
-DiceFactory = Callable[[int, str], Randomness]
-"""``(epoch, submitted text) -> Randomness`` for that epoch's dice."""
+def random_submission(system: GameSystem, state: State, rng: Randomness) -> tuple[str, str]:
+    """Return ``(side, text)``: random legal orders, or an answer to the pending question."""
+    return _random_submission(_Random(), system, state, rng)
 
 
 def play_random_game(
@@ -511,65 +438,21 @@ def play_random_game(
     random_standing: bool = True,
     on_step: Callable[[Any, Step], None] | None = None,
 ) -> tuple[Any, list[Step]]:
-    """Play random legal turns from ``state`` until the battle ends or ``max_turns`` pass.
+    """Play random legal turns from ``state`` (:func:`engine.cc.autoplay.play_random_game`)."""
+    return _play_random_game(
+        _Random(),
+        system,
+        state,
+        seed_bytes,
+        max_turns,
+        dice=dice,
+        random_standing=random_standing,
+        on_step=on_step,
+    )
 
-    ``state`` may be a loaded scenario (it is started with ``new_game``, the
-    deck shuffled from the seed's deck chain). Without ``dice``, every epoch
-    uses :class:`EpochDice` on a dice chain built from ``seed_bytes``, as the
-    referee does. ``on_step(state, step)`` is called after every epoch (tests
-    check invariants there). Returns the final state and the steps taken.
-    """
-    seed = hashlib.sha256(b"pbem-random-game|" + seed_bytes).digest()
-    choices = choice_stream(seed)
-    game_id = str(getattr(state, "game_id", "game")) or "game"
-    epochs = max(16, max_turns * 12)
-    dice_chain: HashChain | None = None
-    deck_chain = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 512)
-    if dice is None:
-        dice_chain = HashChain(hashlib.sha256(b"dice|" + seed).digest(), epochs)
-    setup = EpochDice(game_id, 0, None, hashlib.sha256(b"").digest(), deck=deck_chain)
-    state = system.new_game(state, None, setup)
-    shuffles = setup.shuffles_done
-    steps: list[Step] = []
-    pending_standing = {s: _random_standing(choices, s) if random_standing else [] for s in SIDES}
-    epoch = 0
-    while True:
-        p = system.prompt(state)
-        if p.kind == "over" or state.turn > max_turns or epoch >= epochs:
-            break
-        side, text = random_submission(system, state, choices)
-        if p.kind == "orders" and pending_standing.get(side):
-            with_standing = text + "\n".join(pending_standing[side]) + "\n"
-            try:
-                system.parse_orders(state, side, with_standing)
-                text = with_standing
-            except OrdersError:
-                pass
-            pending_standing[side] = []
-        sub = system.parse_orders(state, side, text)
-        epoch += 1
-        rng: Randomness
-        if dice is not None:
-            rng = dice(epoch, text)
-        else:
-            assert dice_chain is not None
-            rng = EpochDice(
-                game_id,
-                epoch,
-                dice_chain.key(epoch),
-                hash_orders(text.encode()),
-                deck=deck_chain,
-                shuffles_before=shuffles,
-            )
-        res = system.resolve(state, sub, rng)
-        if isinstance(rng, EpochDice):
-            shuffles = rng.shuffles_done
-        state = res.state
-        step = Step(epoch, side, p.kind, text, tuple(res.events))
-        steps.append(step)
-        if on_step is not None:
-            on_step(state, step)
-    return state, steps
+
+def _norm_ref(r: str) -> str:
+    return " ".join(r.lower().split())
 
 
 class AutoPlayer:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.cc.quotas import fits
 from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP, CardSpec
 from engine.cca.combat import fire_range
 from engine.cca.orders import Ref, Submission
@@ -176,20 +177,7 @@ def _lookup(w: Work, side: str, ref: Ref) -> Item | str:
 def _assign_sections(w: Work, side: str, items: list[Item], per: dict[str, int]) -> bool:
     """Fit every item into a section slot (a line hex may use either section)."""
     options = [sorted(sections_of(w, side, it.hex) & set(per)) for it in items if it.hex]
-    left = dict(per)
-
-    def fit(i: int) -> bool:
-        if i == len(options):
-            return True
-        for s in options[i]:
-            if left[s] > 0:
-                left[s] -= 1
-                if fit(i + 1):
-                    return True
-                left[s] += 1
-        return False
-
-    return fit(0)
+    return fits(options, per)
 
 
 def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[OrdersProblem]:

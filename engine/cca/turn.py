@@ -13,18 +13,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.cc.decide import Decider
+from engine.cc.turnloop import resolve_turn
 from engine.cca.battle import close_combat, fire
 from engine.cca.cards import CARDS, CIRCLED_HAND_BONUS
 from engine.cca.ordering import order_units, sections_of
 from engine.cca.orders import Action, Submission, parse_submission
 from engine.cca.policy import DEFAULT_STANDING, Policy, parse_policy
 from engine.cca.special import command_now, end_of_turn_specials, enter_step
-from engine.cca.state import SIDES, Pending, State, other, state_from_dict, state_to_dict
+from engine.cca.state import SIDES, State, other, state_from_dict, state_to_dict
 from engine.cca.validate import move_step
-from engine.cca.work import GameOver, Work, WUnit
+from engine.cca.work import Work, WUnit
 from engine.core.api import Resolution
-from engine.core.canonical import canonical_json, load_json
-from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
 
 __all__ = ["resolve"]
@@ -43,67 +42,28 @@ def _with_standing(state: State, side: str, lines: tuple[str, ...]) -> State:
     return state.with_side(side, standing=pol.text())
 
 
+class _Rules:
+    """The Ancients' part of the shared C&C turn loop (:mod:`engine.cc.turnloop`)."""
+
+    policies = staticmethod(_policies)
+    with_standing = staticmethod(_with_standing)
+    to_dict = staticmethod(state_to_dict)
+    from_dict = staticmethod(state_from_dict)
+
+    @staticmethod
+    def begin(start: State, rng: Randomness, decider: Decider) -> Work:
+        return Work.start(start, rng, decider)
+
+    @staticmethod
+    def play(w: Work, side: str, orders: str) -> State:
+        _turn(w, side, parse_submission(orders))
+        _end_of_turn(w, side)
+        return _advance(w.freeze(), w, side)
+
+
 def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
     """Resolve an accepted submission (orders, or an answer to the pending question)."""
-    if state.pending is not None:
-        p = state.pending
-        assert submission.answer is not None
-        start = state_from_dict(load_json(p.start))
-        res = _run(start, p.side, p.orders, (*p.answers, submission.answer), p.dice, rng,
-                   p.reported)
-        # Standing orders sent with an answer apply after this turn, never to its replay.
-        later = dict(p.later)
-        if submission.standing:
-            who = p.question.side
-            later[who] = _with_standing(state, who, submission.standing).sides[who].standing
-        new = res.state
-        if new.pending is not None:
-            new = replace(new, pending=replace(new.pending, later=later))
-        else:
-            for who, text in sorted(later.items()):
-                new = new.with_side(who, standing=text)
-        res = Resolution(new, res.events)
-        return res
-    if submission.card is None:  # standing orders only, from either side
-        who = submission.side or state.to_move
-        new = _with_standing(state, who, submission.standing)
-        return Resolution(new, ())
-    start = _with_standing(state, state.to_move, submission.standing)
-    return _run(start, state.to_move, submission.notation(), (), (), rng, 0)
-
-
-def _run(  # noqa: PLR0917
-    start: State,
-    side: str,
-    orders: str,
-    answers: tuple[str, ...],
-    dice: tuple[object, ...],
-    rng: Randomness,
-    reported: int,
-) -> Resolution:
-    sub = parse_submission(orders)
-    rr = ReplayRandomness([dict(d) for d in dice], rng)  # type: ignore[call-overload]
-    decider = Decider(_policies(start), AnswerBook(answers))
-    w = Work.start(start, rr, decider)
-    try:
-        _turn(w, side, sub)
-        _end_of_turn(w, side)
-        final = _advance(w.freeze(), w, side)
-    except GameOver as over:
-        w.log("victory", "the battle is a draw" if over.result == "draw"
-              else f"{over.result} wins the battle", result=over.result)
-        final = replace(w.freeze(), result=over.result, pending=None)
-    except NeedDecision as nd:
-        q = nd.question
-        done = len(w.events)  # the replay will not repeat the question event itself
-        # The public record names who must decide, not what: a First Strike question
-        # would tell the opponent which card that side holds.
-        w.log("question", f"waiting for a decision from {q.side}", side=q.side)
-        pending = Pending(side=side, orders=orders, answers=answers,
-                          dice=tuple(rr.record), reported=done, question=q,
-                          start=canonical_json(state_to_dict(start)))
-        return Resolution(replace(w.freeze(), pending=pending), tuple(w.events[reported:]))
-    return Resolution(replace(final, pending=None), tuple(w.events[reported:]))
+    return resolve_turn(_Rules(), state, submission, rng)
 
 
 def _turn(w: Work, side: str, sub: Submission) -> None:

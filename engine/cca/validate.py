@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from engine.cc.decide import Decider, norm_answer
+from engine.cc.decide import Decider
+from engine.cc.submission import bare_answer, check_common, unknown_hexes
 from engine.cca.cards import CARDS
 from engine.cca.combat import fire_range, melee_dice, ranged_dice
 from engine.cca.legal import targets
@@ -57,91 +58,20 @@ _VERBS = {
 }
 
 
-def _bare_answer(text: str) -> str:
-    """Let a player answer a question with the choice alone on a line."""
-    out = []
-    for raw in text.splitlines():
-        body = raw.split("#", 1)[0].strip()
-        word = body.split(" ", 1)[0].lower().rstrip(":") if body else ""
-        out.append(raw if not body or word in _VERBS or body.startswith(">") else f"answer {body}")
-    return "\n".join(out)
-
-
 def check_submission(state: State, side: str, text: str) -> Submission:
     """Parse and check ``text`` from ``side``; raise OrdersError listing every problem."""
     if state.pending is not None:
-        text = _bare_answer(text)
+        text = bare_answer(text, _VERBS)
     sub = parse_submission(text)
-    problems: list[OrdersProblem] = []
-
-    def bad(line: int, code: str, msg: str, legal: tuple[str, ...] = ()) -> None:
-        quote = sub.lines[line - 1] if 0 < line <= len(sub.lines) else ""
-        problems.append(OrdersProblem(line, quote, code, msg, legal))
-
-    def line_of(word: str) -> int:
-        for i, raw in enumerate(sub.lines, 1):
-            if raw.strip().lower().startswith(word):
-                return i
-        return 0
-
-    if state.result is not None:
-        raise OrdersError([OrdersProblem(0, "", "game-over", "the battle is over")])
-    # The header is optional here: the referee (pbem.pipeline.headers) insists on
-    # it for mailed orders, while a position tested with `pbem engine` has none.
-    # Where it is given it must match.
-    if sub.game is not None and sub.game != state.game_id:
-        bad(line_of("game"), "wrong-game", f"this is game {state.game_id}", (state.game_id,))
-    if sub.turn is not None and sub.turn != state.turn:
-        bad(line_of("turn"), "stale-turn", f"the game is at turn {state.turn}", (str(state.turn),))
-    if sub.side is not None and sub.side != side:
-        bad(line_of("side"), "wrong-side", f"you play {side}", (side,))
-    for i, raw in enumerate(sub.lines, 1):
-        if raw.strip().lower().startswith("standing"):
-            try:
-                parse_policy(raw.strip()[8:].strip(), first_line=i)
-            except OrdersError as e:
-                problems += [
-                    OrdersProblem(p.line, raw, p.code, p.message, p.legal) for p in e.problems
-                ]
-    if state.pending is not None:
-        q = state.pending.question
-        if side != q.side:
-            bad(0, "not-your-question", f"the game waits for {q.side}'s answer")
-        elif sub.answer is None:
-            bad(0, "answer-needed", q.text, q.answers)
-        elif norm_answer(sub.answer) not in {norm_answer(a) for a in q.answers}:
-            bad(line_of("answer"), "bad-answer", f"not an answer to: {q.text}", q.answers)
-        if sub.card or sub.actions or sub.orders:
-            bad(sub.card_line, "question-pending", "answer the question first; no orders now")
+    problems, accepted = check_common(
+        state, side, sub, lambda t, n: parse_policy(t, first_line=n), lambda c: CARDS[c].name,
+        ("FS",),
+    )
+    if accepted is not None:
         if problems:
             raise OrdersError(problems)
-        return replace(sub, side=side)
-    if sub.standing and not (sub.card or sub.orders or sub.actions or sub.answer):
-        if problems:  # standing orders alone may be sent by either side at any time
-            raise OrdersError(problems)
-        return replace(sub, side=side)
-    if sub.answer is not None:
-        bad(line_of("answer"), "no-question", "there is no question to answer")
-    if side != state.to_move:
-        bad(0, "not-your-turn", f"it is {state.to_move}'s turn")
-    hand = state.sides[side].hand
-    if sub.card is None:
-        bad(0, "no-card", "play a card: 'card <code>'", tuple(hand))
-    elif sub.card not in hand:
-        bad(
-            sub.card_line,
-            "card-not-in-hand",
-            f"you do not hold {CARDS[sub.card].name}",
-            tuple(hand),
-        )
-    elif sub.card == "FS":
-        bad(
-            sub.card_line,
-            "first-strike-not-a-turn",
-            "First Strike is played when you are attacked, not as your turn",
-            tuple(c for c in hand if c != "FS"),
-        )
-    problems += _unknown_hexes(state, sub)
+        return accepted
+    problems += unknown_hexes(state.board, sub)
     if problems:
         raise OrdersError(problems)
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
@@ -153,27 +83,6 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     if problems:
         raise OrdersError(problems)
     return replace(sub, side=side)
-
-
-def _unknown_hexes(state: State, sub: Submission) -> list[OrdersProblem]:
-    """A hex named in the orders that is not on the board (a typo such as G44)."""
-    out: list[OrdersProblem] = []
-    named: list[tuple[int, Hex]] = [
-        (n, r.hex) for r, n in zip(sub.orders, sub.order_lines, strict=True) if r.hex is not None
-    ]
-    for a in sub.actions:
-        hexes = (a.ref.hex, a.target, a.to, a.extra, a.bonus, *a.path)
-        named += [(a.line, h) for h in hexes if h is not None]
-    for line, h in named:
-        if h not in state.board:
-            quote = sub.lines[line - 1] if 0 < line <= len(sub.lines) else ""
-            try:
-                state.board.parse(str(h))
-                why = f"{h} is not a hex of this board"
-            except ValueError as e:
-                why = str(e)
-            out.append(OrdersProblem(line, quote, "unknown-hex", f"unknown hex: {why}"))
-    return out
 
 
 def _find(w: Work, side: str, a: Action) -> WUnit | WLeader | str:

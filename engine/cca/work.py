@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any
 
 from engine.cc.decide import Decider
+from engine.cc.roster import GameOver, Roster, tell_roster
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import TerrainSpec, mover_kind, terrain
 from engine.cca.units import UnitSpec, spec
@@ -32,62 +33,6 @@ except ImportError:  # pragma: no cover - until engine/dice.py lands
     BATTLE_DIE = Die("cc-battle", ("G", "B", "R", "H", "F", "S"))
 
 
-class _Placed(Protocol):
-    hex: Hex | None
-
-
-_P = TypeVar("_P", bound=_Placed)
-
-
-class Roster(dict[str, _P], Generic[_P]):
-    """The pieces of one kind by id, with a hex index rebuilt after any piece moves.
-
-    Look-ups by hex are the rules' hottest path; a scan of every piece per
-    look-up cost about a third of a random game. A piece added with
-    ``roster[id] = piece`` tells the roster when its ``hex`` changes (see
-    :meth:`WUnit.__setattr__`), so rules keep assigning ``u.hex`` directly.
-    Where two pieces share a hex the first added wins, as the scan did.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._at: dict[Hex, _P] | None = None
-
-    def __setitem__(self, key: str, piece: _P) -> None:
-        super().__setitem__(key, piece)
-        object.__setattr__(piece, "_roster", self)
-        self._at = None
-
-    def moved(self) -> None:
-        """Forget the hex index (a piece's hex changed)."""
-        self._at = None
-
-    def at(self, h: Hex) -> _P | None:
-        """Return the first piece on ``h``, or None."""
-        index = self._at
-        if index is None:
-            index = {}
-            for piece in self.values():
-                if piece.hex is not None:
-                    index.setdefault(piece.hex, piece)
-            self._at = index
-        return index.get(h)
-
-
-def _tell_roster(piece: object) -> None:
-    roster = piece.__dict__.get("_roster")
-    if roster is not None:
-        roster.moved()
-
-
-class GameOver(Exception):
-    """A side reached its banners (``result`` = winner or ``"draw"``)."""
-
-    def __init__(self, result: str) -> None:
-        self.result = result
-        super().__init__(result)
-
-
 @dataclass
 class WUnit:
     """A unit being resolved (mutable)."""
@@ -103,7 +48,7 @@ class WUnit:
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         if name == "hex":
-            _tell_roster(self)
+            tell_roster(self)
 
     @property
     def spec(self) -> UnitSpec:
@@ -129,7 +74,7 @@ class WLeader:
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         if name == "hex":
-            _tell_roster(self)
+            tell_roster(self)
 
 
 @dataclass

@@ -1,0 +1,71 @@
+"""Pieces by id with a hex index, and the end of a game mid-turn (shared by the C&C systems).
+
+A turn is resolved on mutable pieces; rules look pieces up by hex far more often than they
+move them, so a :class:`Roster` keeps a hex index it rebuilds lazily after a piece moves.
+:class:`GameOver` unwinds a turn the moment a side reaches its banners.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, Protocol, TypeVar
+
+from engine.hexgrid import Hex
+
+__all__ = ["GameOver", "Roster", "tell_roster"]
+
+
+class _Placed(Protocol):
+    hex: Hex | None
+
+
+_P = TypeVar("_P", bound=_Placed)
+
+
+class Roster(dict[str, _P], Generic[_P]):
+    """The pieces of one kind by id, with a hex index rebuilt after any piece moves.
+
+    Look-ups by hex are the rules' hottest path; a scan of every piece per
+    look-up cost about a third of a random game. A piece added with
+    ``roster[id] = piece`` tells the roster when its ``hex`` changes (see
+    :meth:`WUnit.__setattr__`), so rules keep assigning ``u.hex`` directly.
+    Where two pieces share a hex the first added wins, as the scan did.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._at: dict[Hex, _P] | None = None
+
+    def __setitem__(self, key: str, piece: _P) -> None:
+        super().__setitem__(key, piece)
+        object.__setattr__(piece, "_roster", self)
+        self._at = None
+
+    def moved(self) -> None:
+        """Forget the hex index (a piece's hex changed)."""
+        self._at = None
+
+    def at(self, h: Hex) -> _P | None:
+        """Return the first piece on ``h``, or None."""
+        index = self._at
+        if index is None:
+            index = {}
+            for piece in self.values():
+                if piece.hex is not None:
+                    index.setdefault(piece.hex, piece)
+            self._at = index
+        return index.get(h)
+
+
+def tell_roster(piece: object) -> None:
+    """Tell the roster holding ``piece`` (if any) that its hex changed."""
+    roster = piece.__dict__.get("_roster")
+    if roster is not None:
+        roster.moved()
+
+
+class GameOver(Exception):
+    """A side reached its banners (``result`` = winner or ``"draw"``)."""
+
+    def __init__(self, result: str) -> None:
+        self.result = result
+        super().__init__(result)

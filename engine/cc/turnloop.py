@@ -1,0 +1,130 @@
+"""Resolving a C&C turn with pauses for questions (shared by the C&C systems).
+
+A turn runs as one deterministic procedure on a system's working copy. When a decision needs
+a question, the state keeps the turn's start, the orders, the answers and the dice so far (a
+:class:`~engine.cc.pending.Pending`); the answer replays the turn from its start
+(:mod:`engine.core.replay`) and goes on with fresh dice. Standing orders sent with orders
+apply from that turn on; sent with an answer, after the turn (never to its replay). A system
+gives the pieces that differ as a :class:`TurnRules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, Protocol
+
+from engine.cc.decide import Decider
+from engine.cc.orders import Submission
+from engine.cc.pending import Pending
+from engine.cc.policy import Policy
+from engine.cc.roster import GameOver
+from engine.core.api import Event, Resolution
+from engine.core.canonical import canonical_json, load_json
+from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
+from engine.randomness import Randomness
+
+__all__ = ["TurnRules", "TurnWork", "resolve_turn"]
+
+
+class TurnWork(Protocol):
+    """What the loop needs of a system's working copy."""
+
+    events: list[Event]
+
+    def log(self, kind: str, text: str, **data: Any) -> None: ...
+    def freeze(self) -> Any: ...
+
+
+class TurnRules(Protocol):
+    """A system's part of the loop."""
+
+    def policies(self, state: Any) -> Mapping[str, Policy]:
+        """Each side's standing orders in force."""
+        ...
+
+    def with_standing(self, state: Any, side: str, lines: tuple[str, ...]) -> Any:
+        """``state`` with ``lines`` merged into ``side``'s standing orders."""
+        ...
+
+    def begin(self, start: Any, rng: Randomness, decider: Decider) -> TurnWork:
+        """A working copy of ``start`` for one turn."""
+        ...
+
+    def play(self, w: Any, side: str, orders: str) -> Any:
+        """Play the turn ``orders`` on ``w``; return the state after it (next side to move)."""
+        ...
+
+    def to_dict(self, state: Any) -> dict[str, Any]: ...
+    def from_dict(self, d: Any) -> Any: ...
+
+
+def resolve_turn(
+    rules: TurnRules, state: Any, submission: Submission, rng: Randomness
+) -> Resolution:
+    """Resolve an accepted submission (orders, or an answer to the pending question)."""
+    if state.pending is not None:
+        p = state.pending
+        assert submission.answer is not None
+        start = rules.from_dict(load_json(p.start))
+        res = _run(
+            rules, start, p.side, p.orders, (*p.answers, submission.answer), p.dice, rng, p.reported
+        )
+        # Standing orders sent with an answer apply after this turn, never to its replay.
+        later = dict(p.later)
+        if submission.standing:
+            who = p.question.side
+            later[who] = rules.with_standing(state, who, submission.standing).sides[who].standing
+        new = res.state
+        if new.pending is not None:
+            new = replace(new, pending=replace(new.pending, later=later))
+        else:
+            for who, text in sorted(later.items()):
+                new = new.with_side(who, standing=text)
+        return Resolution(new, res.events)
+    if submission.card is None:  # standing orders only, from either side
+        who = submission.side or state.to_move
+        return Resolution(rules.with_standing(state, who, submission.standing), ())
+    start = rules.with_standing(state, state.to_move, submission.standing)
+    return _run(rules, start, state.to_move, submission.notation(), (), (), rng, 0)
+
+
+def _run(  # noqa: PLR0917
+    rules: TurnRules,
+    start: Any,
+    side: str,
+    orders: str,
+    answers: tuple[str, ...],
+    dice: tuple[object, ...],
+    rng: Randomness,
+    reported: int,
+) -> Resolution:
+    rr = ReplayRandomness([dict(d) for d in dice], rng)  # type: ignore[call-overload]
+    decider = Decider(rules.policies(start), AnswerBook(answers))
+    w = rules.begin(start, rr, decider)
+    try:
+        final = rules.play(w, side, orders)
+    except GameOver as over:
+        w.log(
+            "victory",
+            "the battle is a draw" if over.result == "draw" else f"{over.result} wins the battle",
+            result=over.result,
+        )
+        final = replace(w.freeze(), result=over.result, pending=None)
+    except NeedDecision as nd:
+        q = nd.question
+        done = len(w.events)  # the replay will not repeat the question event itself
+        # The public record names who must decide, not what: a First Strike question
+        # would tell the opponent which card that side holds.
+        w.log("question", f"waiting for a decision from {q.side}", side=q.side)
+        pending = Pending(
+            side=side,
+            orders=orders,
+            answers=answers,
+            dice=tuple(rr.record),
+            reported=done,
+            question=q,
+            start=canonical_json(rules.to_dict(start)),
+        )
+        return Resolution(replace(w.freeze(), pending=pending), tuple(w.events[reported:]))
+    return Resolution(replace(final, pending=None), tuple(w.events[reported:]))
