@@ -4,11 +4,14 @@ incremental rebuilds, and a real browser stepping through a replay."""
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
 import re
 import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urldefrag
@@ -100,6 +103,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     done = asyncio.run(run_demo(directory, seed=5, max_epochs=12, resign_at=5, timeout=60,
                                 game_id="arch-done"))  # fmt: skip
     assert done.finished, done.message
+    shutil.copytree(directory / "mails", directory / "mails-done")  # the next game reuses names
     running = asyncio.run(run_demo(directory, seed=3, max_epochs=6, timeout=60,
                                    game_id="arch-running"))  # fmt: skip
     assert not running.finished, running.message
@@ -145,6 +149,24 @@ def test_archive_build_over_demo_games(demo: Path, tmp_path: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert verify.returncode == 0 and verify.stdout.startswith("OK arch-done"), verify.stdout
+
+
+def test_the_game_end_mail_carries_the_fairness_report_and_its_plots(demo: Path) -> None:
+    ends = []
+    for path in sorted((demo / "mails-done").glob("*.eml")):
+        msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        if "[arch-done]" in str(msg["Subject"]) and "game over" in str(msg["Subject"]):
+            ends.append(msg)
+    assert len(ends) == 2  # one per player
+    for msg in ends:
+        body = msg.get_body(("plain",))
+        assert body is not None
+        text = " ".join(body.get_content().split())
+        assert "Dice fairness" in text and "game arch-done:" in text and "chi-squared" in text
+        pngs = [a.get_filename() for a in msg.iter_attachments()
+                if a.get_content_type() == "image/png"]  # fmt: skip
+        assert pngs == ["arch-done-dice-faces.png", "arch-done-dice-luck.png"]
 
 
 def test_rebuild_touches_only_the_changed_game_and_the_indexes(demo: Path, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from pbem.archive.hooks import ArchivePage
+from pbem.archive.pagetypes import ArchivePage
 from pbem.store import Game, GameStatus
 
 __all__ = ["club_archive_pages"]

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session, select
+
+from pbem.archive.clubpages import club_archive_pages
+from pbem.archive.pagetypes import ArchivePage, PageProvider
 
 __all__ = [
     "ArchivePage",
@@ -35,19 +36,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class ArchivePage:
-    """A page a club provider adds: ``path`` under ``clubs/`` (``"ladder-chess.html"``),
-    its ``title`` and ``body``, an HTML fragment the provider has escaped itself."""
-
-    path: str
-    title: str
-    body: str
-    club: str = ""
-
-
-PageProvider = Callable[[Session], Iterable[ArchivePage]]
 
 _PROVIDERS: list[PageProvider] = []
 
@@ -95,8 +83,6 @@ def club_pages(session: Session) -> list[ArchivePage]:
 
     A provider that fails is logged and left out: the archive still builds.
     """
-    from pbem.archive.clubpages import club_archive_pages  # noqa: PLC0415 - it imports this
-
     providers: list[PageProvider] = [club_archive_pages, *_PROVIDERS]
     module = _optional("pbem.clubs.archive")
     found = getattr(module, "archive_pages", None)
