@@ -42,7 +42,7 @@ def _state() -> State:
         deck_random=False,
         to_move="north",
         turn=5,
-        objectives=(Objective("Rolica", (h("G2"),), side="south", banners=1, permanent=True),),
+        objectives=(Objective("Rolica", (h("G2"),), side="south", count="any", permanent=True),),
         specials=(Special("first_player", {"side": "south"}, 3),),
         last_cards={"south": "PC"},
         pending=Pending(

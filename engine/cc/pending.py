@@ -64,17 +64,21 @@ def question_to_dict(q: Question) -> dict[str, Any]:
     }
 
 
-def pending_to_dict(p: Pending | None) -> dict[str, Any] | None:
-    """The JSON-safe form of a paused turn (None when no turn waits)."""
+def pending_to_dict(p: Pending | None, steps: bool = False) -> dict[str, Any] | None:
+    """The JSON-safe form of a paused turn (None when no turn waits); ``steps`` keeps the
+    question's step and label too (Ancients states were stored without them)."""
     if p is None:
         return None
+    question = question_to_dict(p.question)
+    if steps:
+        question.update(step=p.question.step, label=p.question.label)
     return {
         "side": p.side,
         "orders": p.orders,
         "answers": list(p.answers),
         "dice": [dict(d) for d in p.dice],
         "reported": p.reported,
-        "question": question_to_dict(p.question),
+        "question": question,
         "start": p.start,
         "later": dict(p.later),
     }
@@ -91,7 +95,15 @@ def pending_from_dict(p: Mapping[str, Any] | None) -> Pending | None:
         answers=tuple(p["answers"]),
         dice=tuple(dict(x) for x in p["dice"]),
         reported=int(p["reported"]),
-        question=Question(q["id"], q["side"], q["text"], tuple(q["answers"]), q["default"]),
+        question=Question(
+            q["id"],
+            q["side"],
+            q["text"],
+            tuple(q["answers"]),
+            q["default"],
+            int(q.get("step", 0)),
+            str(q.get("label", "")),
+        ),
         start=p.get("start", ""),
         later=dict(p.get("later", {})),
     )

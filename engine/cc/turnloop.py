@@ -10,7 +10,7 @@ gives the pieces that differ as a :class:`TurnRules`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -24,7 +24,7 @@ from engine.core.canonical import canonical_json, load_json
 from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
 
-__all__ = ["TurnRules", "TurnWork", "resolve_turn"]
+__all__ = ["StandingRules", "TurnRules", "TurnWork", "resolve_turn"]
 
 
 class TurnWork(Protocol):
@@ -57,6 +57,27 @@ class TurnRules(Protocol):
 
     def to_dict(self, state: Any) -> dict[str, Any]: ...
     def from_dict(self, d: Any) -> Any: ...
+
+
+class StandingRules:
+    """The standing-order half of a :class:`TurnRules`, from a system's parser and defaults."""
+
+    def __init__(self, parse: Callable[[str], Policy], defaults: str) -> None:
+        self._parse = parse
+        self._defaults = defaults
+
+    def policies(self, state: Any) -> dict[str, Policy]:
+        """Each side's standing orders over the defaults."""
+        base = self._parse(self._defaults)
+        return {s: base.merged(self._parse(v.standing)) for s, v in state.sides.items()}
+
+    def with_standing(self, state: Any, side: str, lines: tuple[str, ...]) -> Any:
+        """``state`` with ``lines`` merged into ``side``'s standing orders."""
+        if not lines:
+            return state
+        pol = self._parse(state.sides[side].standing or self._defaults)
+        pol = pol.merged(self._parse("\n".join(lines)))
+        return state.with_side(side, standing=pol.text())
 
 
 def resolve_turn(

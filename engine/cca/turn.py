@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.cc.decide import Decider
-from engine.cc.turnloop import resolve_turn
+from engine.cc.turnloop import StandingRules, resolve_turn
 from engine.cca.battle import close_combat, fire
 from engine.cca.cards import CARDS, CIRCLED_HAND_BONUS
 from engine.cca.ordering import order_units, sections_of
 from engine.cca.orders import Action, Submission, parse_submission
-from engine.cca.policy import DEFAULT_STANDING, Policy, parse_policy
+from engine.cca.policy import DEFAULT_STANDING, parse_policy
 from engine.cca.special import command_now, end_of_turn_specials, enter_step
-from engine.cca.state import SIDES, State, other, state_from_dict, state_to_dict
+from engine.cca.state import State, other, state_from_dict, state_to_dict
 from engine.cca.validate import move_step
 from engine.cca.work import Work, WUnit
 from engine.core.api import Resolution
@@ -29,24 +29,9 @@ from engine.randomness import Randomness
 __all__ = ["resolve"]
 
 
-def _policies(state: State) -> dict[str, Policy]:
-    base = parse_policy(DEFAULT_STANDING)
-    return {s: base.merged(parse_policy(state.sides[s].standing)) for s in SIDES}
-
-
-def _with_standing(state: State, side: str, lines: tuple[str, ...]) -> State:
-    if not lines:
-        return state
-    pol = parse_policy(state.sides[side].standing or DEFAULT_STANDING)
-    pol = pol.merged(parse_policy("\n".join(lines)))
-    return state.with_side(side, standing=pol.text())
-
-
-class _Rules:
+class _Rules(StandingRules):
     """The Ancients' part of the shared C&C turn loop (:mod:`engine.cc.turnloop`)."""
 
-    policies = staticmethod(_policies)
-    with_standing = staticmethod(_with_standing)
     to_dict = staticmethod(state_to_dict)
     from_dict = staticmethod(state_from_dict)
 
@@ -63,7 +48,7 @@ class _Rules:
 
 def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
     """Resolve an accepted submission (orders, or an answer to the pending question)."""
-    return resolve_turn(_Rules(), state, submission, rng)
+    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng)
 
 
 def _turn(w: Work, side: str, sub: Submission) -> None:

@@ -15,7 +15,8 @@ Conventions every module relies on:
 * A unit in square has ``square`` True and exactly one entry ``(unit id, card)`` in its side's
   ``squares`` (the square chart, in slot order: slot = index + 1, at most 4, §21). The card there
   is out of the hand: the hand holds ``command - len(squares)`` cards at most (§21.9).
-* ``north`` sits at row 1 and retreats toward row 1; ``south`` at the last row (ccn.md §2.4).
+* Rows follow :mod:`engine.hexgrid`: row 1 is ``south``'s baseline, the last row ``north``'s
+  (``Board.baseline_row``); each side retreats toward its own (ccn.md §2.4).
 * Per-turn flags (ordered, moved, battled) live only inside a turn (:mod:`engine.ccn.work`);
   between turns the state holds none.
 """
@@ -127,22 +128,24 @@ class SideState:
 
 @dataclass(frozen=True)
 class Objective:
-    """A scenario objective worth banners (ccn.md §7 [R]: objectives as data).
+    """A scenario objective worth banners (ccn.md §7 [R]: objectives as data; the vocabulary
+    of :class:`engine.ccn.scenario.Objective`).
 
     ``hexes``: the hexes that count; ``side``: who may score it (``""`` = either);
-    ``banners``: how many; ``count``: how many of the hexes must be held; ``permanent``: kept once
-    won (else lost when no longer held); ``when``: ``"turn_end"`` (held at the end of the
-    scoring side's turn) or ``"any"`` (the moment it is entered); ``sudden_death``: holding it
-    wins the game at once.
+    ``banners``: the banners of one award; ``count``: ``each`` (an award per hex held),
+    ``any`` (one while any is held), ``all`` (one while all are), ``majority`` (one while the
+    side holds more of them than the enemy); ``permanent``: kept once won (else lost when no
+    longer held); ``when``: ``turn-start`` (held at the start of the side's own turn) or
+    ``any-time``; ``sudden_death``: winning it wins the battle at once.
     """
 
     name: str
     hexes: tuple[Hex, ...]
     side: str = ""
     banners: int = 1
-    count: int = 1
+    count: str = "each"
     permanent: bool = False
-    when: str = "turn_end"
+    when: str = "turn-start"
     sudden_death: bool = False
 
 
@@ -315,7 +318,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
             {"rule": sp.rule, "params": dict(sp.params), "line": sp.line} for sp in s.specials
         ],
         "last_cards": dict(s.last_cards),
-        "pending": pending_to_dict(s.pending),
+        "pending": pending_to_dict(s.pending, steps=True),
         "result": s.result,
         "marks": dict(s.marks),
         "tables_sha256": s.tables_sha256,
@@ -342,9 +345,9 @@ def _objective_from_dict(o: Mapping[str, Any]) -> Objective:
         hexes=tuple(Hex.parse(h) for h in o.get("hexes", ())),
         side=str(o.get("side", "")),
         banners=int(o.get("banners", 1)),
-        count=int(o.get("count", 1)),
+        count=str(o.get("count", "each")),
         permanent=bool(o.get("permanent", False)),
-        when=str(o.get("when", "turn_end")),
+        when=str(o.get("when", "turn-start")),
         sudden_death=bool(o.get("sudden_death", False)),
     )
 

@@ -17,8 +17,8 @@ from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
 from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
 from engine.cca.terrain import mover_kind
 from engine.cca.units import UNITS as ENGINE_UNITS
-from engine.core.toml_lines import TomlLines
-from engine.hexgrid import STANDARD_BOARD, HexNotationError
+from engine.core.file_check import FileChecker, nth_copy
+from engine.hexgrid import STANDARD_BOARD
 
 __all__ = ["FORMAT", "IMPASSABLE", "RULES", "SYSTEMS", "TERRAIN", "UNIT_TYPES", "check_text"]
 
@@ -68,78 +68,17 @@ _META_KEYS = ("id", "name", "year", "source")
 _SIDE_KEYS = ("army", "blocks", "command", "banners", "first", "units", "leaders", "reserve")
 
 
-class _Checker:
+class _Checker(FileChecker):
     """Collects problems while walking a parsed file."""
 
     def __init__(self, text: str) -> None:
-        self.lines = TomlLines(text)
-        self.problems: list[Problem] = []
+        super().__init__(text)
         # (side, "units"/"leaders") -> the written entry and its copy number, per parsed item
         self.entries: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
-    def add(
-        self, path: Sequence[str], code: str, message: str, item: str | None = None, nth: int = 0
-    ) -> None:
-        self.problems.append(Problem(self.lines.line(path, item, nth), code, message))
-
-    def typed(
-        self,
-        table: Mapping[str, Any],
-        path: tuple[str, ...],
-        key: str,
-        kind: type,
-        required: bool = True,
-    ) -> Any:
-        """Return ``table[key]`` if it has type ``kind``; record a problem otherwise."""
-        dotted = ".".join((*path, key))
-        if key not in table:
-            if required:
-                self.add(path, "missing-field", f"missing field {dotted}")
-            return None
-        value = table[key]
-        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-        if not ok:
-            self.add((*path, key), "bad-type", f"{dotted} must be {_KIND_NAMES[kind]}")
-            return None
-        return value
-
-    def unknown_keys(
-        self, table: Mapping[str, Any], path: tuple[str, ...], known: Sequence[str]
-    ) -> None:
-        for key in table:
-            if key not in known:
-                where = ".".join((*path, key))
-                self.add(
-                    (*path, key),
-                    "unknown-field",
-                    f"unknown field {where} (known: {', '.join(known)})",
-                )
-
     def hex(self, text: str, path: tuple[str, ...], item: str, nth: int = 0) -> str | None:
         """Canonical hex name, or None with an ``off-board`` problem."""
-        try:
-            return str(STANDARD_BOARD.parse(text))
-        except HexNotationError as exc:
-            self.add(path, "off-board", f"{exc}", item, nth)
-            return None
-
-    def strings(
-        self, table: Mapping[str, Any], path: tuple[str, ...], key: str, required: bool
-    ) -> list[str]:
-        value = self.typed(table, path, key, list, required)
-        if value is None:
-            return []
-        if not all(isinstance(v, str) for v in value):
-            self.add(
-                (*path, key), "bad-type", f"{'.'.join((*path, key))} must be a list of strings"
-            )
-            return []
-        return list(value)
-
-
-_KIND_NAMES: Mapping[type, str] = {
-    str: "a string", int: "an integer", bool: "true or false", list: "a list", dict: "a table",
-}  # fmt: skip
+        return self.hex_on(STANDARD_BOARD, text, path, item, nth)
 
 
 def _unit_spec(
@@ -172,11 +111,6 @@ def _unit_spec(
     return utype, blocks, tuple(tags)
 
 
-def _nth(seen: dict[str, int], entry: str) -> int:
-    seen[entry] = seen.get(entry, -1) + 1
-    return seen[entry]
-
-
 def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     path = ("sides", name)
     if not isinstance(raw, dict):
@@ -198,7 +132,7 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     seen: dict[str, int] = {}
     upath = (*path, "units")
     for entry in ck.strings(raw, path, "units", required=True):
-        nth = _nth(seen, entry)
+        nth = nth_copy(seen, entry)
         words = entry.split()
         hx = ck.hex(words[0], upath, entry, nth) if words else None
         spec = _unit_spec(ck, words[1:], upath, entry, nth) if hx else None
@@ -209,7 +143,7 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     lpath = (*path, "leaders")
     seen = {}
     for entry in ck.strings(raw, path, "leaders", required=False):
-        nth = _nth(seen, entry)
+        nth = nth_copy(seen, entry)
         parts = entry.split(None, 1)
         if len(parts) < 2:
             ck.add(lpath, "bad-entry", f"{entry!r}: write 'HEX Name'", entry, nth)
@@ -221,7 +155,7 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
     reserve: list[ReserveUnit] = []
     seen = {}
     for entry in ck.strings(raw, path, "reserve", required=False):
-        spec = _unit_spec(ck, entry.split(), (*path, "reserve"), entry, _nth(seen, entry))
+        spec = _unit_spec(ck, entry.split(), (*path, "reserve"), entry, nth_copy(seen, entry))
         if spec:
             reserve.append(ReserveUnit(*spec))
     if army is None or command is None or banners is None:
@@ -256,7 +190,7 @@ def _check_terrain(ck: _Checker, raw: Any) -> dict[str, str]:
             continue
         seen: dict[str, int] = {}
         for entry in ck.strings(raw, ("terrain",), name, required=True):
-            hx = ck.hex(entry, path, entry, _nth(seen, entry))
+            hx = ck.hex(entry, path, entry, nth_copy(seen, entry))
             if hx is None:
                 continue
             if hx in out:

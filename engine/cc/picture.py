@@ -1,0 +1,287 @@
+"""What every C&C picture builder shares: the board grid, side bands and last turn's marks.
+
+The Ancients (:mod:`engine.cca.picture`) and Napoleonics (:mod:`engine.ccn.picture`)
+builders differ in how a unit looks; the board is the same 13 x 9 grid with two section
+lines, a side band reads the same ``sides`` entry of a public view, and last turn's events
+(moves and retreats as arrows from where each unit started, ranged and close combats as
+marks on attacker and target placed where they stood when they fought, eliminations as
+crosses) are read the same way. :func:`frame` assembles the :class:`Picture`: sorted
+counters and markers, coordinates, section lines, flank names as the viewer calls them,
+North's picture turned round.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from engine.core.hexlayout import HexLayout, offset_rows
+from engine.core.picture import (
+    Arrow,
+    BattleMark,
+    Counter,
+    HexCell,
+    Label,
+    Loss,
+    Marker,
+    Picture,
+    SideBand,
+    cells,
+    half_turn,
+)
+from engine.hexgrid import Board, Hex
+
+__all__ = [
+    "NORTH",
+    "SOUTH",
+    "CCGrid",
+    "band",
+    "board_grid",
+    "frame",
+    "grid_of",
+    "last_turn",
+    "on_board",
+    "place_leaders",
+    "side_of",
+]
+
+NORTH, SOUTH = "north", "south"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+_MOVES = {"move", "retreat", "advance", "extra-hex", "evade-move"}
+_RANGED = {"fire"}
+_CLOSE = {"battle", "battle-back"}
+_HEX = re.compile(r"[A-Za-z]\d{1,2}")
+_CHAIN = re.compile(r"\b([A-Za-z]\d{1,2})((?:\s*>\s*[A-Za-z]\d{1,2})+)")
+
+
+@dataclass(frozen=True)
+class CCGrid:
+    """A C&C board (the rules' grid) with its pointy-top layout for drawing."""
+
+    board: Board
+    layout: HexLayout
+
+    def parse(self, text: str) -> str:
+        """The canonical name of a hex (raises ``ValueError`` off the board)."""
+        return str(self.board.parse(text))
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return self.layout.size
+
+    def column_x(self, x: int) -> float:
+        """The x of doubled column ``x`` (column letters, section lines)."""
+        return self.layout.centre(str(Hex(x, x % 2)))[0]
+
+    def row_y(self, row: int) -> float:
+        """The y of the centres of 1-based ``row``."""
+        return self.layout.centre(str(Hex.from_offset(0, row)))[1]
+
+
+@lru_cache(maxsize=8)
+def board_grid(wide: int = 13, deep: int = 9, lines: tuple[int, int] | None = None) -> CCGrid:
+    """The (cached) grid of a C&C board; section lines through columns E and I by default."""
+    if lines is None:
+        third = (wide - 1) // 3
+        lines = (8, 16) if wide == 13 else (2 * third, 2 * (wide - 1 - third))
+    board = Board(wide=wide, deep=deep, section_lines=lines)
+    return CCGrid(board, offset_rows(board, str, lambda h: (h.x, h.y), wide, deep))
+
+
+def grid_of(view: Mapping[str, Any]) -> CCGrid:
+    """The grid of a public view's ``board`` entry (the standard board without one)."""
+    b = view.get("board") or {}
+    lines = b.get("section_lines")
+    return board_grid(
+        int(b.get("wide", 13)),
+        int(b.get("deep", 9)),
+        tuple(int(x) for x in lines) if lines and len(lines) == 2 else None,
+    )
+
+
+def on_board(grid: CCGrid, name: str) -> str | None:
+    """The canonical hex name, or None off the board."""
+    try:
+        return grid.parse(name)
+    except ValueError:
+        return None
+
+
+def side_of(side: object) -> str:
+    """``north`` or ``south`` (``ValueError`` otherwise)."""
+    s = str(side).strip().lower()
+    if s not in (NORTH, SOUTH):
+        raise ValueError(f"{side!r} is not a side (north or south)")
+    return s
+
+
+def band(side: str, v: Mapping[str, Any]) -> SideBand:
+    """A side's band from its entry in a public view's ``sides``."""
+    return SideBand(
+        side,
+        side.capitalize(),
+        str(v.get("army", side.capitalize())),
+        str(v.get("colour", "")),
+        int(v.get("banners", 0)),
+        int(v.get("banners_needed", 0)),
+    )
+
+
+def _path(ev: Mapping[str, Any]) -> tuple[str, ...]:
+    data = ev.get("data") or {}
+    path = data.get("path")
+    if isinstance(path, list) and len(path) >= 2:
+        return tuple(str(p) for p in path)
+    m = _CHAIN.search(str(ev.get("text", "")))
+    if not m:
+        return ()
+    return (m.group(1), *re.findall(r"[A-Za-z]\d{1,2}", m.group(2)))
+
+
+def _result(data: Mapping[str, Any]) -> str:
+    hits = int(data.get("hits", 0) or 0)
+    flags = int(data.get("flags", 0) or 0)
+    parts = [f"-{hits}"] if hits else []
+    if flags:
+        parts.append(f"{flags}F" if flags > 1 else "F")
+    return " ".join(parts) or "0"
+
+
+def _arrow_kind(kind: str) -> str:
+    return "retreat" if kind in ("retreat", "evade-move") else "move"
+
+
+def last_turn(
+    events: list[Mapping[str, Any]],
+    final: dict[str, str],
+    units: dict[str, tuple[str, str]],
+    grid: CCGrid,
+) -> tuple[list[Arrow], list[BattleMark], list[Loss]]:
+    """Arrows, battle marks and losses of ``events``; ``units`` maps an id to (side, type)."""
+    pos = dict(final)
+    # Walk back: before each move a unit stood at the path's first hex.
+    for ev in reversed(events):
+        data = ev.get("data") or {}
+        unit = data.get("unit")
+        if unit is None:
+            continue
+        if ev.get("kind") == "eliminated" and data.get("hex"):
+            pos[str(unit)] = str(data["hex"])
+        elif ev.get("kind") in _MOVES and (p := _path(ev)):
+            pos[str(unit)] = p[0]
+    arrows: list[Arrow] = []
+    battles: list[BattleMark] = []
+    losses: list[Loss] = []
+    for ev in events:
+        kind = str(ev.get("kind", ""))
+        data = ev.get("data") or {}
+        unit = str(data.get("unit")) if data.get("unit") is not None else None
+        if kind in _MOVES | {"leader-evade"} and (p := _path(ev)):
+            # Side: the unit's (or leader's), else the event text's first word.
+            said = str(ev.get("text", "")).split(" ", 1)[0].lower()
+            who = unit if unit is not None else f"leader:{data.get('leader')}"
+            side = units.get(who, (said, ""))[0]
+            hexes = [on_board(grid, h) if _HEX.fullmatch(h) else None for h in p]
+            if side in (NORTH, SOUTH) and all(hexes):
+                arrows.append(Arrow(side, tuple(h for h in hexes if h), _arrow_kind(kind)))
+            if unit is not None:
+                pos[unit] = p[-1]
+        elif kind in _RANGED | _CLOSE and unit is not None and data.get("target") is not None:
+            a = on_board(grid, pos.get(unit, ""))
+            t = on_board(grid, pos.get(str(data["target"]), ""))
+            if a and t:
+                ranged = kind in _RANGED
+                battles.append(BattleMark(a, t, "ranged" if ranged else "close", _result(data)))
+        elif (
+            kind == "eliminated"
+            and unit is not None
+            and (h := on_board(grid, str(data.get("hex"))))
+        ):
+            # "north LI in J4 is eliminated": the unit has left the view, its words remain.
+            words = [*str(ev.get("text", "")).split(), "", ""]
+            side, code = units.get(unit, (words[0].lower(), words[1] or "?"))
+            losses.append(Loss(h, side, code))
+    return arrows, battles, losses
+
+
+def _sections(p: Picture) -> tuple[Label, ...]:
+    """Flank names between the section lines, as the viewer calls them."""
+    xs = sorted(a[0] for a, _ in p.lines)
+    if len(xs) != 2:
+        return ()
+    lo, hi = xs
+    y = p.size[1]
+    return (
+        Label((lo / 2, y), "left flank"),
+        Label(((lo + hi) / 2, y), "centre"),
+        Label(((hi + p.size[0]) / 2, y), "right flank"),
+    )
+
+
+@lru_cache(maxsize=8)
+def _reading_order(grid: CCGrid) -> dict[str, int]:
+    hexes = sorted(grid.board, key=lambda h: (h.y, h.x))
+    return {str(h): i for i, h in enumerate(hexes)}
+
+
+def frame(
+    grid: CCGrid,
+    hexes: tuple[HexCell, ...] | Mapping[str, tuple[str, str]],
+    *,
+    bands: tuple[SideBand, ...],
+    counters: Sequence[Counter],
+    markers: Sequence[Marker],
+    marks: tuple[list[Arrow], list[BattleMark], list[Loss]],
+    title: str,
+    viewer: str | None,
+    legend: Callable[[Picture, str], tuple[str, ...]],
+) -> Picture:
+    """The picture: ``hexes`` (cells, or hex -> (terrain, style)), counters in reading order,
+    last turn's ``marks``, turned round for North; ``legend`` writes the legend lines."""
+    order = _reading_order(grid)
+    board = grid.board
+    arrows, battles, losses = marks
+    pic = Picture(
+        size=grid.size,
+        hexes=hexes if isinstance(hexes, tuple) else cells(grid.layout, dict(hexes)),
+        sides=bands,
+        top=NORTH,
+        bottom=SOUTH,
+        columns=tuple(Label((grid.column_x(2 * c), 0.0), _LETTERS[c]) for c in range(board.wide)),
+        rows=tuple(Label((0.0, grid.row_y(r)), str(r)) for r in range(1, board.deep + 1)),
+        lines=tuple(
+            ((grid.column_x(x), 0.0), (grid.column_x(x), grid.size[1])) for x in board.section_lines
+        ),
+        counters=tuple(sorted(counters, key=lambda c: order[c.hex])),
+        markers=tuple(sorted(markers, key=lambda m: order[m.hex])),
+        arrows=tuple(arrows),
+        battles=tuple(battles),
+        losses=tuple(losses),
+        title=title,
+        viewer=viewer or "",
+    )
+    if viewer == NORTH:
+        pic = half_turn(pic)
+    pic = replace(pic, sections=_sections(pic))
+    return replace(pic, legend=legend(pic, viewer or SOUTH))
+
+
+def place_leaders(
+    grid: CCGrid, leaders: Iterable[Mapping[str, Any]], unit_hexes: set[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], str], list[Marker]]:
+    """Leaders of a view: the first per friendly unit hex is attached, the rest are markers."""
+    attached: dict[tuple[str, str], str] = {}
+    lone: list[Marker] = []
+    for ld in leaders:
+        if ld.get("hex") in (None, "None"):
+            continue
+        h, side = grid.parse(str(ld["hex"])), side_of(ld["side"])
+        if (h, side) in unit_hexes and (h, side) not in attached:
+            attached[(h, side)] = str(ld["name"])
+        else:
+            lone.append(Marker(h, side, str(ld["name"])))
+    return attached, lone

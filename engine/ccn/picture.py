@@ -1,0 +1,237 @@
+"""The Napoleonics picture builder: a public view and a turn's events become a neutral Picture.
+
+pbem draws :class:`engine.core.picture.Picture` without knowing the game; this module says
+how a Napoleonics board looks. A unit is a stack of blocks in its side's colour (the first
+nation's block colour, ccn.md §1: France dark blue, Britain red, Portugal brown) labelled
+with its type code (LN, LT, HC, FA...) and its blocks left; its symbol's shape is its arm
+(circle infantry, triangle cavalry, square artillery) and its colour its nation, so the
+Portuguese of an allied army stand out from the British. A unit in square (ccn.md §21) has
+its symbol ringed and ``Q`` before its type in the text board. Leaders ride with their unit
+or stand alone as markers; victory objective hexes are listed in the legend. Terrain codes
+of ``engine/ccn/data/terrain.toml`` map to the renderer's drawings. The board, side bands,
+flank names and last turn's marks are the C&C family's (:mod:`engine.cc.picture`).
+
+The view is the ccn system's ``public_view`` dict::
+
+    {"name": ..., "board": {"wide", "deep", "section_lines"},
+     "terrain": {hex: code},
+     "units": [{"id", "side", "hex", "nation", "type", "blocks", "full", "square"}],
+     "leaders": [{"name", "side", "hex", "nation"}],
+     "sides": {side: {"army", "nation" or "nations", "colour", "banners", "banners_needed"}},
+     "objectives": [{"side", "hexes"}]}
+
+:func:`start_view` builds that dict for a scenario's set-up (``pbem scenario show`` before
+a game exists, and the tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from engine.cc.picture import (
+    NORTH,
+    SOUTH,
+    CCGrid,
+    band,
+    frame,
+    grid_of,
+    last_turn,
+    place_leaders,
+    side_of,
+)
+from engine.ccn.scenario.check import tables
+from engine.ccn.scenario.model import Scenario
+from engine.ccn.strength import start_blocks
+from engine.core.picture import Counter, Picture, SideBand
+
+__all__ = ["STYLES", "PictureBuilder", "build_picture", "colour_key", "start_view"]
+
+#: terrain.toml code -> the renderer's drawing (clear when absent).
+STYLES: Mapping[str, str] = {
+    "hill": "hill",
+    "woods": "forest",
+    "steep_slope": "steep-hill",
+    "town": "city-wall",
+    "mill": "city-wall",
+    "field_fortifications": "ramparts",
+    "river": "river",
+    "ford": "fordable-river",
+    "bridge": "fordable-river",
+    "sand_quarry": "broken-ground",
+}
+_SHAPE = {"infantry": "circle", "cavalry": "triangle", "artillery": "square"}
+# A nation's block colour (nations.toml) -> the renderer's colour keys.
+_BLOCK_KEY = {"dark blue": "blue", "blue": "blue", "red": "red", "brown": "brown", "green": "green"}
+_SYMBOL_KEY = {"blue": "blue", "red": "red", "green": "green"}
+
+
+def colour_key(nation: str) -> str:
+    """The renderer's block colour key for ``nation`` (nations.toml colour; ``""`` if none)."""
+    row = tables().nations.get(nation)
+    return _BLOCK_KEY.get(row.colour, "") if row else ""
+
+
+def _arm(code: str) -> str:
+    unit = tables().units.get(code)
+    return unit.arm if unit else ""
+
+
+def _counter(u: Mapping[str, Any], side: str, grid: CCGrid, leader: str) -> Counter:
+    code = str(u["type"]).upper()
+    nation = str(u.get("nation", ""))
+    full = int(u.get("full", u.get("blocks", 1)))
+    square = bool(u.get("square", False))
+    return Counter(
+        hex=grid.parse(str(u["hex"])),
+        side=side,
+        label=code,
+        count=int(u.get("blocks", full)),
+        full=full,
+        short=("Q" if square else "") + code,
+        symbol=_SHAPE.get(_arm(code), ""),
+        symbol_colour=_SYMBOL_KEY.get(colour_key(nation), "grey"),
+        ring=square,
+        note=leader,
+    )
+
+
+def _band(side: str, v: Mapping[str, Any]) -> SideBand:
+    b = band(side, v)
+    nations = v.get("nations") or [v.get("nation", "")]
+    colour = b.colour if b.colour in _BLOCK_KEY.values() else colour_key(str(nations[0]))
+    return SideBand(b.side, b.name, b.army, colour, b.score, b.goal)
+
+
+def _objectives(view: Mapping[str, Any], grid: CCGrid) -> list[str]:
+    out = []
+    for o in view.get("objectives", []) or []:
+        hexes = ", ".join(grid.parse(str(h)) for h in o.get("hexes", []))
+        who = str(o.get("side", "")).capitalize() or "Either side"
+        out.append(f"{who} objective: {hexes}.")
+    return out
+
+
+def _legend_of(objectives: list[str]) -> Any:
+    def legend(p: Picture, viewer: str) -> tuple[str, ...]:
+        who = viewer.capitalize() if viewer in (NORTH, SOUTH) else "South"
+        out = [
+            "Units: type and blocks left, e.g. LN4 = line infantry with 4 blocks;"
+            " symbol: circle infantry, triangle cavalry, square artillery, coloured by nation"
+            f" (blue France, red Britain, grey others). Flanks as {who} sees them."
+        ]
+        if any(c.ring for c in p.counters):
+            out.append("Q before the type, ringed symbol: the unit is in square.")
+        drawn = sorted(
+            {(h.style, h.terrain) for h in p.hexes if h.style not in ("clear", h.terrain)}
+        )
+        if drawn:
+            out.append("Terrain drawn as: " + ", ".join(f"{s} = {t}" for s, t in drawn) + ".")
+        return (*out, *objectives)
+
+    return legend
+
+
+def build_picture(
+    view: Mapping[str, Any],
+    events: Iterable[Mapping[str, Any]] = (),
+    viewer: str | None = None,
+) -> Picture:
+    """The picture of a ccn ``public_view`` dict, with last turn's ``events``.
+
+    ``viewer`` (``north``/``south``) turns the board so that his baseline is at the bottom;
+    without one the board is drawn as South sees it. Raises ``ValueError`` when the dict is
+    not a board (bad hexes, sides, two units in a hex).
+    """
+    try:
+        grid = grid_of(view)
+        terrain = {
+            grid.parse(str(h)): (str(t), STYLES.get(str(t), "clear"))
+            for h, t in (view.get("terrain") or {}).items()
+        }
+        units = list(view.get("units", []) or [])
+        unit_hex = {(grid.parse(str(u["hex"])), side_of(u["side"])) for u in units}
+        attached, lone = place_leaders(grid, view.get("leaders", []) or [], unit_hex)
+        counters: list[Counter] = []
+        final: dict[str, str] = {}
+        kinds: dict[str, tuple[str, str]] = {}
+        for u in units:
+            side = side_of(u["side"])
+            h = grid.parse(str(u["hex"]))
+            c = _counter(u, side, grid, attached.get((h, side), ""))
+            if c.hex in final.values():
+                raise ValueError(f"two units in {c.hex}")
+            counters.append(c)
+            final[str(u.get("id"))] = c.hex
+            kinds[str(u.get("id"))] = (side, c.label)
+        kinds.update(
+            {f"leader:{ld['name']}": (str(ld["side"]), "") for ld in view.get("leaders", []) or []}
+        )
+        sides = view.get("sides") or {}
+        bands = tuple(_band(s, sides.get(s) or {}) for s in (NORTH, SOUTH))
+        objectives = _objectives(view, grid)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a public view: {exc}") from exc
+    marks = last_turn(list(events), final, kinds, grid)
+    title = str(view.get("name", ""))
+    return frame(
+        grid,
+        terrain,
+        bands=bands,
+        counters=counters,
+        markers=lone,
+        marks=marks,
+        title=title,
+        viewer=viewer,
+        legend=_legend_of(objectives),
+    )
+
+
+def start_view(scenario: Scenario) -> dict[str, Any]:
+    """The public view of ``scenario``'s set-up (no cards dealt, no banners won)."""
+    t = tables()
+    units = []
+    for side in scenario.sides:
+        for i, u in enumerate(side.units):
+            full = start_blocks(t, u.nation, u.type, u.blocks)
+            units.append(
+                {"id": f"{side.side[0]}{i + 1}", "side": side.side, "hex": u.hex,
+                 "nation": u.nation, "type": u.type, "blocks": full, "full": full,
+                 "square": False}
+            )  # fmt: skip
+    return {
+        "system": "ccn",
+        "name": scenario.name,
+        "year": scenario.year,
+        "terrain": dict(scenario.terrain),
+        "units": units,
+        "leaders": [
+            {"name": ld.name, "side": s.side, "hex": ld.hex, "nation": ld.nation}
+            for s in scenario.sides
+            for ld in s.leaders
+        ],
+        "sides": {
+            s.side: {
+                "army": s.army,
+                "nations": list(s.nations),
+                "command": s.command,
+                "banners": 0,
+                "banners_needed": s.banners,
+            }
+            for s in scenario.sides
+        },
+        "objectives": [{"side": o.side, "hexes": list(o.hexes)} for o in scenario.objectives],
+    }
+
+
+class PictureBuilder:
+    """The ccn ``picture`` capability (:class:`engine.core.capabilities.PictureBuilder`)."""
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """See :func:`build_picture`."""
+        return build_picture(view, events, viewer)

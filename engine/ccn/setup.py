@@ -1,0 +1,148 @@
+"""Setting up a Napoleonics battle (ccn.md §5): a scenario made a state, then a new game.
+
+:func:`scenario_state` reads a scenario with the scenario loader (:mod:`engine.ccn.scenario`,
+every problem by line) and builds the position before any card is dealt: units with their
+starting strength (the scenario's, else the nation's, §4.6), leaders, terrain, fortified
+hexsides, objectives, special rules, the 70 cards still to shuffle. :func:`new_game` applies
+options, shuffles the deck and deals each side the hand the scenario gives (§5.5), sets the
+standing orders every side starts with and records the tables' SHA-256.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from engine.ccn.cards import DECK
+from engine.ccn.policy import DEFAULT_STANDING
+from engine.ccn.state import (
+    DEFAULT_OPTIONS,
+    SIDES,
+    Leader,
+    Objective,
+    SideState,
+    Special,
+    State,
+    Unit,
+)
+from engine.ccn.strength import start_blocks
+from engine.ccn.work import bundled_tables, tables_sha256
+from engine.core.api import PositionError
+from engine.hexgrid import Hex
+from engine.randomness import Randomness
+
+__all__ = ["new_game", "scenario_state"]
+
+
+def scenario_state(text: str) -> State:
+    """The position a scenario file sets up (cards not yet dealt); PositionError by line."""
+    # The scenario loader is engine.ccn.scenario (its own change); imported by name until
+    # it is on main, so this module type-checks without it.
+    loader: Any = importlib.import_module("engine.ccn.scenario")
+    try:
+        sc = loader.load_scenario(text)
+    except loader.ScenarioFileError as e:
+        first = e.problems[0]
+        more = f" (and {len(e.problems) - 1} more)" if len(e.problems) > 1 else ""
+        raise PositionError(first.line, first.message + more) from None
+    t = bundled_tables()
+    units: list[Unit] = []
+    leaders: list[Leader] = []
+    sides: dict[str, SideState] = {}
+    for side in SIDES:
+        sd = sc.side(side)
+        nation = sd.nations[0] if sd.nations else ""
+        sides[side] = SideState(
+            army=sd.army,
+            nation=nation,
+            colour=t.nations[nation].colour if nation in t.nations else "",
+            command=sd.command,
+            banners_needed=sd.banners,
+        )
+        prefix = side[0]
+        for u in sd.units:
+            full = start_blocks(t, u.nation, u.type, u.blocks)
+            units.append(
+                Unit(
+                    f"{prefix}{len(units) + 1}",
+                    side,
+                    u.nation,
+                    u.type,
+                    Hex.parse(u.hex),
+                    full,
+                    full,
+                    tags=tuple(u.tags),
+                )
+            )
+        leaders += [Leader(ld.name, side, Hex.parse(ld.hex), ld.nation) for ld in sd.leaders]
+    objectives = tuple(
+        Objective(
+            name=f"{o.side} objective {i + 1}" if not o.note else _short(o.note, i),
+            hexes=tuple(Hex.parse(h) for h in o.hexes),
+            side=o.side,
+            banners=o.banners,
+            count=o.count,
+            permanent=o.kind == "permanent",
+            when=o.when,
+            sudden_death=o.sudden_death,
+        )
+        for i, o in enumerate(sc.objectives)
+    )
+    return State(
+        game_id=sc.id,
+        name=sc.name,
+        year=sc.year,
+        units=tuple(units),
+        leaders=tuple(leaders),
+        sides=sides,
+        terrain=tuple(sorted((Hex.parse(h), code) for h, code in sc.terrain.items())),
+        fortified=tuple(
+            sorted(
+                (Hex.parse(h), tuple(Hex.parse(n) for n in ns)) for h, ns in sc.fortified.items()
+            )
+        ),
+        deck=DECK,
+        deck_random=True,
+        to_move=sc.first,
+        objectives=objectives,
+        specials=tuple(Special(r.rule, dict(r.params)) for r in sc.special),
+    )
+
+
+def _short(note: str, i: int) -> str:
+    words = note.split(":", maxsplit=1)[0].split()
+    return " ".join(words[:8]) or f"objective {i + 1}"
+
+
+def new_game(
+    position: State, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
+) -> State:
+    """Start a game: apply ``options``, shuffle the deck, deal the hands (ccn.md §5).
+
+    Without ``rng`` the deck stays in table order (tests). Unknown options raise ValueError.
+    """
+    opts = dict(position.options)
+    for k, v in (options or {}).items():
+        if k not in DEFAULT_OPTIONS:
+            raise ValueError(f"unknown option {k!r}: known {sorted(DEFAULT_OPTIONS)}")
+        opts[k] = v
+    state = replace(position, options=opts)
+    if state.deck_random:
+        deck = list(state.deck)
+        if rng is not None:
+            order = rng.permutation(len(deck), "shuffle the command deck")
+            deck = [deck[i] for i in order]
+        for side in SIDES:
+            s = state.sides[side]
+            need = max(0, s.command - len(s.hand) - len(s.squares))
+            state = state.with_side(side, hand=s.hand + tuple(deck[:need]))
+            deck = deck[need:]
+        state = replace(state, deck=tuple(deck), deck_random=False)
+    for side in SIDES:
+        if not state.sides[side].standing:
+            state = state.with_side(side, standing=DEFAULT_STANDING)
+    if not state.tables_sha256:
+        state = replace(state, tables_sha256=tables_sha256(bundled_tables()))
+    return state

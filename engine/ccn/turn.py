@@ -1,0 +1,208 @@
+"""Resolve a Napoleonics turn: the driver behind ``system.resolve`` (ccn.md §8, §25, §7).
+
+A turn runs as one deterministic procedure on a :class:`~engine.ccn.work.Work` (the shared
+C&C loop, :mod:`engine.cc.turnloop`, pauses it for questions and replays it): play the card,
+order (§9), move and break squares in the order written (§10, §21.7), then battle in the
+order written (§11-§22: all movement ends before the first battle), then the end of the turn
+(§25): objectives (§7), the played card discarded, Élan's reshuffle, First Strike's
+replacement, the draw (Scout: draw 2, keep 1), the next side to move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.cc.decide import Decider
+from engine.cc.orders import Action, Submission, parse_submission
+from engine.cc.turnloop import StandingRules, resolve_turn
+from engine.ccn.battle import fire, melee
+from engine.ccn.cards import CARDS, LANGUAGE
+from engine.ccn.ordering import order_units
+from engine.ccn.policy import DEFAULT_STANDING, parse_policy
+from engine.ccn.state import SIDES, State, other, state_from_dict, state_to_dict
+from engine.ccn.steps import break_step, move_step
+from engine.ccn.work import GameOver, Work, WUnit, bundled_tables
+from engine.core.api import Resolution
+from engine.hexgrid import Hex
+from engine.randomness import Randomness
+
+__all__ = ["objectives", "resolve"]
+
+
+class _Rules(StandingRules):
+    """The Napoleonics part of the shared C&C turn loop (:mod:`engine.cc.turnloop`)."""
+
+    to_dict = staticmethod(state_to_dict)
+    from_dict = staticmethod(state_from_dict)
+
+    @staticmethod
+    def begin(start: State, rng: Randomness, decider: Decider) -> Work:
+        return Work.start(start, rng, decider, bundled_tables())
+
+    @staticmethod
+    def play(w: Work, side: str, orders: str) -> State:
+        _turn(w, side, parse_submission(orders, LANGUAGE))
+        _end_of_turn(w, side)
+        return _advance(w.freeze(), w, side)
+
+
+def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
+    """Resolve an accepted submission (orders, or an answer to the pending question)."""
+    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng)
+
+
+def _turn(w: Work, side: str, sub: Submission) -> None:
+    code = sub.card
+    assert code is not None
+    w.log("card", f"{side} plays {CARDS[code].name}", side=side, card=code)
+    w.hands[side].remove(code)
+    problems = order_units(w, side, sub, validating=False)
+    if problems:  # validated before; a replay can only get here through a bug
+        raise ValueError("; ".join(str(p) for p in problems))
+    w.discard.append(code)  # §25: the played card is discarded (kept in play order)
+    moving = True
+    bound: dict[int, tuple[WUnit | None, Hex | None]] = {}
+    for a in sub.actions:
+        if a.verb in ("move", "break"):
+            if not moving:  # validation refuses this; keep the replay safe
+                continue
+            why = move_step(w, side, a) if a.verb == "move" else break_step(w, side, a)
+            if why:
+                w.log("moot", f"line {a.line}: {a.verb} skipped: {why}", line=a.line)
+            continue
+        if moving:
+            moving = False
+            bound = _bind(w, sub.actions)
+        _battle(w, a, bound.get(a.line, (None, None)))
+
+
+def _bind(w: Work, actions: tuple[Action, ...]) -> dict[int, tuple[WUnit | None, Hex | None]]:
+    """Fix which unit each battle line means, as the board stands after the moves."""
+    out: dict[int, tuple[WUnit | None, Hex | None]] = {}
+    for a in actions:
+        if a.verb in ("fire", "attack") and a.ref.hex is not None:
+            out[a.line] = (w.unit_at(a.ref.hex), a.target)
+    return out
+
+
+def _battle(w: Work, a: Action, bound: tuple[WUnit | None, Hex | None]) -> None:
+    u, target = bound
+    if u is None or u.hex is None or target is None:
+        w.log("moot", f"line {a.line}: {a.verb} skipped: the unit is gone", line=a.line)
+        return
+    if a.verb == "fire":
+        fire(w, u, target, a)
+    else:
+        melee(w, u, target, a)
+
+
+# --- end of turn --------------------------------------------------------------
+
+
+def _held(w: Work, hexes: tuple[Hex, ...], side: str) -> int:
+    return sum(1 for h in hexes if (u := w.unit_at(h)) is not None and u.side == side)
+
+
+def objectives(w: Work, moving: str) -> None:
+    """Objective banners as the board stands at the end of a turn (ccn.md §7 [R]:
+    objectives as data). ``moving`` is the side about to move: its ``turn-start``
+    objectives are scored now; ``any-time`` ones for both sides; a temporary banner is lost
+    as soon as its hexes no longer earn it; a sudden-death objective won ends the battle."""
+    for obj in w.state.objectives:
+        for side in (obj.side,) if obj.side else SIDES:
+            held = _held(w, obj.hexes, side)
+            if obj.count == "each":
+                want = obj.banners * held
+            elif obj.count == "all":
+                want = obj.banners if held == len(obj.hexes) else 0
+            elif obj.count == "majority":
+                want = obj.banners if held > _held(w, obj.hexes, other(side)) else 0
+            else:
+                want = obj.banners if held else 0
+            key = f"objective:{obj.name}"
+            have = w.banners[side].count(key)
+            if want < have and not obj.permanent:
+                for _ in range(have - want):
+                    w.banners[side].remove(key)
+                w.log(
+                    "banner-lost",
+                    f"{side} no longer holds {obj.name}: banner lost",
+                    side=side,
+                    reason=key,
+                )
+            scores = obj.when == "any-time" or side == moving
+            if want > have and scores:
+                if obj.sudden_death:
+                    w.log("sudden-death", f"{side} holds {obj.name}: the battle is won")
+                    raise GameOver(side)
+                for _ in range(want - have):
+                    w.add_banner(side, key)
+
+
+def _shuffle_in(w: Work, cards: list[str], why: str) -> list[str]:
+    order = w.rng.permutation(len(cards), why)
+    return [cards[i] for i in order]
+
+
+def _draw(w: Work, side: str, n: int) -> list[str]:
+    """Draw ``n`` cards for ``side``; an empty deck is remade from the discards (§25.4)."""
+    got: list[str] = []
+    for _ in range(n):
+        if not w.deck:
+            if not w.discard:
+                break
+            w.deck = _shuffle_in(w, w.discard, "shuffle the discards into a new deck")
+            w.discard = []
+            w.log("shuffle", "the deck is empty: the discards are shuffled into a new deck")
+        got.append(w.deck.pop(0))
+    w.hands[side] += got
+    if got:
+        w.log(
+            "draw",
+            f"{side} draws {len(got)} card{'s' if len(got) > 1 else ''}",
+            side=side,
+            n=len(got),
+        )
+    return got
+
+
+def _end_of_turn(w: Work, side: str) -> None:
+    """§25 in its [R] order: objectives, Élan reshuffle, First Strike replacement, draws."""
+    objectives(w, other(side))
+    if w.card == "elan":
+        w.deck = _shuffle_in(w, w.deck + w.discard, "Élan: shuffle discards and deck together")
+        w.discard = []
+        w.log("shuffle", "Élan: the discards and the deck are shuffled into a new deck")
+    if w.first_strike_used is not None:
+        _draw(w, w.first_strike_used, 1)
+    if w.card is not None and CARDS[w.card].scout and not w.fallback:
+        drawn = _draw(w, side, 2)
+        if len(drawn) == 2:
+            names = [f"{c} ({CARDS[c].name})" for c in drawn]
+            pol = w.decider.policy(side, "scout")
+            keep = w.decider.choose(
+                side,
+                "scout",
+                "Scout: which card do you keep?",
+                names,
+                names[0],
+                names[0] if pol != "ask" else None,
+            )
+            drop = drawn[1 - names.index(keep)]
+            w.hands[side].remove(drop)
+            w.discard.append(drop)
+            w.log(
+                "scout",
+                f"{side} keeps one of the two cards drawn and discards the other",
+                side=side,
+            )
+    else:
+        _draw(w, side, 1)
+
+
+def _advance(s: State, w: Work, side: str) -> State:
+    last = dict(s.last_cards)
+    if w.card is not None:
+        last[side] = w.card  # Counter-Attack copies what was copied (§24.2 [R])
+    s = s.with_side(side, turns=s.sides[side].turns + 1)
+    return replace(s, to_move=other(side), turn=s.turn + 1, last_cards=last)

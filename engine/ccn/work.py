@@ -1,0 +1,348 @@
+"""The mutable working copy a Napoleonics turn is resolved on (the rules' ``Referee``).
+
+A :class:`Work` is built from a frozen :class:`~engine.ccn.state.State`, changed while one
+turn resolves, and frozen again by :meth:`Work.freeze`; the state given is never changed,
+so resolution stays a pure function. It offers the board look-ups and changes the rules
+modules of :mod:`engine.ccn.rules` ask for (their ``Field`` and ``Referee`` protocols), and
+keeps the per-turn flags of ccn.md §26.1 (ordered, moved, battled, card bonuses...).
+Victory is checked the moment a banner is taken (§7): :class:`GameOver` unwinds the turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+from engine.cc.decide import Decider
+from engine.cc.roster import GameOver, Roster, tell_roster
+from engine.ccn.rules.hits import BATTLE_DIE
+from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
+from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
+from engine.core.api import Event
+from engine.hexgrid import Board, Hex
+from engine.randomness import Randomness
+
+__all__ = ["GameOver", "WLeader", "WUnit", "Work", "bundled_tables", "tables_sha256"]
+
+
+@cache
+def bundled_tables() -> CcnTables:
+    """The tables shipped in ``engine/ccn/data`` (checked once, then shared)."""
+    return load_ccn_tables(bundled_texts())
+
+
+def tables_sha256(t: CcnTables) -> str:
+    """One SHA-256 naming the five table files (each file's SHA-256, in load order)."""
+    lines = "".join(f"{name} {tab.sha256}\n" for name, tab in t.files.items())
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class WUnit:
+    """A unit being resolved (mutable; the rules' ``UnitLike``)."""
+
+    id: str
+    side: str
+    nation: str
+    type: str
+    hex: Hex | None
+    blocks: int
+    full: int
+    square: bool
+    tags: tuple[str, ...]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "hex":
+            tell_roster(self)
+
+    def gone(self) -> bool:
+        """True once the unit has left the board (a method, so type narrowing never sticks)."""
+        return self.hex is None
+
+    @property
+    def label(self) -> str:
+        where = f" {self.hex}" if self.hex else ""
+        return f"{self.side} {self.nation} {self.type}{where}"
+
+
+@dataclass
+class WLeader:
+    """A leader being resolved (mutable; the rules' ``LeaderLike``)."""
+
+    name: str
+    side: str
+    hex: Hex | None
+    nation: str = ""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "hex":
+            tell_roster(self)
+
+
+@dataclass
+class Work:
+    """One turn's working copy plus per-turn bookkeeping (see module docstring)."""
+
+    state: State
+    rng: Randomness
+    decider: Decider
+    tables: CcnTables
+    units: Roster[WUnit] = field(default_factory=Roster)
+    leaders: Roster[WLeader] = field(default_factory=Roster)
+    banners: dict[str, list[str]] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    active: str = "south"
+    hands: dict[str, list[str]] = field(default_factory=dict)
+    squares: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    command: dict[str, int] = field(default_factory=dict)
+    deck: list[str] = field(default_factory=list)
+    discard: list[str] = field(default_factory=list)
+    marks: dict[str, Any] = field(default_factory=dict)
+    # --- per turn (ccn.md §26.1) ------------------------------------------
+    card: str | None = None  # the card in effect (a Counter-Attack's copy)
+    played: str | None = None  # the card actually played
+    fallback: bool = False  # a tactic card's "order 1 unit of your choice": a normal order
+    ordered: set[str] = field(default_factory=set)  # unit ids
+    ordered_leaders: set[str] = field(default_factory=set)
+    moved: dict[str, int] = field(default_factory=dict)  # hexes moved this turn
+    leader_moved: set[str] = field(default_factory=set)  # leaders that used their one move
+    pinned: set[str] = field(default_factory=set)  # units a moved leader joined (§10.4)
+    no_battle: dict[str, str] = field(default_factory=dict)  # unit id -> why it may not battle
+    battled: set[str] = field(default_factory=set)
+    bonus_used: set[str] = field(default_factory=set)  # cavalry bonus melee (§18.3)
+    dice_bonus: dict[str, int] = field(default_factory=dict)  # card bonus all turn (§24)
+    adjacent_at_order: set[str] = field(default_factory=set)  # Cold Steel's marked units
+    first_strike_used: str | None = None  # the side that played First Strike this turn
+    checked: set[str] = field(default_factory=set)  # leaders checked in this combat (§16.1)
+    supplied: str | None = None  # the unit Short Supply moved
+    simulate: bool = False  # checking orders: no die is rolled
+
+    @classmethod
+    def start(cls, state: State, rng: Randomness, decider: Decider, tables: CcnTables) -> Work:
+        w = cls(state=state, rng=rng, decider=decider, tables=tables, active=state.to_move)
+        for u in state.units:
+            w.units[u.id] = WUnit(
+                u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags
+            )
+        for ld in state.leaders:
+            w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex, ld.nation)
+        w.banners = {s: list(state.sides[s].banners) for s in SIDES}
+        w.hands = {s: list(state.sides[s].hand) for s in SIDES}
+        w.squares = {s: list(state.sides[s].squares) for s in SIDES}
+        w.command = {s: state.sides[s].command for s in SIDES}
+        w.deck = list(state.deck)
+        w.discard = list(state.discard)
+        w.marks = dict(state.marks)
+        return w
+
+    def freeze(self) -> State:
+        """Return the frozen state with this turn's board, cards and banners."""
+        units = tuple(
+            Unit(u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags)
+            for u in self.units.values()
+        )
+        leaders = tuple(Leader(ld.name, ld.side, ld.hex, ld.nation) for ld in self.leaders.values())
+        s = replace(
+            self.state,
+            units=units,
+            leaders=leaders,
+            marks=dict(self.marks),
+            deck=tuple(self.deck),
+            discard=tuple(self.discard),
+        )
+        for side in SIDES:
+            s = s.with_side(
+                side,
+                hand=tuple(self.hands[side]),
+                banners=tuple(self.banners[side]),
+                squares=tuple(self.squares[side]),
+                command=self.command[side],
+            )
+        return s
+
+    # --- events ------------------------------------------------------------
+    def log(self, kind: str, text: str, faces: Sequence[str] = (), **data: object) -> None:
+        """Record an event of this turn."""
+        self.events.append(Event(kind, text, dict(data), tuple(faces)))
+
+    # --- the board as the rules read it (Field) ----------------------------
+    @property
+    def board(self) -> Board:
+        return self.state.board
+
+    def unit_at(self, h: Hex) -> WUnit | None:
+        return self.units.at(h)
+
+    def leader_at(self, h: Hex) -> WLeader | None:
+        return self.leaders.at(h)
+
+    def terrain_at(self, h: Hex) -> str:
+        return self.state.terrain_at(h)
+
+    def terrain(self, h: Hex) -> Terrain:
+        return self.tables.terrain[self.state.terrain_at(h)]
+
+    def fortified(self, h: Hex, toward: Hex) -> bool:
+        return toward in self.state.fortified_sides(h)
+
+    def baseline(self, side: str) -> int:
+        return self.state.board.baseline_row(side == "south")
+
+    def opponent(self, side: str) -> str:
+        return other(side)
+
+    def spec(self, u: WUnit) -> UnitType:
+        return self.tables.units[u.type]
+
+    def arm(self, u: WUnit) -> str:
+        return self.tables.units[u.type].arm
+
+    def attached(self, u: WUnit) -> WLeader | None:
+        """The friendly leader on ``u``'s hex, if any."""
+        if u.hex is None:
+            return None
+        ld = self.leaders.at(u.hex)
+        return ld if ld is not None and ld.side == u.side else None
+
+    def host(self, ld: WLeader) -> WUnit | None:
+        """The friendly unit ``ld`` stands with, if any."""
+        if ld.hex is None:
+            return None
+        u = self.units.at(ld.hex)
+        return u if u is not None and u.side == ld.side else None
+
+    def live_units(self, side: str | None = None) -> list[WUnit]:
+        return [u for u in self.units.values() if u.hex is not None and side in (None, u.side)]
+
+    def live_leaders(self, side: str | None = None) -> list[WLeader]:
+        return [
+            ld for ld in self.leaders.values() if ld.hex is not None and side in (None, ld.side)
+        ]
+
+    def enemy_adjacent(self, u: WUnit) -> list[WUnit]:
+        if u.hex is None:
+            return []
+        out = []
+        for n in self.board.neighbours(u.hex):
+            e = self.units.at(n)
+            if e is not None and e.side != u.side:
+                out.append(e)
+        return out
+
+    # --- chance --------------------------------------------------------------
+    def roll(self, dice: int, purpose: str) -> tuple[str, ...]:
+        """Roll ``dice`` Napoleonics battle dice (ccn.md §3) from the committed stream."""
+        if dice <= 0:
+            return ()
+        return tuple(self.rng.roll(BATTLE_DIE, dice, purpose))
+
+    def pick(self, n: int, purpose: str) -> int:
+        """A random index in ``range(n)`` from the committed stream (ccn.md §21.4, §26.3)."""
+        if n <= 1:
+            return 0
+        return self.rng.permutation(n, purpose)[0]
+
+    # --- banners and losses ----------------------------------------------
+    def add_banner(self, side: str, reason: str) -> None:
+        """``side`` takes a banner; the game ends at once when it has enough (ccn.md §7)."""
+        self.banners[side].append(reason)
+        count = len(self.banners[side])
+        self.log(
+            "banner",
+            f"{side} takes a banner ({reason}): {count}",
+            side=side,
+            reason=reason,
+            count=count,
+        )
+        if count >= self.state.sides[side].banners_needed:
+            raise GameOver(side)
+
+    def lose_blocks(self, u: WUnit, n: int, by: str, why: str) -> int:
+        """Remove up to ``n`` blocks of ``u``; on its last block remove it, give ``by`` a
+        banner and return its square card to the owner's hand (ccn.md §7, §21.8)."""
+        n = max(0, min(n, u.blocks))
+        if n == 0 or u.hex is None:
+            return 0
+        u.blocks -= n
+        where = u.hex
+        self.log(
+            "hits",
+            f"{u.label} loses {n} block{'s' if n > 1 else ''} ({why})",
+            unit=u.id,
+            hex=str(where),
+            n=n,
+        )
+        if u.blocks == 0:
+            if u.square:
+                self._return_square_card(u)
+            u.hex = None
+            self.log(
+                "eliminated",
+                f"{u.side} {u.nation} {u.type} in {where} is eliminated",
+                unit=u.id,
+                hex=str(where),
+            )
+            self.add_banner(by, u.id)
+        return n
+
+    def move_unit(self, u: WUnit, h: Hex) -> None:
+        """Put ``u`` (and its attached leader) on ``h``; a lone friendly leader there attaches."""
+        ld = self.attached(u)
+        u.hex = h
+        if ld is not None:
+            ld.hex = h
+
+    def move_leader(self, ld: WLeader, h: Hex | None) -> None:
+        """Put a leader on ``h``; None: it leaves the map across its own baseline, no banner."""
+        where = ld.hex
+        ld.hex = h
+        if h is None:
+            self.log(
+                "leader-off",
+                f"{ld.side} leader {ld.name} leaves the battlefield from {where} (no banner)",
+                leader=ld.name,
+            )
+
+    def kill_leader(self, ld: WLeader, by: str, why: str) -> None:
+        """Remove a killed leader; ``by`` takes a banner (ccn.md §7)."""
+        where = ld.hex
+        ld.hex = None
+        self.log(
+            "leader-killed",
+            f"{ld.side} leader {ld.name} in {where} is killed ({why})",
+            leader=ld.name,
+            hex=str(where),
+        )
+        self.add_banner(by, f"leader:{ld.name}")
+
+    # --- hands and squares ----------------------------------------------------
+    def hand(self, side: str) -> Sequence[str]:
+        """The card codes in ``side``'s hand, sorted (the canonical order of ccn.md §26.3)."""
+        return sorted(self.hands[side])
+
+    def square_slots_free(self, side: str) -> int:
+        return MAX_SQUARES - len(self.squares[side])
+
+    def set_square(self, u: WUnit, card: str | None) -> None:
+        """Form a square on ``u`` with ``card`` set aside from the hand, or (None) break it and
+        return its card to the hand (ccn.md §21.4, §21.7)."""
+        if card is None:
+            if u.square:
+                self._return_square_card(u)
+            return
+        self.hands[u.side].remove(card)
+        self.squares[u.side].append((u.id, card))
+        u.square = True
+
+    def _return_square_card(self, u: WUnit) -> None:
+        for i, (uid, card) in enumerate(self.squares[u.side]):
+            if uid == u.id:
+                del self.squares[u.side][i]
+                self.hands[u.side].append(card)
+                break
+        u.square = False

@@ -1,0 +1,126 @@
+"""The Napoleonics board picture: every unit of a scenario's start is drawn, squares marked.
+
+Drawn through pbem's own renderer (SVG and the text board) from the neutral picture the ccn
+builder makes; unit counts come from the scenario, never a placeholder hex (ccn.md §4, §21).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.ccn.picture import PictureBuilder, build_picture, start_view
+from engine.ccn.scenario import load_scenario
+from pbem.render.ascii import render_ascii
+from pbem.render.svg import render_svg
+
+ROOT = Path(__file__).resolve().parent.parent / "scenarios" / "ccn"
+FILES = sorted(ROOT.glob("*.toml"))
+
+
+def _scenario(path: Path):  # type: ignore[no-untyped-def]
+    return load_scenario(path.read_text(encoding="utf-8"), path.name)
+
+
+def _units_layer(svg: str) -> str:
+    start = svg.index('<g class="units">')
+    return svg[start : svg.index("</g>", start)]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_start_svg_shows_every_unit(path: Path) -> None:
+    """Each unit of the set-up is a labelled block stack in the SVG, in its side's colour."""
+    s = _scenario(path)
+    pic = build_picture(start_view(s))
+    want = Counter(u.type for side in s.sides for u in side.units)
+    assert Counter(c.label for c in pic.counters) == want
+    assert len({c.hex for c in pic.counters}) == sum(want.values())
+    layer = _units_layer(render_svg(pic))
+    drawn = Counter(re.findall(r">([A-Z]{2,3})</text>", layer))
+    assert drawn == want
+    # Leaders: attached ones ride with their unit, the others are markers.
+    leaders = sum(len(side.leaders) for side in s.sides)
+    assert sum(1 for c in pic.counters if c.note) + len(pic.markers) == leaders
+
+
+def test_rolica_text_board_has_every_unit_and_the_objectives() -> None:
+    """The mail's text board: lower case North, UPPER CASE South, blocks after the type."""
+    s = _scenario(ROOT / "001-rolica.toml")
+    text = render_ascii(build_picture(start_view(s)))
+    board = "\n".join(line for line in text.splitlines() if re.match(r"^\d ", line))
+    north = Counter(re.findall(r"\b([a-z]{2,3})\d\b", board))
+    south = Counter(re.findall(r"\b([A-Z]{2,3})\d\b", board))
+    assert sum(north.values()) == len(s.north.units)
+    assert sum(south.values()) == len(s.south.units)
+    assert "South objective:" in text
+    assert "French" in text and "British and Portuguese" in text
+
+
+def test_sides_take_their_first_nations_colour() -> None:
+    """ccn.md §1: French blocks dark blue, British red (the allied side takes its first nation)."""
+    s = _scenario(ROOT / "001-rolica.toml")
+    pic = build_picture(start_view(s))
+    assert (pic.side("north").colour, pic.side("south").colour) == ("blue", "red")
+    symbols = {(c.side, c.symbol_colour) for c in pic.counters}
+    assert ("north", "blue") in symbols and ("south", "red") in symbols
+    # Portuguese units in the allied army have their own symbol colour.
+    assert ("south", "grey") in symbols
+
+
+VIEW = {
+    "name": "test",
+    "terrain": {"E5": "woods", "F5": "town"},
+    "units": [
+        {"id": "n1", "side": "north", "hex": "E6", "nation": "FR", "type": "HC",
+         "blocks": 4, "full": 4},
+        {"id": "s1", "side": "south", "hex": "E5", "nation": "GB", "type": "LN",
+         "blocks": 3, "full": 4, "square": True},
+        {"id": "s2", "side": "south", "hex": "F4", "nation": "GB", "type": "FA",
+         "blocks": 3, "full": 3},
+    ],
+    "leaders": [{"name": "Picton", "side": "south", "hex": "E5", "nation": "GB"},
+                {"name": "Ney", "side": "north", "hex": "G7", "nation": "FR"}],
+    "sides": {"north": {"army": "French", "nation": "FR", "banners": 1, "banners_needed": 6},
+              "south": {"army": "British", "nation": "GB", "banners": 0, "banners_needed": 6}},
+}  # fmt: skip
+
+
+def test_a_square_is_marked_and_strength_visible() -> None:
+    """ccn.md §21: a unit in square is ringed and shows Q before its type in the text board."""
+    pic = PictureBuilder().picture(VIEW)
+    sq = next(c for c in pic.counters if c.hex == "E5")
+    assert sq.ring and sq.short == "QLN" and (sq.count, sq.full) == (3, 4)
+    assert sq.note == "Picton"
+    assert [m.name for m in pic.markers] == ["Ney"]
+    text = render_ascii(pic)
+    assert "QLN3" in text and "in square" in text
+    shapes = {c.label: c.symbol for c in pic.counters}
+    assert shapes == {"HC": "triangle", "LN": "circle", "FA": "square"}
+    assert {h.id: h.style for h in pic.hexes if h.terrain != "clear"} == {
+        "E5": "forest",
+        "F5": "city-wall",
+    }
+
+
+def test_last_turn_moves_and_battles_are_drawn() -> None:
+    move = {"unit": "n1", "path": ["E8", "E7", "E6"]}
+    battle = {"unit": "n1", "target": "s1", "hits": 1}
+    events = [
+        {"kind": "move", "text": "north HC E8 > E7 > E6", "data": move},
+        {"kind": "battle", "text": "north HC battles E5", "data": battle},
+    ]
+    pic = build_picture(VIEW, events, viewer="north")
+    assert [a.path for a in pic.arrows] == [("E8", "E7", "E6")]
+    assert [(b.attacker, b.target, b.kind, b.result) for b in pic.battles] == [
+        ("E6", "E5", "close", "-1")
+    ]
+    assert pic.viewer == "north" and pic.top == "south"
+
+
+def test_a_view_with_two_units_in_a_hex_is_refused() -> None:
+    bad = {**VIEW, "units": [*VIEW["units"], {**VIEW["units"][0], "id": "n2", "hex": "E5"}]}  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="two units in E5"):
+        build_picture(bad)

@@ -1,0 +1,195 @@
+"""Napoleonics scenario files: every bundled battle loads, and broken files are refused by line.
+
+Rules tests name their section of rules/ccn.md (§5 set-up, §7 victory, §23 terrain). No test
+reads a value the file marks as a placeholder (the hexes of Roliça's stand-in map).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.ccn.scenario import (
+    ScenarioChecker,
+    ScenarioFileError,
+    check_text,
+    load_scenario,
+    render_details,
+)
+
+ROOT = Path(__file__).resolve().parent.parent / "scenarios" / "ccn"
+FILES = sorted(ROOT.glob("*.toml"))
+ROLICA = ROOT / "001-rolica.toml"
+
+MINI = """\
+format = "pbem-position/1"
+system = "ccn"
+
+[meta]
+id = "ccn-test"
+name = "Test"
+date = "1 May 1811"
+source = "tests"
+
+[sides.north]
+army = "French"
+nations = ["FR"]
+command = 5
+banners = 2
+units = ["C8 LN", "D8 FR LC"]
+leaders = ["C8 Ney"]
+
+[sides.south]
+army = "Allies"
+nations = ["GB", "PT"]
+command = 6
+banners = 2
+first = true
+units = ["C2 GB LN", "D2 PT MI blocks=3"]
+
+[terrain]
+hill = ["C8"]
+"""
+
+
+def _problems(text: str) -> list[tuple[int, str]]:
+    problems, _ = check_text(text)
+    return [(p.line, p.code) for p in problems]
+
+
+def test_there_are_napoleonics_scenarios() -> None:
+    assert ROLICA in FILES
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_bundled_scenario_validates(path: Path) -> None:
+    """ccn.md §5: a scenario the referee can set up: every check passes."""
+    problems, scenario = check_text(path.read_text(encoding="utf-8"))
+    assert problems == []
+    assert scenario is not None
+    assert scenario.id.startswith("ccn-")
+    assert scenario.source.strip()
+    assert {scenario.north.first, scenario.south.first} == {True, False}
+    for field in ("sides.north.units", "sides.south.units", "terrain"):
+        if scenario.is_placeholder(field):
+            assert any(p.reason.strip() for p in scenario.placeholders)
+
+
+def test_rolica_battle_notes_from_the_public_page() -> None:
+    """ccn.md §5, §7: Roliça's war council, banners and order of battle (unit counts)."""
+    s = load_scenario(ROLICA.read_text(encoding="utf-8"))
+    assert (s.south.army, s.south.command, s.south.first) == ("British and Portuguese", 6, True)
+    assert (s.north.army, s.north.command, s.north.first) == ("French", 5, False)
+    assert (s.north.banners, s.south.banners) == (5, 5)
+    assert s.first == "south"
+    south = Counter((u.nation, u.type) for u in s.south.units)
+    assert south == Counter(
+        {("GB", "LN"): 5, ("GB", "LT"): 1, ("GB", "HC"): 1, ("GB", "FA"): 2, ("GB", "HA"): 1,
+         ("PT", "LN"): 2, ("PT", "LT"): 1, ("PT", "LC"): 1}
+    )  # fmt: skip
+    north = Counter(u.type for u in s.north.units)
+    assert north == Counter({"LN": 4, "LT": 2, "LC": 2, "FA": 1})
+    assert Counter(ld.nation for ld in s.south.leaders) == Counter({"GB": 2, "PT": 1})
+    assert len(s.north.leaders) == 2
+    # Two turn-start temporary objectives for the British (the hexes are placeholders).
+    (obj,) = s.objectives
+    assert (obj.side, len(obj.hexes), obj.count, obj.kind, obj.when) == (
+        "south", 2, "each", "temporary", "turn-start",
+    )  # fmt: skip
+    assert s.is_placeholder("objective.0.hexes")
+    tiles = Counter(s.terrain.values())
+    assert tiles == Counter({"hill": 17, "woods": 7, "river": 12, "town": 2})
+
+
+def test_a_small_file_gives_the_model() -> None:
+    """ccn.md §5: nations, leaders attached, blocks, terrain codes from terrain.toml."""
+    s = load_scenario(MINI)
+    assert s.north.units[0].nation == "FR" and s.north.units[0].blocks is None
+    assert s.south.units[1].nation == "PT" and s.south.units[1].blocks == 3
+    assert s.north.leaders[0].name == "Ney"
+    assert s.terrain == {"C8": "hill"}
+    assert not s.is_placeholder("sides.north.units")
+    (info,) = [ScenarioChecker().check(MINI)[1]]
+    assert info is not None and info.goal == "2/2" and info.first == "south"
+    assert any("Ney (C8)" in line for line in render_details(s))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "code"),
+    [
+        ('"C8 LN", "D8 FR LC"', '"C8 LN", "C8 LC"', 15, "two-units"),
+        ('"D8 FR LC"', '"D8 GB LC"', 15, "unknown-nation"),
+        ('"C2 GB LN"', '"C2 LN"', 24, "unknown-nation"),
+        ('"D2 PT MI blocks=3"', '"D2 PT GG"', 24, "unknown-unit"),
+        ('"D2 PT MI blocks=3"', '"D2 PT MI blocks=9"', 24, "bad-entry"),
+        ('"C2 GB LN"', '"N2 GB LN"', 24, "off-board"),
+        ('hill = ["C8"]', 'hills = ["C8"]', 27, "unknown-terrain"),
+        ('hill = ["C8"]', 'steep_slope = ["C8"]', 15, "impassable"),
+        ('nations = ["FR"]', 'nations = ["XX"]', 12, "unknown-nation"),
+        ('leaders = ["C8 Ney"]', 'leaders = ["C2 Ney"]', 16, "enemy-hex"),
+        ('banners = 2\nunits = ["C8', 'banners = 9\nunits = ["C8', 14, "unreachable-banners"),
+        ("first = true\n", "", 0, "first-player"),
+        ('date = "1 May 1811"', 'dated = "1 May 1811"', 7, "unknown-field"),
+    ],
+)
+def test_broken_files_are_refused_with_their_line(old: str, new: str, line: int, code: str) -> None:
+    """Every bad input gets a clear problem on the line that holds it."""
+    assert old in MINI
+    got = _problems(MINI.replace(old, new, 1))
+    assert (line, code) in got or (code == "first-player" and code in {c for _, c in got}), got
+
+
+def test_load_scenario_names_file_and_line() -> None:
+    with pytest.raises(ScenarioFileError) as exc:
+        load_scenario(MINI.replace('"C2 GB LN"', '"C2 GB XX"'), "battle.toml")
+    assert str(exc.value).startswith("battle.toml:24: ")
+    assert "unknown unit type 'XX'" in str(exc.value)
+
+
+def test_toml_syntax_error_has_its_line() -> None:
+    problems, scenario = check_text(MINI.replace('army = "Allies"', "army = Allies"))
+    assert scenario is None and problems[0].code == "toml-syntax" and problems[0].line == 19
+
+
+def test_objectives_and_placeholders_are_checked() -> None:
+    """ccn.md §7 [R]: objective kinds are data; a placeholder must name a field of the file."""
+    text = MINI + (
+        '\n[[objective]]\nside = "north"\nhexes = ["F5"]\ncount = "half"\n'
+        '\n[[placeholder]]\nfield = "sides.east"\nreason = "x"\n'
+    )
+    got = {c for _, c in _problems(text)}
+    assert {"bad-value", "bad-reference"} <= got
+    ok = MINI + (
+        '\n[[objective]]\nside = "south"\nhexes = ["F5", "G5"]\ncount = "majority"\n'
+        'kind = "permanent"\n'
+        '\n[[placeholder]]\nfield = "sides.north.units"\nitems = ["C8 LN"]\nreason = "map unread"\n'
+    )
+    s = load_scenario(ok)
+    assert s.objectives[0].most() == 1
+    assert s.unit_is_placeholder("north", s.north.units[0])
+    assert not s.unit_is_placeholder("north", s.north.units[1])
+
+
+def test_field_fortifications_name_their_fortified_sides() -> None:
+    """ccn.md §23.5: fortified on some hexsides only, so the file says which (by neighbour)."""
+    text = MINI.replace('hill = ["C8"]', 'hill = ["C8"]\nfield_fortifications = ["F5"]')
+    assert "missing-field" in {c for _, c in _problems(text)}
+    good = text + '\n[fortified]\nF5 = ["E6", "F6", "G5"]\n'
+    s = load_scenario(good)
+    assert s.fortified == {"F5": ("E6", "F6", "G5")}
+    far = text + '\n[fortified]\nF5 = ["F7"]\n'
+    assert "bad-value" in {c for _, c in _problems(far)}
+    wrong = MINI + '\n[fortified]\nF5 = ["F6"]\n'
+    assert "bad-reference" in {c for _, c in _problems(wrong)}
+
+
+def test_a_sudden_death_objective() -> None:
+    """ccn.md §7 [R]: an objective may win the battle at once."""
+    s = load_scenario(
+        MINI + '\n[[objective]]\nside = "north"\nhexes = ["F2"]\nkind = "permanent"\n'
+        'when = "any-time"\nsudden_death = true\n'
+    )
+    (o,) = s.objectives
+    assert (o.kind, o.when, o.sudden_death) == ("permanent", "any-time", True)
