@@ -23,6 +23,10 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`TABLES` (:class:`TableProvider`): the system's rules tables as data
+  (:mod:`engine.core.tables`): its schema, its bundled file, the check of a
+  club's file, and the tables a state is played with (``pbem game create
+  --tables FILE``, ``pbem engine resolve --tables FILE``).
 - :data:`DICE_LUCK` (:class:`DiceLuck`): which dice thrown in a turn were
   hit-or-miss throws, who threw them and which faces counted as hits (the
   dice-fairness report of the public archive, ``pbem audit stats``).
@@ -36,6 +40,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from engine.core.api import Event, GameSystem
 from engine.core.picture import Picture
+from engine.core.tables import Tables, TableSchema
 
 __all__ = [
     "AUTOPLAY",
@@ -45,6 +50,7 @@ __all__ = [
     "PICTURE",
     "RULES_HELP",
     "SCENARIOS",
+    "TABLES",
     "AutoPlayer",
     "Capability",
     "DiceLuck",
@@ -55,6 +61,7 @@ __all__ = [
     "ScenarioChecker",
     "ScenarioInfo",
     "ScenarioProblem",
+    "TableProvider",
     "Throw",
     "find",
     "offered",
@@ -195,6 +202,44 @@ class RulesHelp(Protocol):
         ...
 
 
+@runtime_checkable
+class TableProvider(Protocol):
+    """A system's rules tables as data, copied into each game's state (docs/tables.md).
+
+    The flow pbem follows for ``--tables FILE``::
+
+        tables = provider.load(file_text)          # TablesError: every problem by line
+        position = provider.with_tables(system.load_position(text), tables)
+        state = system.new_game(position, options, rng)   # keeps the tables
+        provider.tables_of(state).sha256           # the start mail, the audit record
+
+    ``new_game`` keeps the tables of the position it is given (the bundled
+    ones when none were set); the rules read every table value from the
+    state, so a state written with ``to_json`` or ``write_position`` and read
+    back plays on the same tables.
+    """
+
+    def schemas(self) -> tuple[TableSchema, ...]:
+        """Every table the system reads, with each field's type."""
+        ...
+
+    def default_text(self) -> str:
+        """The bundled table file (what a game is played with unless a club gives its own)."""
+        ...
+
+    def load(self, text: str) -> Tables:
+        """Check a table file against the schema (raises ``TablesError`` listing every
+        problem with its line; a file for another system is refused)."""
+        ...
+
+    def with_tables(self, state: Any, tables: Tables) -> Any:
+        """``state`` (a loaded position or a game) played on ``tables`` from now on."""
+        ...
+
+    def tables_of(self, state: Any) -> Tables:
+        """The tables ``state`` is played with."""
+
+
 @dataclass(frozen=True)
 class Throw:
     """One hit-or-miss throw of dice: who threw, the die, the faces and which faces hit.
@@ -236,6 +281,9 @@ PICTURE: Capability[PictureBuilder] = Capability(
     "picture", PictureBuilder, "picture model for the board renderer"
 )
 RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
+TABLES: Capability[TableProvider] = Capability(
+    "tables", TableProvider, "rules tables as data (pbem game create --tables FILE)"
+)
 DICE_LUCK: Capability[DiceLuck] = Capability(
     "dice-luck", DiceLuck, "which dice hit, for the dice-fairness report"
 )
@@ -246,6 +294,7 @@ CAPABILITIES: tuple[Capability[Any], ...] = (
     SCENARIOS,
     PICTURE,
     RULES_HELP,
+    TABLES,
     DICE_LUCK,
 )
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
