@@ -34,7 +34,7 @@ from pbem.deadlines import (
     set_prompt_deadlines,
 )
 from pbem.mailviews import model as mv
-from pbem.pipeline import mailkinds
+from pbem.pipeline import listeners, mailkinds
 from pbem.pipeline.games import (
     DICE_LOG,
     GameContext,
@@ -544,6 +544,8 @@ def finish_game(
         fairness=fairness,
         images=images,
     )
+    # Listeners (clubs: ratings, ladders, tournaments, campaigns) act in this transaction.
+    listeners.game_ended(env, ctx, result)
 
 
 def _fairness(session: Session, game_id: str) -> tuple[list[str], list[tuple[str, bytes]]]:
