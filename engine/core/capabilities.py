@@ -23,13 +23,16 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`DICE_LUCK` (:class:`DiceLuck`): which dice thrown in a turn were
+  hit-or-miss throws, who threw them and which faces counted as hits (the
+  dice-fairness report of the public archive, ``pbem audit stats``).
+- :data:`DEAL` (:class:`Dealer`): ``new_game`` that also reports the cards:
+  the piles before the first shuffle and every card moved while dealing
+  (the audit record's card log, docs/audit.md). A system with a deck offers it.
 - :data:`TABLES` (:class:`TableProvider`): the system's rules tables as data
   (:mod:`engine.core.tables`): its schema, its bundled file, the check of a
   club's file, and the tables a state is played with (``pbem game create
   --tables FILE``, ``pbem engine resolve --tables FILE``).
-- :data:`DICE_LUCK` (:class:`DiceLuck`): which dice thrown in a turn were
-  hit-or-miss throws, who threw them and which faces counted as hits (the
-  dice-fairness report of the public archive, ``pbem audit stats``).
 """
 
 from __future__ import annotations
@@ -38,13 +41,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
-from engine.core.api import Event, GameSystem
+from engine.core.api import CardMove, CardPiles, Event, GameSystem
 from engine.core.picture import Picture
 from engine.core.tables import Tables, TableSchema
 
 __all__ = [
     "AUTOPLAY",
     "CAPABILITIES",
+    "DEAL",
     "DICE_LUCK",
     "FORECAST",
     "PICTURE",
@@ -53,6 +57,8 @@ __all__ = [
     "TABLES",
     "AutoPlayer",
     "Capability",
+    "Dealer",
+    "Dealt",
     "DiceLuck",
     "Forecast",
     "Forecaster",
@@ -202,6 +208,24 @@ class RulesHelp(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Dealt:
+    """A new game, and its cards: ``setup`` before anything moved, then every ``moves``."""
+
+    state: Any
+    setup: CardPiles
+    moves: tuple[CardMove, ...]
+
+
+@runtime_checkable
+class Dealer(Protocol):
+    """Starts a game like ``GameSystem.new_game`` and reports the cards it dealt."""
+
+    def deal(self, position: Any, options: Mapping[str, Any] | None, rng: Any | None) -> Dealt:
+        """The same state as ``new_game(position, options, rng)``, with its card log."""
+        ...
+
+
 @runtime_checkable
 class TableProvider(Protocol):
     """A system's rules tables as data, copied into each game's state (docs/tables.md).
@@ -238,6 +262,27 @@ class TableProvider(Protocol):
 
     def tables_of(self, state: Any) -> Tables:
         """The tables ``state`` is played with."""
+        ...
+
+
+FORECAST: Capability[Forecaster] = Capability(
+    "forecast", Forecaster, "odds of accepted orders (pbem check)"
+)
+AUTOPLAY: Capability[AutoPlayer] = Capability(
+    "autoplay", AutoPlayer, "random legal play (demo, balance)"
+)
+SCENARIOS: Capability[ScenarioChecker] = Capability(
+    "scenarios", ScenarioChecker, "scenario file checks (pbem scenario)"
+)
+PICTURE: Capability[PictureBuilder] = Capability(
+    "picture", PictureBuilder, "picture model for the board renderer"
+)
+RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
+TABLES: Capability[TableProvider] = Capability(
+    "tables", TableProvider, "rules tables as data (pbem game create --tables FILE)"
+)
+
+DEAL: Capability[Dealer] = Capability("deal", Dealer, "the cards dealt (audit card log)")
 
 
 @dataclass(frozen=True)
@@ -268,22 +313,6 @@ class DiceLuck(Protocol):
         ...
 
 
-FORECAST: Capability[Forecaster] = Capability(
-    "forecast", Forecaster, "odds of accepted orders (pbem check)"
-)
-AUTOPLAY: Capability[AutoPlayer] = Capability(
-    "autoplay", AutoPlayer, "random legal play (demo, balance)"
-)
-SCENARIOS: Capability[ScenarioChecker] = Capability(
-    "scenarios", ScenarioChecker, "scenario file checks (pbem scenario)"
-)
-PICTURE: Capability[PictureBuilder] = Capability(
-    "picture", PictureBuilder, "picture model for the board renderer"
-)
-RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
-TABLES: Capability[TableProvider] = Capability(
-    "tables", TableProvider, "rules tables as data (pbem game create --tables FILE)"
-)
 DICE_LUCK: Capability[DiceLuck] = Capability(
     "dice-luck", DiceLuck, "which dice hit, for the dice-fairness report"
 )
@@ -295,6 +324,7 @@ CAPABILITIES: tuple[Capability[Any], ...] = (
     PICTURE,
     RULES_HELP,
     TABLES,
+    DEAL,
     DICE_LUCK,
 )
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
