@@ -38,7 +38,7 @@ from engine.dice import EpochDice
 from pbem import sshsig
 from pbem.audit import statement_lines
 from pbem.orders_text import SignedOrders, verify_orders
-from pbem.pipeline import mailkinds
+from pbem.pipeline import listeners, mailkinds
 from pbem.pipeline.games import (
     DICE_LOG,
     SETUP_HASH,
@@ -252,8 +252,12 @@ def record_join(
     assert fresh is not None
     rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == ctx.id)).all()
     if all(r.nonce for r in rows):
-        _deal(env, fresh)
-        start_game(env, fresh)
+        # Linked games (a tournament pairing's two games) start together, when all have joined.
+        for gid in listeners.start_group(session, ctx.id):
+            game = fresh if gid == ctx.id else load_game(session, gid)
+            assert game is not None
+            _deal(env, game)
+            start_game(env, game)
     return fresh
 
 

@@ -34,7 +34,7 @@ from pbem.deadlines import (
     set_prompt_deadlines,
 )
 from pbem.mailviews import model as mv
-from pbem.pipeline import mailkinds
+from pbem.pipeline import listeners, mailkinds
 from pbem.pipeline.games import (
     DICE_LOG,
     GameContext,
@@ -541,6 +541,8 @@ def finish_game(
         reason=reason,
         board_events=raw,
     )
+    # Listeners (clubs: ratings, ladders, tournaments, campaigns) act in this transaction.
+    listeners.game_ended(env, ctx, result)
 
 
 def shown_deadline(env: Env, ctx: GameContext) -> Any:
