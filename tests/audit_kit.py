@@ -9,8 +9,10 @@ with copies of it.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import hashlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +171,14 @@ def finished_demo(where: Path) -> tuple[DemoResult, dict[str, Any]]:
         if any(e["rolls"] for e in rec["epochs"]):
             return result, rec
     raise AssertionError("five short demo games and not one die rolled")
+
+
+def imports_only_the_standard_library(path: Path) -> bool:
+    """Does the Python file at ``path`` import nothing but the standard library?"""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    return imported <= set(sys.stdlib_module_names) | {"__future__"}
