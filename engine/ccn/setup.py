@@ -10,7 +10,6 @@ standing orders every side starts with and records the tables' SHA-256.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -38,12 +37,11 @@ __all__ = ["new_game", "scenario_state"]
 
 def scenario_state(text: str) -> State:
     """The position a scenario file sets up (cards not yet dealt); PositionError by line."""
-    # The scenario loader is engine.ccn.scenario (its own change); imported by name until
-    # it is on main, so this module type-checks without it.
-    loader: Any = importlib.import_module("engine.ccn.scenario")
+    from engine.ccn.scenario import ScenarioFileError, load_scenario  # noqa: PLC0415
+
     try:
-        sc = loader.load_scenario(text)
-    except loader.ScenarioFileError as e:
+        sc = load_scenario(text)
+    except ScenarioFileError as e:
         first = e.problems[0]
         more = f" (and {len(e.problems) - 1} more)" if len(e.problems) > 1 else ""
         raise PositionError(first.line, first.message + more) from None

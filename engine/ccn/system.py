@@ -160,7 +160,7 @@ class CCNSystem:
         return card_name(code)
 
     def capability(self, name: str) -> object | None:
-        """Autoplay and scenario checks (imported when asked for)."""
+        """Autoplay, scenario checks, the board picture (imported when asked for)."""
         target = _CAPABILITIES.get(name)
         if target is None:
             return None
@@ -171,6 +171,8 @@ class CCNSystem:
 
 _CAPABILITIES = {
     "autoplay": "engine.ccn.autoplay:AutoPlayer",
+    "scenarios": "engine.ccn.scenario:ScenarioChecker",
+    "picture": "engine.ccn.picture:PictureBuilder",
 }
 
 
