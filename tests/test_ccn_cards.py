@@ -140,3 +140,18 @@ def test_short_supply_sends_a_unit_to_its_baseline() -> None:
     s = position("S F3 GB LN", "N F5 FR LN", hands=_hands("short_supply"))
     s2, _ = _play(s, "card short_supply\nmove F5 to F9\n", [])
     assert str(s2.unit("n2").hex) == "F9"
+
+
+def test_rules_help_covers_every_card_and_unit_type() -> None:
+    """§6, §24, §4.2: pbem rules --system ccn explains every card and unit type."""
+    from engine.core.capabilities import RULES_HELP, find
+
+    helper = find(SYSTEM, RULES_HELP)
+    assert helper is not None
+    topics = helper.topics()
+    assert "first_strike" in topics and "HC" in topics and "squares" in topics
+    for topic in topics:
+        assert helper.help(topic)
+    assert "Command" in helper.help("Assault Center")
+    with pytest.raises(KeyError):
+        helper.help("no such card")

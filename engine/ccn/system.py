@@ -160,7 +160,7 @@ class CCNSystem:
         return card_name(code)
 
     def capability(self, name: str) -> object | None:
-        """Autoplay, scenario checks, the board picture (imported when asked for)."""
+        """Autoplay, scenario checks, the board picture, rules help (imported when asked for)."""
         target = _CAPABILITIES.get(name)
         if target is None:
             return None
@@ -173,6 +173,7 @@ _CAPABILITIES = {
     "autoplay": "engine.ccn.autoplay:AutoPlayer",
     "scenarios": "engine.ccn.scenario:ScenarioChecker",
     "picture": "engine.ccn.picture:PictureBuilder",
+    "rules-help": "engine.ccn.rules_text:RulesHelp",
 }
 
 
