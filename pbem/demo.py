@@ -303,7 +303,7 @@ async def run_demo(
     seed: int = 7,
     scenario: str = "001",
     max_epochs: int = 400,
-    timeout: float = 50.0,
+    timeout: float = 120.0,
     policy: Policy | None = None,
     game_id: str | None = None,
     progress: Callable[[str], None] | None = None,

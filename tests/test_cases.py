@@ -19,6 +19,7 @@ Case file fields::
     answers = ["evade"]            # answers to questions, in order
     before = ["card 2C ..."]       # whole turns played first (same dice), e.g. for Counter-Attack
     side = "south"                 # who gives the orders (default: to_move)
+    game_defaults = true           # start from a new game's standing orders, not RUNNER_STANDING
     [standing]                     # standing orders per side (merged over RUNNER_STANDING)
     [expect]
     error = "code"; error_line = 3 # orders refused (line in the case's orders)
@@ -68,6 +69,8 @@ extra-hex: never
 bonus: never
 leader-evade: auto
 rampage: auto
+rally: auto
+spartacus: auto
 """
 """Standing orders every case starts from, so no question is asked unless a case wants one."""
 
@@ -209,7 +212,8 @@ def run_case(case: dict[str, Any]) -> None:
     state = system.new_game(system.load_position(build_position(case)), None, ScriptedDice([]))
     standing = case.get("standing", {})
     for side in ("north", "south"):
-        state = state.with_side(side, standing=RUNNER_STANDING + standing.get(side, ""))
+        base = state.sides[side].standing if case.get("game_defaults") else RUNNER_STANDING
+        state = state.with_side(side, standing=base + standing.get(side, ""))
     dice = ScriptedDice([f for f in case.get("dice", "").replace(",", " ").split() if f])
     for earlier in case.get("before", []):  # turns played first (e.g. what Counter-Attack copies)
         text, _ = _with_header(earlier, state.game_id, state.turn)

@@ -11,6 +11,17 @@ from engine.systems import get_system
 
 SYS = get_system("cca")
 
+ENGINE_PICKS = """flags: ignore-all
+retreat: auto
+leader-evade: auto
+rampage: auto
+rally: auto
+spartacus: auto
+"""
+"""Standing orders that let the engine pick where a new game asks the owner (paths, flags,
+rampage order, Rally and Spartacus dice): tests of a rule then need no answers. A test of a
+question passes ``standing`` with ``ask``; ``standing=None`` keeps a new game's defaults."""
+
 
 def _list(items: Sequence[str]) -> str:
     return "[" + ", ".join(f'"{x}"' for x in items) + "]"
@@ -29,9 +40,10 @@ def position(  # noqa: PLR0917
     banners: int = 4,
     options: str = "",
     extra: str = "",
-    standing: str = "",
+    standing: str | None = "",
 ) -> State:
-    """A small position with South to move (turn 1)."""
+    """A small position with South to move (turn 1); standing orders as :data:`ENGINE_PICKS`
+    plus ``standing`` (``None``: the defaults of a new game)."""
     ter = "".join(f"{k} = {_list(v)}\n" for k, v in (terrain or {}).items())
     text = f"""format = "pbem-position/1"
 system = "cca"
@@ -61,17 +73,18 @@ hands = {{ south = {_list(south_hand)}, north = {_list(north_hand)} }}
 {extra}
 """
     st = SYS.new_game(SYS.load_position(text))
-    if standing:
+    if standing is not None:
         from engine.cca.policy import DEFAULT_STANDING, parse_policy
 
-        pol = parse_policy(DEFAULT_STANDING).merged(parse_policy(standing))
+        pol = parse_policy(DEFAULT_STANDING).merged(parse_policy(ENGINE_PICKS + standing))
         for side in ("north", "south"):
             st = st.with_side(side, standing=pol.text())
     return st
 
 
-def play(state: State, side: str, body: str, dice: str = "", perms: Sequence[Sequence[int]] = ()
-         ) -> Resolution:
+def play(
+    state: State, side: str, body: str, dice: str = "", perms: Sequence[Sequence[int]] = ()
+) -> Resolution:
     """Parse and resolve ``body`` (header added) with the dice faces in ``dice``."""
     text = f"game {state.game_id}\nturn {state.turn}\n{body}"
     sub = SYS.parse_orders(state, side, text)

@@ -10,6 +10,7 @@ paths the checker accepts, and that ``move X to Y`` is accepted for each.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -29,14 +30,26 @@ from engine.hexgrid import Hex
 from engine.randomness import ScriptedDice
 
 MOVING_CARDS = (
+    "2L",
+    "2C",
+    "2R",
     "3L",
-    "4C",
+    "3C",
     "3R",
+    "4L",
+    "4C",
+    "4R",
+    "CA",
+    "OF",
     "LT",
     "MT",
     "HT",
     "MO",
     "LA",
+    "IL",
+    "IC",
+    "IR",
+    "CTA",
     "DT",
     "LN",
     "MFM",
@@ -45,7 +58,8 @@ MOVING_CARDS = (
     "RA",
     "DS",
 )
-"""Every card that moves units (Clash of Shields and First Strike never do)."""
+"""Every card that moves units: all but Clash of Shields and First Strike, which never do.
+Counter-Attack copies the last card North played (drawn with the position)."""
 
 
 def _report(state: State, side: str, card: str | None) -> dict[str, dict[str, object]]:
@@ -144,8 +158,9 @@ def _positions(draw: st.DrawFn) -> State:
     for h in draw(st.lists(st.sampled_from(_HEXES), max_size=12, unique=True)):
         terrain.setdefault(draw(st.sampled_from(_TERRAIN)), []).append(h)
     leaders = draw(st.lists(st.sampled_from(_HEXES), max_size=3, unique=True))
+    copied = draw(st.sampled_from(("2L", "3C", "4R", "LT", "MO", "IL", "DT", "LN")))
     try:
-        return position(
+        start = position(
             south=south,
             north=north,
             terrain=terrain,
@@ -158,6 +173,7 @@ def _positions(draw: st.DrawFn) -> State:
         )
     except Exception:  # a random layout the position loader refuses (unit on a lake, ...)
         reject()
+    return replace(start, last_card={"side": "north", "code": copied, "section": None})
 
 
 def _paths(start: Hex, n: int) -> list[tuple[Hex, ...]]:

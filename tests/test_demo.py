@@ -69,7 +69,7 @@ def _turn_mails_draw_the_turn_from_each_players_side(saved: list[Path]) -> None:
 
 @pytest.mark.slow
 def test_demo_complete_game(tmp_path: Path) -> None:
-    result = asyncio.run(run_demo(tmp_path, seed=7, timeout=55))
+    result = asyncio.run(run_demo(tmp_path, seed=7, timeout=120))
     assert result.finished, result.message
     assert result.winner in ("north", "south")
     assert "shuffles recomputed" in result.audit and result.audit.startswith("OK")
@@ -82,7 +82,7 @@ def test_demo_game_audits_and_refuses_altered_dice_or_deck(
 ) -> None:
     """Issue 11: a finished demo game re-verifies under protocol v2; a changed die or card
     does not, with either verifier."""
-    result = asyncio.run(run_demo(tmp_path, seed=5, max_epochs=12, resign_at=5, timeout=40))
+    result = asyncio.run(run_demo(tmp_path, seed=5, max_epochs=16, resign_at=8, timeout=60))
     assert result.finished, result.message
     assert result.audit.startswith("OK") and "shuffles recomputed" in result.audit, result.audit
     config = demo_config(tmp_path, 0)

@@ -38,11 +38,14 @@ turn = 1
 
 ORDERS = "game t-one\nturn 1\ncard 2C\norder F4\nattack F4 at F5\n"
 
+RETREAT = "# north: the HI's retreat path (two are legal: §12.2.1, the owner chooses)\nF6\n"
+
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
     (tmp_path / "p.toml").write_text(POSITION)
     (tmp_path / "o.txt").write_text(ORDERS)
+    (tmp_path / "r.txt").write_text(RETREAT)
     return tmp_path
 
 
@@ -64,7 +67,9 @@ def _resolve(files: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tu
 
 def test_resolve_json_with_scripted_dice(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """§10.6/§12: R, R, S hit heavy infantry, the flag pushes it 1 hex, the MI advances."""
-    code, out, _ = _resolve(files, capsys, "--dice", "R,R,S,F", "--json")
+    code, out, _ = _resolve(
+        files, capsys, "--dice", "R,R,S,F", "--answers", str(files / "r.txt"), "--json"
+    )
     assert code == 0
     rep = json.loads(out)
     assert rep["format"] == "pbem-engine-result/1"
@@ -100,7 +105,9 @@ def test_no_dice_and_no_seed_is_exit_2(files: Path, capsys: pytest.CaptureFixtur
 
 
 def test_unused_dice_are_reported(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _resolve(files, capsys, "--dice", "R,R,S,F,G,G")
+    code, out, _ = _resolve(
+        files, capsys, "--dice", "R,R,S,F,G,G", "--answers", str(files / "r.txt")
+    )
     assert code == 0
     assert "2 of the 6 dice given were not used" in out
     assert "retreats F5 > F6" in out
@@ -133,25 +140,34 @@ def test_question_then_answers(files: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 0
     pend = json.loads(out)["state"]["pending"]
     assert pend["side"] == "north" and "evade" in pend["answers"]
-    (files / "a.txt").write_text("# north evades\nevade\n")
+    (files / "a.txt").write_text("# north evades\nevade\n# and chooses the path (§14.2)\nC6 > D7\n")
     code, out, _ = _resolve(
         files, capsys, "--dice", "G,R,R,R", "--answers", str(files / "a.txt"), "--json"
     )
     rep = json.loads(out)
     assert code == 0 and rep["state"]["pending"] is None
-    assert [s["epoch"] for s in rep["submissions"]] == [1, 2]
+    assert [s["epoch"] for s in rep["submissions"]] == [1, 2, 3]
     assert any(e["kind"] == "evade" for e in rep["events"])
     li = [
         u
         for u in rep["state"]["units"]
         if u["type"] == "LI" and u["side"] == "north" and u["hex"] != "A9"
     ]
-    assert li[0]["blocks"] == 3 and li[0]["hex"][1] == "7"
+    assert li[0]["blocks"] == 3 and li[0]["hex"] == "D7"
 
 
 def test_write_position_chains_turns(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out_pos = files / "next.toml"
-    code, _, _ = _resolve(files, capsys, "--dice", "R,R,S,F", "--write-position", str(out_pos))
+    code, _, _ = _resolve(
+        files,
+        capsys,
+        "--dice",
+        "R,R,S,F",
+        "--answers",
+        str(files / "r.txt"),
+        "--write-position",
+        str(out_pos),
+    )
     assert code == 0
     code = main(["engine", "template", "--position", str(out_pos)])
     text = capsys.readouterr().out
@@ -200,7 +216,9 @@ def test_orders_without_a_header_resolve_on_a_position(
 ) -> None:
     """`pbem engine` tests positions: the game/turn header is the referee's business."""
     (files / "o.txt").write_text(ORDERS.split("turn 1\n", 1)[1])
-    code, out, err = _resolve(files, capsys, "--dice", "R,R,S,F", "--json")
+    code, out, err = _resolve(
+        files, capsys, "--dice", "R,R,S,F", "--answers", str(files / "r.txt"), "--json"
+    )
     assert code == 0, out + err
     hi = next(u for u in json.loads(out)["state"]["units"] if u["type"] == "HI")
     # R, R and S hit a heavy unit: 3 hits; the flag drives it back 1 hex.

@@ -7,7 +7,9 @@ lines, a side band reads the same ``sides`` entry of a public view, and last tur
 marks on attacker and target placed where they stood when they fought, eliminations as
 crosses) are read the same way. :func:`frame` assembles the :class:`Picture`: sorted
 counters and markers, coordinates, section lines, flank names as the viewer calls them,
-North's picture turned round.
+North's picture turned round. A system says how it looks with a :class:`Look`;
+:func:`build` reads a public view with it and :class:`LookBuilder` is the ``picture``
+capability over it.
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ __all__ = [
     "NORTH",
     "SOUTH",
     "CCGrid",
+    "Look",
+    "LookBuilder",
     "band",
     "board_grid",
+    "build",
     "frame",
     "grid_of",
     "last_turn",
@@ -285,3 +290,88 @@ def place_leaders(
         else:
             lone.append(Marker(h, side, str(ld["name"])))
     return attached, lone
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one C&C system draws: terrain style, a unit's counter, a side band, the legend.
+
+    ``terrain(code)`` gives (terrain kind, renderer style); ``counter(unit, side, hex,
+    leader)`` the counter of a view's unit entry (``leader``: the attached leader's name or
+    ``""``); ``band(side, entry)`` the band of a view's ``sides`` entry; ``legend(view)`` the
+    function that writes the legend lines of the finished picture for its viewer.
+    """
+
+    terrain: Callable[[str], tuple[str, str]]
+    counter: Callable[[Mapping[str, Any], str, str, str], Counter]
+    band: Callable[[str, Mapping[str, Any]], SideBand]
+    legend: Callable[[Mapping[str, Any]], Callable[[Picture, str], tuple[str, ...]]]
+
+
+def build(
+    look: Look,
+    view: Mapping[str, Any],
+    events: Iterable[Mapping[str, Any]] = (),
+    viewer: str | None = None,
+) -> Picture:
+    """The picture of a C&C ``public_view`` dict, with last turn's ``events``.
+
+    ``viewer`` (``north``/``south``) turns the board so that his baseline is at the bottom;
+    without one the board is drawn as South sees it. Raises ``ValueError`` when the dict is
+    not a board (bad hexes or sides, two units in a hex).
+    """
+    try:
+        grid = grid_of(view)
+        terrain = {
+            grid.parse(str(h)): look.terrain(str(t)) for h, t in (view.get("terrain") or {}).items()
+        }
+        units = list(view.get("units", []) or [])
+        unit_hex = {(grid.parse(str(u["hex"])), side_of(u["side"])) for u in units}
+        attached, lone = place_leaders(grid, view.get("leaders", []) or [], unit_hex)
+        counters: list[Counter] = []
+        final: dict[str, str] = {}
+        kinds: dict[str, tuple[str, str]] = {}
+        for u in units:
+            side = side_of(u["side"])
+            h = grid.parse(str(u["hex"]))
+            c = look.counter(u, side, h, attached.get((h, side), ""))
+            if c.hex in final.values():
+                raise ValueError(f"two units in {c.hex}")
+            counters.append(c)
+            final[str(u.get("id"))] = c.hex
+            kinds[str(u.get("id"))] = (side, c.label)
+        for ld in view.get("leaders", []) or []:
+            kinds[f"leader:{ld['name']}"] = (str(ld["side"]), "")
+        sides = view.get("sides") or {}
+        bands = tuple(look.band(s, sides.get(s) or {}) for s in (NORTH, SOUTH))
+        legend = look.legend(view)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a public view: {exc}") from exc
+    marks = last_turn(list(events), final, kinds, grid)
+    return frame(
+        grid,
+        terrain,
+        bands=bands,
+        counters=counters,
+        markers=lone,
+        marks=marks,
+        title=str(view.get("name", "")),
+        viewer=viewer,
+        legend=legend,
+    )
+
+
+class LookBuilder:
+    """A system's ``picture`` capability (:class:`engine.core.capabilities.PictureBuilder`)."""
+
+    def __init__(self, look: Look) -> None:
+        self.look = look
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """See :func:`build`."""
+        return build(self.look, view, events, viewer)

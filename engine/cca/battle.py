@@ -83,24 +83,48 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
         return
     full = w.full_strength(tgt)
     score = score_ranged(w, tgt, dice, f"fire {u.hex} at {target_hex}")
-    w.log("fire", f"{u.label} fires at {tgt.label} with {dice} dice: {' '.join(score.faces)}",
-          score.faces, unit=u.id, target=tgt.id, hits=score.hits, flags=score.flags)
+    w.log(
+        "fire",
+        f"{u.label} fires at {tgt.label} with {dice} dice: {' '.join(score.faces)}",
+        score.faces,
+        unit=u.id,
+        target=tgt.id,
+        hits=score.hits,
+        flags=score.flags,
+    )
     apply_roll(w, u, tgt, score, False, full)
 
 
-def _wants_first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool:
+def _no_dice(w: Work, u: WUnit, what: str, against: WUnit) -> None:
+    """Report an attack that is not made: its dice fell below one (§17.1)."""
+    w.log(
+        "no-dice",
+        f"{u.label} cannot {what}: no dice left against {against.label} (§17.1)",
+        unit=u.id,
+        target=against.id,
+    )
+
+
+def _wants_first_strike(w: Work, att: WUnit, tgt: WUnit, def_full: bool, att_full: bool) -> bool:
     side = tgt.side
     if w.first_strike_used is not None or "FS" not in w.hands[side]:
         return False
+    if melee_dice(w, tgt, att, "first", def_full, target_full=att_full) < 1:
+        return False  # no strike to make (§17.1); the hand stays secret (the battle back says why)
     pol = w.decider.policy(side, "first-strike")
     auto: str | None = {"always": "first-strike", "never": "no"}.get(pol)
     if pol.startswith("vs "):
         what = pol[3:]
         hit = att.spec.mounted if what == "mounted" else att.spec.weight == what
         auto = "first-strike" if hit else "no"
-    pick = w.decider.choose(side, "first-strike",
-                            f"{att.label} attacks your {tgt.type} in {tgt.hex}: play First Strike?",
-                            ["first-strike", "no"], "no", auto)
+    pick = w.decider.choose(
+        side,
+        "first-strike",
+        f"{att.label} attacks your {tgt.type} in {tgt.hex}: play First Strike?",
+        ["first-strike", "no"],
+        "no",
+        auto,
+    )
     return pick == "first-strike"
 
 
@@ -134,20 +158,31 @@ def close_combat(
     if melee_dice(w, att, tgt, "attack", att_full, is_bonus, target_full=def_full) < 1:
         _moot(w, act, f"{att.label} has no dice against {target_hex}")  # §17.1: no attack
         return
-    w.log("attack", f"{att.label} attacks {tgt.label}" + (" (bonus combat)" if is_bonus else ""),
-          unit=att.id, target=tgt.id, bonus=is_bonus)
+    w.log(
+        "attack",
+        f"{att.label} attacks {tgt.label}" + (" (bonus combat)" if is_bonus else ""),
+        unit=att.id,
+        target=tgt.id,
+        bonus=is_bonus,
+    )
     if may_evade(w, tgt, att) and evade_paths(w, tgt):
         pol = w.decider.policy(tgt.side, "evade")
         s = tgt.spec
         auto = {
-            "always": "evade", "never": "stand",
+            "always": "evade",
+            "never": "stand",
             "light": "evade" if s.weight == "light" else "stand",
             "mounted": "evade" if s.mounted else "stand",
             "light-and-mounted": "evade" if s.weight == "light" or s.mounted else "stand",
         }.get(pol)
-        pick = w.decider.choose(tgt.side, "evade",
-                                f"{att.label} attacks your {tgt.type} in {tgt.hex}: evade?",
-                                ["evade", "stand"], "stand", auto)
+        pick = w.decider.choose(
+            tgt.side,
+            "evade",
+            f"{att.label} attacks your {tgt.type} in {tgt.hex}: evade?",
+            ["evade", "stand"],
+            "stand",
+            auto,
+        )
         if pick == "evade":
             resolve_evade(w, att, tgt, is_bonus)
             report_skipped(w, act, is_bonus, "advance", "no advance after an evade")
@@ -156,7 +191,7 @@ def close_combat(
     wall = w.terrain(tgt.hex).defender_strikes_first and not (
         w.terrain(att.hex).defender_strikes_first
     )
-    first = wall or _wants_first_strike(w, att, tgt)
+    first = wall or _wants_first_strike(w, att, tgt, def_full, att_full)
     if first:
         _first_strike(w, att, tgt, def_full, att_full, card=not wall)
         if att.hex is None or not att.hex.is_adjacent(target_hex) or tgt.hex != target_hex:
@@ -168,31 +203,53 @@ def close_combat(
         _moot(w, act, f"{att.label} has no dice against {target_hex}")
         return
     score = roll_melee(w, att, tgt, dice, f"close combat {att.hex} at {target_hex}")
-    w.log("battle", f"{att.label} rolls {dice} dice at {tgt.label}: {' '.join(score.faces)}",
-          score.faces, unit=att.id, target=tgt.id, hits=score.hits, flags=score.flags)
+    w.log(
+        "battle",
+        f"{att.label} rolls {dice} dice at {tgt.label}: {' '.join(score.faces)}",
+        score.faces,
+        unit=att.id,
+        target=tgt.id,
+        hits=score.hits,
+        flags=score.flags,
+    )
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
-        if att.hex is not None:
-            bonus = after_success(w, att, target_hex, act, is_bonus)
-            if bonus is not None:
-                close_combat(w, att, bonus, act, is_bonus=True)
+        if att.gone():  # an elephant's rampage may destroy it
+            report_skipped(w, act, is_bonus, "advance", f"the {att.type} is gone")
+            return
+        bonus = after_success(w, att, target_hex, act, is_bonus)
+        if bonus is not None:
+            close_combat(w, att, bonus, act, is_bonus=True)
         return
     report_skipped(w, act, is_bonus, "advance", "the defender held its hex")
     if first or tgt.hex is None or att.hex is None or not tgt.hex.is_adjacent(att.hex):
         return
+    dice = melee_dice(w, tgt, att, "back", def_full, target_full=att_full)
+    if dice < 1:  # a battle back reduced below one die is not made (§17.1)
+        _no_dice(w, tgt, "battle back", att)
+        return
     pol = w.decider.policy(tgt.side, "battle-back")
     auto = {"always": "battle-back", "never": "no"}.get(pol)
-    pick = w.decider.choose(tgt.side, "battle-back", f"Your {tgt.label} may battle back "
-                            f"against {att.label}: do it?", ["battle-back", "no"],
-                            "battle-back", auto)
+    pick = w.decider.choose(
+        tgt.side,
+        "battle-back",
+        f"Your {tgt.label} may battle back against {att.label}: do it?",
+        ["battle-back", "no"],
+        "battle-back",
+        auto,
+    )
     if pick != "battle-back":
         return
-    dice = melee_dice(w, tgt, att, "back", def_full, target_full=att_full)
-    if dice < 1:
-        return
     score = roll_melee(w, tgt, att, dice, f"battle back {tgt.hex} at {att.hex}")
-    w.log("battle-back", f"{tgt.label} battles back with {dice} dice: {' '.join(score.faces)}",
-          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags)
+    w.log(
+        "battle-back",
+        f"{tgt.label} battles back with {dice} dice: {' '.join(score.faces)}",
+        score.faces,
+        unit=tgt.id,
+        target=att.id,
+        hits=score.hits,
+        flags=score.flags,
+    )
     apply_roll(w, tgt, att, score, True, att_full)
 
 
@@ -204,15 +261,32 @@ def _first_strike(  # noqa: PLR0917
         w.first_strike_used = side
         w.hands[side].remove("FS")
         w.discard.append("FS")
-        w.log("first-strike", f"{side} plays First Strike with the {tgt.type} in {tgt.hex}",
-              side=side, unit=tgt.id)
+        w.log(
+            "first-strike",
+            f"{side} plays First Strike with the {tgt.type} in {tgt.hex}",
+            side=side,
+            unit=tgt.id,
+        )
     else:
-        w.log("first-strike", f"the {tgt.type} on the city wall in {tgt.hex} strikes first",
-              side=side, unit=tgt.id, card=False)
+        w.log(
+            "first-strike",
+            f"the {tgt.type} on the city wall in {tgt.hex} strikes first",
+            side=side,
+            unit=tgt.id,
+            card=False,
+        )
     dice = melee_dice(w, tgt, att, "first", def_full, target_full=att_full)
-    if dice < 1:
+    if dice < 1:  # a strike reduced below one die is not made (§17.1)
+        _no_dice(w, tgt, "strike first", att)
         return
     score = roll_melee(w, tgt, att, dice, f"first strike {tgt.hex} at {att.hex}")
-    w.log("battle", f"{tgt.label} strikes first with {dice} dice: {' '.join(score.faces)}",
-          score.faces, unit=tgt.id, target=att.id, hits=score.hits, flags=score.flags)
+    w.log(
+        "battle",
+        f"{tgt.label} strikes first with {dice} dice: {' '.join(score.faces)}",
+        score.faces,
+        unit=tgt.id,
+        target=att.id,
+        hits=score.hits,
+        flags=score.flags,
+    )
     apply_roll(w, tgt, att, score, True, att_full)

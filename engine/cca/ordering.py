@@ -129,9 +129,16 @@ def eligible(w: Work, side: str, spec: CardSpec, code: str) -> list[Item]:
 
 def _rallyable(w: Work, side: str, u: WUnit) -> bool:
     """A depleted unit that may be rallied, on or next to a friendly leader (§18.5 Rally)."""
-    return u.spec.rally and u.blocks < u.full and u.hex is not None and any(
-        ld.side == side and ld.hex is not None and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
-        for ld in w.leaders.values()
+    return (
+        u.spec.rally
+        and u.blocks < u.full
+        and u.hex is not None
+        and any(
+            ld.side == side
+            and ld.hex is not None
+            and (ld.hex == u.hex or ld.hex.is_adjacent(u.hex))
+            for ld in w.leaders.values()
+        )
     )
 
 
@@ -144,12 +151,16 @@ def _resolve_refs(
         quote = sub.lines[n - 1] if n and n <= len(sub.lines) else ref.notation()
         it = _lookup(w, side, ref)
         if isinstance(it, str):
-            problems.append(OrdersProblem(n, quote, "not-yours", it,
-                                          tuple(_name(x) for x in _items(w, side))))
+            problems.append(
+                OrdersProblem(n, quote, "not-yours", it, tuple(_name(x) for x in _items(w, side)))
+            )
             continue
         if id(it) in seen:
-            problems.append(OrdersProblem(n, quote, "ordered-twice",
-                                          f"{ref.notation()} is ordered twice (one order each)"))
+            problems.append(
+                OrdersProblem(
+                    n, quote, "ordered-twice", f"{ref.notation()} is ordered twice (one order each)"
+                )
+            )
             continue
         seen.add(id(it))
         out.append((it, n))
@@ -210,8 +221,12 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             )
             if not detach_ok:
                 what = host.type if host else "unit"
-                bad(n, "cannot-detach", f"leader {it.name} is attached to the {what} in "
-                    f"{it.hex}; {spec.name} cannot detach leaders: order the unit instead")
+                bad(
+                    n,
+                    "cannot-detach",
+                    f"leader {it.name} is attached to the {what} in "
+                    f"{it.hex}; {spec.name} cannot detach leaders: order the unit instead",
+                )
     units = [it for it in items if isinstance(it, WUnit)]
     lds = [it for it in items if isinstance(it, WLeader)]
     any_one = len(items) == 1 and len(units) == 1
@@ -233,8 +248,11 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if isinstance(it, WLeader) and spec.code != "MO":
                     bad(n, "wrong-troop", f"{spec.name} does not order leaders")
             if len(items) > command:
-                bad(line0, "too-many", _too_many(spec.name, f"up to {command} (your Command)",
-                                                 items))
+                bad(
+                    line0,
+                    "too-many",
+                    _too_many(spec.name, f"up to {command} (your Command)", items),
+                )
         elif not any_one and items:
             bad(line0, "any-one-unit", f"you have no {troop} units: order any one unit")
     elif spec.kind == LEADERSHIP:
@@ -262,8 +280,11 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
                 if isinstance(it, WLeader) and (spec.code == "MFM" or not w.lone(it)):
                     bad(n, "wrong-troop", f"{spec.name} does not order this leader")
             if len(items) > command:
-                bad(line0, "too-many", _too_many(spec.name, f"up to {command} (your Command)",
-                                                 items))
+                bad(
+                    line0,
+                    "too-many",
+                    _too_many(spec.name, f"up to {command} (your Command)", items),
+                )
         elif not any_one and items:
             bad(line0, "any-one-unit", f"you have no {want} units: order any one unit")
     elif spec.code in ("CS", "DS"):
@@ -275,15 +296,22 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             what = "next to an enemy unit" if spec.code == "CS" else "with missile weapons"
             for it, n in picked:
                 if it not in auto:
-                    bad(n, "not-ordered-by-card", f"{spec.name} orders every unit of yours "
-                        f"{what}, and only those: {_name(it)} is not one")
+                    bad(
+                        n,
+                        "not-ordered-by-card",
+                        f"{spec.name} orders every unit of yours "
+                        f"{what}, and only those: {_name(it)} is not one",
+                    )
             items = list(auto)
             units = [it for it in items if isinstance(it, WUnit)]
             lds = []
     elif spec.code == "SP":
         if len(items) > command:  # one die per unit ordered: Command dice (§18.5)
-            bad(line0, "too-many", _too_many(spec.name, f"at most {command} (your Command "
-                                             "dice)", items))
+            bad(
+                line0,
+                "too-many",
+                _too_many(spec.name, f"at most {command} (your Command dice)", items),
+            )
         elif not validating:
             items = _spartacus(w, side, items)
             units = [it for it in items if isinstance(it, WUnit)]
@@ -293,15 +321,21 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no leader on the board: order any one unit")
         elif len(items) > command:  # one die per block: Command dice (§18.5)
-            bad(line0, "too-many", _too_many(spec.name, f"at most {command} (your Command "
-                                             "dice)", items))
+            bad(
+                line0,
+                "too-many",
+                _too_many(spec.name, f"at most {command} (your Command dice)", items),
+            )
         elif not validating:
             units = _rally(w, side, units)
             lds = []
     entering = sum(1 for a in sub.actions if a.verb == "enter" and a.ref.leader is None)
     if entering:
-        cap = {SECTION: sum(spec.sections.values()), TROOP: command,
-               LEADERSHIP: spec.chain + 1}.get(spec.kind, command)
+        cap = {
+            SECTION: sum(spec.sections.values()),
+            TROOP: command,
+            LEADERSHIP: spec.chain + 1,
+        }.get(spec.kind, command)
         if spec.kind == LEADERSHIP:
             cap -= sum(1 for u in units if w.host(lds[0]) is not u) if lds else 0
         else:
@@ -373,8 +407,12 @@ def _check_leadership(  # noqa: PLR0917
     if not leaders:
         w.fallback = True
         if not any_one and picked:
-            bad(line0, "need-leader", f"{spec.name}: name the leader, or order any one unit",
-                tuple(f"leader {x.name}" for x in w.leaders.values() if x.side == side and x.hex))
+            bad(
+                line0,
+                "need-leader",
+                f"{spec.name}: name the leader, or order any one unit",
+                tuple(f"leader {x.name}" for x in w.leaders.values() if x.side == side and x.hex),
+            )
         return
     if len(leaders) > 1:
         bad(leaders[1][1], "one-leader", f"{spec.name} orders one leader")
@@ -387,8 +425,11 @@ def _check_leadership(  # noqa: PLR0917
     host = w.host(ld)
     others = [it for it, _ in picked if isinstance(it, WUnit) and it is not host]
     if len(others) > spec.chain:
-        bad(line0, "too-many", _too_many(spec.name, f"the leader's unit and up to {spec.chain} "
-                                         "more", others))
+        bad(
+            line0,
+            "too-many",
+            _too_many(spec.name, f"the leader's unit and up to {spec.chain} more", others),
+        )
     hexes = [u.hex for u in others if u.hex]
     if hexes and not _connected(hexes, [ld.hex]):
         bad(line0, "not-connected", "the units must form a chain starting next to the leader")
@@ -399,8 +440,8 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
 
     Each G/B/R orders one light/medium/heavy unit, each H any unit or leader.
     The owner chooses among the sets of listed units the dice can order that
-    are as large as any (standing order ``spartacus``: ``auto``, the default,
-    orders them in the order listed; ``ask`` asks when there is a choice).
+    are as large as any (standing order ``spartacus``: ``ask``, the default,
+    asks when there is a choice; ``auto`` orders them in the order listed).
     """
     command = w.state.sides[side].command
     faces = w.roll(command, "I am Spartacus")
@@ -422,12 +463,21 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
     auto = ", ".join(_name(x) for x in got) or "nothing"
     names = {", ".join(_name(items[i]) for i in sorted(o)) or "nothing": o for o in options}
     answers = [auto, *sorted(n for n in names if n != auto)]
-    explicit = dict(w.decider.policies[side].rules).get("spartacus") == "ask"
-    pick = w.decider.choose(side, "spartacus", f"I am Spartacus: {' '.join(faces)}: which units "
-                            "are ordered?", answers, auto, None if explicit else auto)
+    chosen = auto if w.decider.policy(side, "spartacus") == "auto" else None  # else ask
+    pick = w.decider.choose(
+        side,
+        "spartacus",
+        f"I am Spartacus: {' '.join(faces)}: which units are ordered?",
+        answers,
+        auto,
+        chosen,
+    )
     if pick != auto:
         got = [items[i] for i in sorted(names[pick])]
     w.log("ordered", "ordered by the dice: " + (", ".join(_name(x) for x in got) or "nothing"))
+    left = [_name(x) for x in items if x not in got]
+    if left:  # never dropped silently
+        w.log("not-ordered", "I am Spartacus: no die for " + ", ".join(left) + ": not ordered")
     return got
 
 
@@ -464,9 +514,9 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
 
     Each G/B/R returns a block to a depleted unit of that weight on or next to
     a friendly leader, each H to any such unit. The owner chooses among the
-    assignments that return the most blocks (standing order ``rally``: ``auto``,
-    the default, gives colours first and helmets to the first units listed;
-    ``ask`` asks when there is a choice).
+    assignments that return the most blocks (standing order ``rally``: ``ask``,
+    the default, asks when there is a choice; ``auto`` gives colours first and
+    helmets to the first units listed).
     """
     command = w.state.sides[side].command
     faces = w.roll(command, "Rally")
@@ -477,9 +527,15 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
     names = {_gains_text(g, near): g for g in options}
     auto = _gains_text(greedy, near)
     answers = [auto, *sorted(n for n in names if n != auto)]
-    explicit = dict(w.decider.policies[side].rules).get("rally") == "ask"
-    pick = w.decider.choose(side, "rally", f"Rally: {' '.join(faces)}: which units get the "
-                            "blocks?", answers, auto, None if explicit else auto)
+    chosen = auto if w.decider.policy(side, "rally") == "auto" else None  # else ask
+    pick = w.decider.choose(
+        side,
+        "rally",
+        f"Rally: {' '.join(faces)}: which units get the blocks?",
+        answers,
+        auto,
+        chosen,
+    )
     rallied: list[WUnit] = []
     if pick == auto:  # colours first, helmets for the rest, in the order listed
         for f in sorted(faces, key=lambda x: x == "H"):
@@ -489,16 +545,28 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
                     u.blocks += 1
                     if u not in rallied:
                         rallied.append(u)
-                    w.log("rallied", f"{u.label} gets a block back ({f})", unit=u.id,
-                          blocks=u.blocks)
+                    w.log(
+                        "rallied", f"{u.label} gets a block back ({f})", unit=u.id, blocks=u.blocks
+                    )
                     break
-        return rallied
-    for u, n in zip(near, names[pick], strict=True):
-        if n:
-            u.blocks += n
-            rallied.append(u)
-            w.log("rallied", f"{u.label} gets {n} block{'s' if n > 1 else ''} back", unit=u.id,
-                  blocks=u.blocks)
+    else:
+        for u, n in zip(near, names[pick], strict=True):
+            if n:
+                u.blocks += n
+                rallied.append(u)
+                w.log(
+                    "rallied",
+                    f"{u.label} gets {n} block{'s' if n > 1 else ''} back",
+                    unit=u.id,
+                    blocks=u.blocks,
+                )
+    for u in units:  # never dropped silently: say which listed units the dice left out
+        if u not in rallied:
+            w.log(
+                "not-ordered",
+                f"Rally: no die for {u.label}: it gets no block and is not ordered",
+                unit=u.id,
+            )
     return rallied
 
 
@@ -567,5 +635,9 @@ def hints(state: State, side: str) -> dict[str, Any]:
         sec: [_name(it) for it in _items(w, side) if it.hex and sec in sections_of(w, side, it.hex)]
         for sec in ("left", "centre", "right")
     }
-    return {"side": side, "command": state.sides[side].command, "cards": cards,
-            "sections": sections}
+    return {
+        "side": side,
+        "command": state.sides[side].command,
+        "cards": cards,
+        "sections": sections,
+    }

@@ -8,16 +8,21 @@ values::
                   (asked only while the side holds First Strike, so ``ask`` lets the
                   opponent see the pause and guess the card: the default is ``never``)
     battle-back:  always | never | ask
-    flags:        ignore-all | accept-all | ask
-    retreat:      auto | prefer-friends | ask
+    flags:        ask | ignore-all | accept-all
+    retreat:      ask | auto | prefer-friends   (retreat and evade paths)
     advance:      always | never | ask        (momentum advance, active side)
     extra-hex:    never | ask                 (cavalry extra hex after advancing)
     bonus:        ask | never | auto          (bonus close combat; auto = weakest target)
-    leader-evade: auto | ask                  (path and destination of a leader's evade)
-    rampage:      auto | ask                  (order of an elephant's rampage rolls)
-    rally:        auto | ask                  (which units get the Rally dice; not set = auto)
-    spartacus:    auto | ask                  (which listed units I am Spartacus orders; not set
-                                               = auto)
+    leader-evade: ask | auto                  (path and destination of a leader's evade or escape)
+    rampage:      ask | auto                  (order of an elephant's rampage rolls)
+    rally:        ask | auto                  (which units get the Rally dice)
+    spartacus:    ask | auto                  (which listed units I am Spartacus orders)
+
+Where the rules give a side a choice among paths, counts or assignments
+(retreat and evade paths, flags to ignore, a leader's evade or escape, the
+rampage order, Rally dice, I am Spartacus dice), the default is ``ask``: the
+engine never picks for the owner unless the owner's orders or standing orders
+chose (``auto`` and the other values are the owner's choice, made in advance).
 """
 
 from __future__ import annotations
@@ -45,13 +50,15 @@ POLICY_VALUES: dict[str, tuple[str, ...]] = {
 DEFAULT_STANDING = """evade: ask
 first-strike: never
 battle-back: always
-flags: ignore-all
-retreat: auto
+flags: ask
+retreat: ask
 advance: always
 extra-hex: never
 bonus: ask
-leader-evade: auto
-rampage: auto
+leader-evade: ask
+rampage: ask
+rally: ask
+spartacus: ask
 """
 """Standing orders every side starts with (players change them with ``standing`` lines)."""
 

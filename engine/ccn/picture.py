@@ -26,26 +26,16 @@ a game exists, and the tests).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from engine.cc.picture import (
-    NORTH,
-    SOUTH,
-    CCGrid,
-    band,
-    frame,
-    grid_of,
-    last_turn,
-    place_leaders,
-    side_of,
-)
+from engine.cc.picture import NORTH, SOUTH, Look, LookBuilder, band, build, grid_of
 from engine.ccn.scenario.check import tables
 from engine.ccn.scenario.model import Scenario
 from engine.ccn.strength import start_blocks
 from engine.core.picture import Counter, Picture, SideBand
 
-__all__ = ["STYLES", "PictureBuilder", "build_picture", "colour_key", "start_view"]
+__all__ = ["LOOK", "STYLES", "PictureBuilder", "build_picture", "colour_key", "start_view"]
 
 #: terrain.toml code -> the renderer's drawing (clear when absent).
 STYLES: Mapping[str, str] = {
@@ -77,13 +67,13 @@ def _arm(code: str) -> str:
     return unit.arm if unit else ""
 
 
-def _counter(u: Mapping[str, Any], side: str, grid: CCGrid, leader: str) -> Counter:
+def _counter(u: Mapping[str, Any], side: str, hex_: str, leader: str) -> Counter:
     code = str(u["type"]).upper()
     nation = str(u.get("nation", ""))
     full = int(u.get("full", u.get("blocks", 1)))
     square = bool(u.get("square", False))
     return Counter(
-        hex=grid.parse(str(u["hex"])),
+        hex=hex_,
         side=side,
         label=code,
         count=int(u.get("blocks", full)),
@@ -103,7 +93,8 @@ def _band(side: str, v: Mapping[str, Any]) -> SideBand:
     return SideBand(b.side, b.name, b.army, colour, b.score, b.goal)
 
 
-def _objectives(view: Mapping[str, Any], grid: CCGrid) -> list[str]:
+def _objectives(view: Mapping[str, Any]) -> list[str]:
+    grid = grid_of(view)
     out = []
     for o in view.get("objectives", []) or []:
         hexes = ", ".join(grid.parse(str(h)) for h in o.get("hexes", []))
@@ -112,7 +103,9 @@ def _objectives(view: Mapping[str, Any], grid: CCGrid) -> list[str]:
     return out
 
 
-def _legend_of(objectives: list[str]) -> Any:
+def _legend_of(view: Mapping[str, Any]) -> Callable[[Picture, str], tuple[str, ...]]:
+    objectives = _objectives(view)
+
     def legend(p: Picture, viewer: str) -> tuple[str, ...]:
         who = viewer.capitalize() if viewer in (NORTH, SOUTH) else "South"
         out = [
@@ -132,59 +125,21 @@ def _legend_of(objectives: list[str]) -> Any:
     return legend
 
 
+def _terrain(code: str) -> tuple[str, str]:
+    return code, STYLES.get(code, "clear")
+
+
+LOOK = Look(terrain=_terrain, counter=_counter, band=_band, legend=_legend_of)
+"""How a Napoleonics board looks."""
+
+
 def build_picture(
     view: Mapping[str, Any],
     events: Iterable[Mapping[str, Any]] = (),
     viewer: str | None = None,
 ) -> Picture:
-    """The picture of a ccn ``public_view`` dict, with last turn's ``events``.
-
-    ``viewer`` (``north``/``south``) turns the board so that his baseline is at the bottom;
-    without one the board is drawn as South sees it. Raises ``ValueError`` when the dict is
-    not a board (bad hexes, sides, two units in a hex).
-    """
-    try:
-        grid = grid_of(view)
-        terrain = {
-            grid.parse(str(h)): (str(t), STYLES.get(str(t), "clear"))
-            for h, t in (view.get("terrain") or {}).items()
-        }
-        units = list(view.get("units", []) or [])
-        unit_hex = {(grid.parse(str(u["hex"])), side_of(u["side"])) for u in units}
-        attached, lone = place_leaders(grid, view.get("leaders", []) or [], unit_hex)
-        counters: list[Counter] = []
-        final: dict[str, str] = {}
-        kinds: dict[str, tuple[str, str]] = {}
-        for u in units:
-            side = side_of(u["side"])
-            h = grid.parse(str(u["hex"]))
-            c = _counter(u, side, grid, attached.get((h, side), ""))
-            if c.hex in final.values():
-                raise ValueError(f"two units in {c.hex}")
-            counters.append(c)
-            final[str(u.get("id"))] = c.hex
-            kinds[str(u.get("id"))] = (side, c.label)
-        kinds.update(
-            {f"leader:{ld['name']}": (str(ld["side"]), "") for ld in view.get("leaders", []) or []}
-        )
-        sides = view.get("sides") or {}
-        bands = tuple(_band(s, sides.get(s) or {}) for s in (NORTH, SOUTH))
-        objectives = _objectives(view, grid)
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"not a public view: {exc}") from exc
-    marks = last_turn(list(events), final, kinds, grid)
-    title = str(view.get("name", ""))
-    return frame(
-        grid,
-        terrain,
-        bands=bands,
-        counters=counters,
-        markers=lone,
-        marks=marks,
-        title=title,
-        viewer=viewer,
-        legend=_legend_of(objectives),
-    )
+    """The picture of a ccn public view after ``events``, seen by ``viewer`` (see ``build``)."""
+    return build(LOOK, view, events, viewer)
 
 
 def start_view(scenario: Scenario) -> dict[str, Any]:
@@ -224,14 +179,8 @@ def start_view(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-class PictureBuilder:
+class PictureBuilder(LookBuilder):
     """The ccn ``picture`` capability (:class:`engine.core.capabilities.PictureBuilder`)."""
 
-    def picture(
-        self,
-        view: Mapping[str, Any],
-        events: Sequence[Mapping[str, Any]] = (),
-        viewer: str | None = None,
-    ) -> Picture:
-        """See :func:`build_picture`."""
-        return build_picture(view, events, viewer)
+    def __init__(self) -> None:
+        super().__init__(LOOK)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from engine.core.capabilities import ScenarioProblem as Problem
 from engine.core.toml_lines import TomlLines
 
 __all__ = ["KIND_NAMES", "FileChecker", "HexBoard", "nth_copy", "parse_toml"]
+
+T = TypeVar("T")
 
 KIND_NAMES: Mapping[type, str] = {
     str: "a string", int: "an integer", bool: "true or false", list: "a list", dict: "a table",
@@ -93,6 +95,62 @@ class FileChecker:
         except ValueError as exc:
             self.add(path, "off-board", f"{exc}", item, nth)
             return None
+
+    def header(
+        self,
+        data: Mapping[str, Any],
+        fmt: str,
+        systems: Sequence[str],
+        meta_keys: Sequence[str],
+        id_pattern: re.Pattern[str],
+    ) -> tuple[str | None, dict[str, str | None]]:
+        """``format``, ``system`` and ``[meta]``: the system and each meta string (or None).
+
+        ``meta.source`` is required unless the file is a saved game (it has ``state``).
+        """
+        got = self.typed(data, (), "format", str)
+        if got is not None and got != fmt:
+            self.add(("format",), "bad-value", f"format must be {fmt!r}, not {got!r}")
+        system = self.typed(data, (), "system", str)
+        if system is not None and system not in systems:
+            known = ", ".join(systems)
+            self.add(("system",), "bad-value", f"unknown system {system!r} (known: {known})")
+        meta = self.typed(data, (), "meta", dict) or {}
+        self.unknown_keys(meta, ("meta",), meta_keys)
+        out: dict[str, str | None] = {}
+        for key in meta_keys:
+            need = key != "source" or "state" not in data
+            out[key] = self.typed(meta, ("meta",), key, str, required=need) if meta else None
+            if key == "id" and out[key] is not None and not id_pattern.match(str(out[key])):
+                msg = "meta.id must be lower case letters, digits and dashes"
+                self.add(("meta", "id"), "bad-value", msg)
+        return system, out
+
+    def sides(
+        self,
+        data: Mapping[str, Any],
+        names: Sequence[str],
+        check_side: Callable[[str, Any], T | None],
+    ) -> dict[str, T]:
+        """``[sides.NAME]`` for each of ``names``, checked by ``check_side`` (None: refused)."""
+        raw = self.typed(data, (), "sides", dict) or {}
+        self.unknown_keys(raw, ("sides",), names)
+        out: dict[str, T] = {}
+        for name in names:
+            if name not in raw:
+                if "sides" in data:
+                    self.add(("sides",), "missing-field", f"missing table [sides.{name}]")
+                continue
+            side = check_side(name, raw[name])
+            if side is not None:
+                out[name] = side
+        return out
+
+    def tables(self, data: Mapping[str, Any], keys: Sequence[str]) -> None:
+        """Each of ``keys`` present in ``data`` must be a table (its content is another's)."""
+        for key in keys:
+            if key in data:
+                self.typed(data, (), key, dict)
 
     def strings(
         self, table: Mapping[str, Any], path: tuple[str, ...], key: str, required: bool

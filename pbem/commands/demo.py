@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="scenario (default: the system's first bundled one; 001, Akragas, for cca)",
     )
     parser.add_argument("--max-epochs", type=int, default=400, help="stop after this many")
-    parser.add_argument("--timeout", type=float, default=50.0, help="seconds before giving up")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds before giving up")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the daemon's log")
     parser.set_defaults(func=run)
 

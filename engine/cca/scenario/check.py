@@ -8,7 +8,6 @@ impassability come from the engine's tables so the two never disagree.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,7 +16,7 @@ from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
 from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
 from engine.cca.terrain import mover_kind
 from engine.cca.units import UNITS as ENGINE_UNITS
-from engine.core.file_check import FileChecker, nth_copy
+from engine.core.file_check import FileChecker, nth_copy, parse_toml
 from engine.hexgrid import STANDARD_BOARD
 
 __all__ = ["FORMAT", "IMPASSABLE", "RULES", "SYSTEMS", "TERRAIN", "UNIT_TYPES", "check_text"]
@@ -376,46 +375,16 @@ def _banners_available(side: Side, enemy: Side, rules: Sequence[Mapping[str, Any
 
 
 def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        return [Problem(int(m.group(1)) if m else 0, "toml-syntax", f"TOML syntax: {exc}")], None
+    data, syntax = parse_toml(text)
+    if data is None:
+        return [syntax] if syntax else [], None
     ck = _Checker(text)
     ck.unknown_keys(data, (), _TOP_KEYS)
-    fmt = ck.typed(data, (), "format", str)
-    if fmt is not None and fmt != FORMAT:
-        ck.add(("format",), "bad-value", f"format must be {FORMAT!r}, not {fmt!r}")
-    system = ck.typed(data, (), "system", str)
-    if system is not None and system not in SYSTEMS:
-        ck.add(("system",), "bad-value", f"unknown system {system!r} (known: {', '.join(SYSTEMS)})")
-    meta = ck.typed(data, (), "meta", dict) or {}
-    ck.unknown_keys(meta, ("meta",), _META_KEYS)
-    sid = ck.typed(meta, ("meta",), "id", str) if meta else None
-    if sid is not None and not _ID.match(sid):
-        ck.add(("meta", "id"), "bad-value", "meta.id must be lower case letters, digits and dashes")
-    name = ck.typed(meta, ("meta",), "name", str) if meta else None
-    year = ck.typed(meta, ("meta",), "year", str) if meta else None
-    source = (
-        ck.typed(meta, ("meta",), "source", str, required="state" not in data) if meta else None
-    )
-    sides_raw = ck.typed(data, (), "sides", dict) or {}
-    ck.unknown_keys(sides_raw, ("sides",), SIDES)
-    sides: dict[str, Side] = {}
-    for s in SIDES:
-        if s not in sides_raw:
-            if "sides" in data:
-                ck.add(("sides",), "missing-field", f"missing table [sides.{s}]")
-            continue
-        side = _check_side(ck, s, sides_raw[s])
-        if side:
-            sides[s] = side
+    system, meta = ck.header(data, FORMAT, SYSTEMS, _META_KEYS, _ID)
+    sid, name, year, source = (meta.get(k) for k in _META_KEYS)
+    sides = ck.sides(data, SIDES, lambda s, raw: _check_side(ck, s, raw))
     terrain = _check_terrain(ck, data.get("terrain"))
-    if "options" in data:
-        ck.typed(data, (), "options", dict)
-    for key in ("state", "cards"):
-        if key in data:
-            ck.typed(data, (), key, dict)
+    ck.tables(data, ("options", "state", "cards"))
     rules: list[dict[str, Any]] = []
     special = ck.typed(data, (), "special", list, required=False) or []
     for i, raw in enumerate(special):

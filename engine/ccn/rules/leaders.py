@@ -96,8 +96,9 @@ def leader_paths(f: Field[U, L], ld: L) -> list[LeaderPath]:
     """Every legal retreat of ``ld``: 1-3 hexes toward its baseline, in a fixed order
     (ccn.md §17.2, §17.3). A path may pass friendly units and lone friendly leaders, end
     on an empty hex or a friendly unit without a leader (it attaches), escape through enemy
-    units, or leave the map from the baseline; it never passes a lone enemy leader nor ends
-    on an enemy unit, an enemy leader or another friendly leader."""
+    units (with or without their leader), or leave the map from the baseline; it never passes
+    a lone enemy leader nor ends on an enemy unit, an enemy leader or another friendly
+    leader."""
     assert ld.hex is not None
     base = f.baseline(ld.side)
     out: list[LeaderPath] = []
@@ -118,9 +119,9 @@ def leader_paths(f: Field[U, L], ld: L) -> list[LeaderPath]:
                 continue
             other = f.leader_at(n)
             unit = f.unit_at(n)
-            if other is not None and other.side != ld.side:
-                continue
             hostile = unit is not None and unit.side != ld.side
+            if other is not None and other.side != ld.side and not hostile:
+                continue  # a lone enemy leader ([R] §17.2); one with its unit is escaped
             walk(n, (*path, n), (*escapes, n) if hostile else escapes)
 
     walk(ld.hex, (), ())
@@ -128,12 +129,15 @@ def leader_paths(f: Field[U, L], ld: L) -> list[LeaderPath]:
 
 
 def _auto(f: Field[U, L], ld: L, paths: list[LeaderPath]) -> LeaderPath:
-    """ccn.md §26.2 [R]: the nearest legal hex, preferring to join a friendly unit; never an
-    escape or leaving the map if anything else is possible."""
+    """ccn.md §26.2 [R]: the nearest legal hex, preferring to join a friendly unit, then the
+    owner's leftmost; never an escape or leaving the map if anything else is possible."""
 
-    def key(p: LeaderPath) -> tuple[int, int, int, int, str]:
+    flip = 1 if f.baseline(ld.side) == 1 else -1  # the owner's left first
+
+    def key(p: LeaderPath) -> tuple[int, int, int, int, int, str]:
         joins = bool(p.hexes) and not p.off and host_at(f, ld, p.hexes[-1])
-        return (len(p.escapes), int(p.off), 0 if joins else 1, len(p.hexes), p.text())
+        end = flip * p.hexes[-1].x if p.hexes else 0
+        return (len(p.escapes), int(p.off), 0 if joins else 1, len(p.hexes), end, p.text())
 
     return min(paths, key=key)
 

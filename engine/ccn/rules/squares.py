@@ -51,6 +51,7 @@ __all__ = [
     "may_break_square",
     "may_form_square",
     "offer_square",
+    "repulse",
     "square_first_roll",
 ]
 
@@ -73,6 +74,15 @@ def capped(f: Field[U, L], roller: U, target: U | None) -> bool:
     """Whether a battle rolls 1 die at most (ccn.md §11 step 4, §21.5, §21.6): the roller is
     a square, or cavalry meleeing a square."""
     return roller.square or (target is not None and target.square and arm(f, roller) == "cavalry")
+
+
+def repulse(f: Field[U, L], roller: U, target: U, led_by: U | None = None) -> bool:
+    """Whether the flags ``roller`` rolls at ``target`` are repulse flags, which cavalry may
+    not ignore (ccn.md §21.5, §21.6): a square's flags against cavalry - in its first roll,
+    its own attack or a battle back - and those of artillery joining a square's combined
+    arms attack on cavalry (``led_by``: the square the artillery joins)."""
+    square = led_by.square if led_by is not None else roller.square
+    return square and arm(f, target) == "cavalry"
 
 
 def may_form_square(ref: Referee[U, L], inf: U, attacker: U, how: str) -> str | None:

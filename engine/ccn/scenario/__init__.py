@@ -7,6 +7,7 @@ The system's loader builds its initial state from :func:`load_scenario`'s model.
 
 from __future__ import annotations
 
+from engine.cc.scenario import TextChecker, info_of
 from engine.ccn.scenario.check import (
     FORMAT,
     RULES,
@@ -29,7 +30,6 @@ from engine.ccn.scenario.model import (
     Unit,
 )
 from engine.ccn.scenario.text import render_details
-from engine.core.capabilities import ScenarioInfo
 
 __all__ = [
     "FORMAT",
@@ -55,28 +55,8 @@ __all__ = [
 ]
 
 
-def info_of(scenario: Scenario) -> ScenarioInfo:
-    """What ``pbem scenario list`` shows of ``scenario`` (armies, banners, first side)."""
-    return ScenarioInfo(
-        id=scenario.id,
-        name=scenario.name,
-        year=scenario.year,
-        sides={"north": scenario.north.army, "south": scenario.south.army},
-        goal=f"{scenario.north.banners}/{scenario.south.banners}",
-        first=scenario.first,
-        detail=scenario,
-    )
-
-
-class ScenarioChecker:
+class ScenarioChecker(TextChecker):
     """The ``scenarios`` capability: checks (by line) and the details ``show`` prints."""
 
-    def check(self, text: str) -> tuple[list[Problem], ScenarioInfo | None]:
-        """Every problem by line; the scenario's summary (model in ``detail``) when none."""
-        problems, scenario = check_text(text)
-        return problems, None if scenario is None else info_of(scenario)
-
-    def details(self, text: str) -> list[str]:
-        """Sides, leaders, objectives, rules and placeholders, as ``pbem scenario show`` prints."""
-        _, scenario = check_text(text)
-        return [] if scenario is None else render_details(scenario)
+    def __init__(self) -> None:
+        super().__init__(check_text, render_details)

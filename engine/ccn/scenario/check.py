@@ -473,40 +473,11 @@ def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
         return [syntax] if syntax else [], None
     ck = _Checker(text)
     ck.unknown_keys(data, (), _TOP_KEYS)
-    fmt = ck.typed(data, (), "format", str)
-    if fmt is not None and fmt != FORMAT:
-        ck.add(("format",), "bad-value", f"format must be {FORMAT!r}, not {fmt!r}")
-    system = ck.typed(data, (), "system", str)
-    if system is not None and system != SYSTEM:
-        ck.add(("system",), "bad-value", f"system must be {SYSTEM!r}, not {system!r}")
-    meta = ck.typed(data, (), "meta", dict) or {}
-    ck.unknown_keys(meta, ("meta",), _META_KEYS)
-    got = (
-        {
-            k: ck.typed(meta, ("meta",), k, str, required=k != "source" or "state" not in data)
-            for k in _META_KEYS
-        }
-        if meta
-        else {}
-    )
-    if got.get("id") is not None and not _ID.match(str(got["id"])):
-        ck.add(("meta", "id"), "bad-value", "meta.id must be lower case letters, digits and dashes")
-    sides_raw = ck.typed(data, (), "sides", dict) or {}
-    ck.unknown_keys(sides_raw, ("sides",), SIDES)
-    sides: dict[str, Side] = {}
-    for s in SIDES:
-        if s not in sides_raw:
-            if "sides" in data:
-                ck.add(("sides",), "missing-field", f"missing table [sides.{s}]")
-            continue
-        side = _check_side(ck, s, sides_raw[s])
-        if side:
-            sides[s] = side
+    system, got = ck.header(data, FORMAT, (SYSTEM,), _META_KEYS, _ID)
+    sides = ck.sides(data, SIDES, lambda s, raw: _check_side(ck, s, raw))
     terrain = _check_terrain(ck, data.get("terrain"))
     fortified = _check_fortified(ck, data.get("fortified"), terrain)
-    for key in ("options", "state", "cards"):
-        if key in data:
-            ck.typed(data, (), key, dict)
+    ck.tables(data, ("options", "state", "cards"))
     objectives = [
         o
         for i, raw in enumerate(_tables(ck, data, "objective"))
