@@ -211,7 +211,7 @@ def test_assault_orders_as_many_as_command() -> None:
 def test_cavalry_breaks_through_and_may_make_a_bonus_melee() -> None:
     """§18.2, §18.3: cavalry that drives its target off breaks through, then may melee again."""
     s = position("S F3 GB HC", "N F4 FR FA 1", "N G5 FR FA", "N A8 FR LN")
-    s2, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4 advance bonus G5\n",
+    _, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4 advance bonus G5\n",
                    ["ART", "INF", "INF", "INF", "INF", "INF"])  # fmt: skip
     kinds = _kinds(ev)
     assert "take-ground" in kinds
@@ -221,7 +221,7 @@ def test_cavalry_breaks_through_and_may_make_a_bonus_melee() -> None:
 def test_defender_battles_back_when_it_holds_its_hex() -> None:
     """§19: a defender that keeps its hex and a block battles back against the attacker."""
     s = position("S F3 GB LN", "N F4 FR LN", "N A8 FR LN")
-    s2, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4\n",
+    _, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4\n",
                    ["INF", "ART", "ART", "ART", "ART", "INF"])  # fmt: skip
     battles = [e for e in ev if e.kind == "battle"]
     assert len(battles) == 2 and battles[1].data["how"] == "battle-back"
