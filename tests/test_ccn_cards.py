@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from ccn_kit import position
+from ccn_kit import play, position
 
 from engine.ccn.state import State
 from engine.ccn.system import SYSTEM
@@ -19,12 +19,8 @@ def _hands(*south: str) -> dict[str, tuple[str, ...]]:
             "north": ("probe_centre", "probe_left", "probe_right", "attack_left")}  # fmt: skip
 
 
-def _play(
-    state: State, text: str, dice: list[str], side: str = "south"
-) -> tuple[State, list[Event]]:
-    sub = SYSTEM.parse_orders(state, side, text)
-    res = SYSTEM.resolve(state, sub, ScriptedDice(dice + FILL))
-    return res.state, list(res.events)
+def _play(state: State, text: str, dice: list[str]) -> tuple[State, list[Event]]:
+    return play(state, text, dice, "ART")
 
 
 def test_bombard_adds_two_dice_to_unmoved_artillery() -> None:
@@ -54,7 +50,7 @@ def test_force_march_orders_every_infantry_unit_of_the_section() -> None:
                  hands=_hands("force_march"))  # fmt: skip
     _, ev = _play(s, "card force_march\norder F2\n", [])
     ordered = next(e for e in ev if e.kind == "ordered")
-    assert set(ordered.data["units"]) == {"s1", "s2", "s3"}  # type: ignore[call-overload]
+    assert set(ordered.data["units"]) == {"s1", "s2", "s3"}
 
 
 def test_leader_detach_needs_the_bicorne_symbol() -> None:

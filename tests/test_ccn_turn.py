@@ -7,7 +7,7 @@ scripted by face (INF, CAV, ART, FLAG, SABRE).
 from __future__ import annotations
 
 import pytest
-from ccn_kit import position
+from ccn_kit import play, position
 
 from engine.ccn.state import State
 from engine.ccn.system import SYSTEM
@@ -17,12 +17,8 @@ from engine.randomness import ScriptedDice
 FILL = ["INF"] * 40  # enough dice for leader checks etc. that the test does not look at
 
 
-def _play(
-    state: State, text: str, dice: list[str], side: str = "south"
-) -> tuple[State, list[Event]]:
-    sub = SYSTEM.parse_orders(state, side, text)
-    res = SYSTEM.resolve(state, sub, ScriptedDice(dice + FILL))
-    return res.state, list(res.events)
+def _play(state: State, text: str, dice: list[str]) -> tuple[State, list[Event]]:
+    return play(state, text, dice, "INF")
 
 
 def _kinds(events: list[Event]) -> list[str]:
