@@ -58,6 +58,7 @@ from pbem.scenarios import find_scenario, scenario_entry
 from pbem.server_key import ServerKey
 from pbem.statements import bind_answer, fresh_nonce
 from pbem.store import Game, GameStatus, Store, migrate
+from pbem.tablefile import read_tables
 
 log = logging.getLogger(__name__)
 
@@ -308,11 +309,14 @@ async def run_demo(
     game_id: str | None = None,
     progress: Callable[[str], None] | None = None,
     resign_at: int | None = None,
+    tables: Path | None = None,
 ) -> DemoResult:
     """Play one scripted game end to end (see the module docstring); return the summary.
 
     ``resign_at``: the side to move resigns once that many epochs are played
     (a short game that still ends, so its deck is revealed and audited).
+    ``tables``: a club's rules tables file the game is played on (docs/tables.md);
+    raises :class:`pbem.tablefile.TablesFileError` if it does not fit the system.
     """
     directory.mkdir(parents=True, exist_ok=True)
     mails_dir = directory / "mails"
@@ -320,6 +324,7 @@ async def run_demo(
     path = find_scenario(scenario)
     text = path.read_text(encoding="utf-8")
     meta = scenario_entry(text, path)
+    club = read_tables(resolve_system(meta.system), tables) if tables is not None else None
     players = {
         side: _Player(side, name, address, sshsig.generate_private_key())
         for side, (name, address) in demo_players(resolve_system(meta.system).sides).items()
@@ -361,6 +366,7 @@ async def run_demo(
             ],
             settings=GameSettings(turn_time=timedelta(hours=72)),
             server_key=server_key,
+            tables=club,
         )
         daemon.outbox.request_flush()
         if progress:

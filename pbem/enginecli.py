@@ -19,6 +19,7 @@ from engine.core.api import Event, GameSystem, OrdersError, PositionError
 from engine.dice import EpochDice, HashChain, hash_orders, join_message
 from engine.randomness import NotEnoughDice, Randomness, ScriptedDice
 from engine.systems import get_system
+from pbem.tablefile import TablesFileError, read_tables, start_with, tables_sha256
 
 __all__ = [
     "CliError",
@@ -33,6 +34,11 @@ __all__ = [
 ]
 
 FORMAT = "pbem-engine-result/1"
+
+STREAM = "stream"
+"""The table a seeded ``resolve`` adds to the position it writes: where the dice stream
+stands (``epoch``: the last epoch used, ``shuffles``: deck shuffles so far), so the next
+``resolve --seed`` goes on with the same stream (docs/position-format.md)."""
 
 
 class CliError(Exception):
@@ -244,13 +250,46 @@ def _events(events: Sequence[Event], epoch: int) -> list[dict[str, Any]]:
     return [{**e.to_dict(), "epoch": epoch} for e in events]
 
 
-def load(system_name: str, position_text: str, dice: DiceSource) -> tuple[GameSystem, Any]:
-    """Load and start a position (deals hands if its deck is still ``random``)."""
+def stream_of(position_text: str) -> tuple[int, int]:
+    """The ``[stream]`` a seeded ``resolve`` wrote (epoch, shuffles); (0, 0) if none."""
+    try:
+        table = tomllib.loads(position_text).get(STREAM, {})
+    except tomllib.TOMLDecodeError:
+        return 0, 0  # the system's loader reports the syntax error with its line
+    if not isinstance(table, dict):
+        raise CliError(f"position: [{STREAM}] must be a table (epoch, shuffles)", 1)
+    out = []
+    for key in ("epoch", "shuffles"):
+        v = table.get(key, 0)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise CliError(f"position: [{STREAM}] {key} must be a whole number, 0 or more", 1)
+        out.append(v)
+    return out[0], out[1]
+
+
+def load(
+    system_name: str,
+    position_text: str,
+    dice: DiceSource,
+    tables: str | None = None,
+) -> tuple[GameSystem, Any]:
+    """Load and start a position (deals hands if its deck is still ``random``).
+
+    ``tables``: a club's table file (path) the game is played on from now on.
+    A seeded ``dice`` goes on from the position's ``[stream]`` (:func:`stream_of`).
+    """
     system = _system(system_name)
     try:
         pos = system.load_position(position_text)
     except PositionError as exc:
         raise CliError(f"position: {exc}", 1) from exc
+    if tables is not None:
+        try:
+            pos = start_with(system, pos, read_tables(system, tables))
+        except TablesFileError as exc:
+            raise CliError(f"--tables: {exc}", 1) from exc
+    if dice.seed is not None:
+        dice.epoch, dice.shuffles = stream_of(position_text)
     gid = pos.get("game_id") if isinstance(pos, Mapping) else getattr(pos, "game_id", "")
     dice.game_id = str(gid or "game")
     return system, system.new_game(pos, None, dice.setup())
@@ -266,8 +305,13 @@ def resolve_text(
     side: str | None = None,
     system_name: str = "cca",
     standing: Mapping[str, str] | None = None,
+    tables: str | None = None,
 ) -> dict[str, Any]:
     """Resolve orders (then answers) on a position; return the JSON report.
+
+    ``tables``: a club's table file (path) to play on (the position keeps it). With
+    ``seed`` the epochs go on from the position's ``[stream]``, and the position
+    written carries the new one: chained seeded calls roll one game's dice.
 
     ``standing`` maps a side to standing orders (``key: value`` lines) that
     apply before the orders, for either side; they roll no dice and use no
@@ -280,7 +324,7 @@ def resolve_text(
     if dice_faces is None and seed is None:
         raise CliError("give --dice FACES or --seed HEX")
     src = DiceSource("game", faces=dice_faces, seed=seed)
-    system, state = load(system_name, position_text, src)
+    system, state = load(system_name, position_text, src, tables)
     check_side(system, side)
     prompt = system.prompt(state)
     if prompt.kind == "over":
@@ -345,7 +389,11 @@ def resolve_text(
         }
     else:
         report["dice"] = {"source": "seed", "epochs": src.epoch, "log": src.log}
-    report["position"] = _position_text(system, state)
+    report["tables_sha256"] = tables_sha256(system, state) or None
+    position = _position_text(system, state)
+    if position is not None and seed is not None:
+        position += f"\n[{STREAM}]\nepoch = {src.epoch}\nshuffles = {src.shuffles}\n"
+    report["position"] = position
     return report
 
 
@@ -370,19 +418,21 @@ def _position_text(system: GameSystem, state: Any) -> str | None:
         return None
 
 
-def legal_report(
+def legal_report(  # noqa: PLR0917
     position_text: str,
     side: str | None = None,
     card: str | None = None,
     system_name: str = "cca",
     seed: bytes | None = None,
+    tables: str | None = None,
 ) -> dict[str, Any]:
     """Playable cards, orderable units, reachable hexes and targets for ``side``.
 
-    A scenario's deck is dealt in catalogue order, or shuffled from ``seed``.
+    A scenario's deck is dealt in catalogue order, or shuffled from ``seed``;
+    ``tables``: a club's table file (path) to read the position with.
     """
     src = DiceSource("game", faces=None if seed else [], seed=seed)
-    system, state = load(system_name, position_text, src)
+    system, state = load(system_name, position_text, src, tables)
     check_side(system, side)
     p = system.prompt(state)
     who = side or p.side or system.sides[-1]

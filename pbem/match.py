@@ -8,17 +8,17 @@ match goes to the player with:
 2. more games won; if equal,
 3. nobody: the match is drawn.
 
-Everything here is a pure function of the game results.
+Sides are the game system's (``system.sides``: ``north``/``south`` for C&C, any
+two names for another system). Everything here is a pure function of the game
+results.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = ["GameResult", "MatchError", "MatchResult", "PlayerScore", "pairings", "score_match"]
-
-SIDES = ("north", "south")
 
 
 class MatchError(ValueError):
@@ -29,28 +29,29 @@ class MatchError(ValueError):
 class GameResult:
     """One finished game: who played each side, banners each side won, the winning side.
 
-    ``winner`` is ``"north"``, ``"south"`` or ``None`` (a drawn game: both sides
-    reached their total at once, or the game was stopped).
+    ``players`` and ``banners`` are keyed by the game system's two sides (its
+    ``sides``, e.g. ``north``/``south`` for C&C); ``winner`` is one of them or
+    ``None`` (a drawn game: both sides reached their total at once, or the game
+    was stopped).
     """
 
     scenario: str
-    north: str
-    south: str
-    banners_north: int
-    banners_south: int
+    players: Mapping[str, str]
+    banners: Mapping[str, int]
     winner: str | None
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides, in the order ``players`` gives them."""
+        return tuple(self.players)
 
     def banners_of(self, player: str) -> int:
         """Banners ``player`` won in this game (0 if they did not play it)."""
-        if player == self.north:
-            return self.banners_north
-        if player == self.south:
-            return self.banners_south
-        return 0
+        return sum(self.banners.get(s, 0) for s, p in self.players.items() if p == player)
 
     def won_by(self, player: str) -> bool:
         """Whether ``player`` won this game."""
-        return self.winner is not None and getattr(self, self.winner) == player
+        return self.winner is not None and self.players.get(self.winner) == player
 
 
 @dataclass(frozen=True)
@@ -75,13 +76,20 @@ class MatchResult:
     scores: tuple[PlayerScore, PlayerScore]
 
 
-def pairings(scenario: str, first: str, second: str) -> tuple[GameResult, GameResult]:
-    """Return the two games of a match as blank results: ``first`` plays north in game 1."""
+def pairings(
+    scenario: str, first: str, second: str, sides: Sequence[str]
+) -> tuple[GameResult, GameResult]:
+    """Return the two games of a match as blank results: ``first`` plays ``sides[0]`` (the
+    system's first side, e.g. north) in game 1 and ``sides[1]`` in game 2."""
     if first == second:
         raise MatchError("a match needs two different players")
+    if len(sides) != 2:
+        raise MatchError(f"a match swaps two sides; this system has {len(sides)}")
+    a, b = sides
+    zero = {a: 0, b: 0}
     return (
-        GameResult(scenario, first, second, 0, 0, None),
-        GameResult(scenario, second, first, 0, 0, None),
+        GameResult(scenario, {a: first, b: second}, zero, None),
+        GameResult(scenario, {a: second, b: first}, zero, None),
     )
 
 
@@ -91,16 +99,20 @@ def _check(games: Sequence[GameResult]) -> tuple[str, str]:
     one, two = games
     if one.scenario != two.scenario:
         raise MatchError(f"both games must use one scenario ({one.scenario} v {two.scenario})")
-    if one.north == one.south:
+    sides = one.sides
+    if len(sides) != 2 or set(two.sides) != set(sides):
+        raise MatchError(f"both games must have the same two sides ({sides} v {two.sides})")
+    a, b = sides
+    if one.players[a] == one.players[b]:
         raise MatchError("a player cannot play both sides of a game")
-    if (two.north, two.south) != (one.south, one.north):
+    if (two.players[a], two.players[b]) != (one.players[b], one.players[a]):
         raise MatchError("the second game must swap the sides of the first")
     for g in games:
-        if g.winner not in (*SIDES, None):
-            raise MatchError(f"winner must be north, south or None, not {g.winner!r}")
-        if g.banners_north < 0 or g.banners_south < 0:
-            raise MatchError("banners cannot be negative")
-    return one.north, one.south
+        if g.winner not in (*sides, None):
+            raise MatchError(f"winner must be {a}, {b} or None, not {g.winner!r}")
+        if set(g.banners) != set(sides) or any(n < 0 for n in g.banners.values()):
+            raise MatchError(f"banners must be counted for {a} and {b}, none negative")
+    return one.players[a], one.players[b]
 
 
 def score_match(games: Sequence[GameResult]) -> MatchResult:

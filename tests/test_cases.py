@@ -50,8 +50,7 @@ from typing import Any
 import pytest
 
 from engine.cca.cards import CARDS
-from engine.cca.terrain import TERRAIN
-from engine.cca.units import UNITS
+from engine.cca.tables import BUNDLED
 from engine.core.api import OrdersError
 from engine.randomness import ScriptedDice
 from engine.systems import get_system
@@ -408,8 +407,8 @@ def test_corpus_covers_the_rules() -> None:
         terrain.update(pos.get("terrain", {}))
         specials.update(sp["rule"] for sp in pos.get("special", []))
     assert set(CARDS) <= cards, sorted(set(CARDS) - cards)
-    assert set(UNITS) <= units, sorted(set(UNITS) - units)
-    wanted_terrain = set(TERRAIN) - {"clear"}
+    assert set(BUNDLED.units) <= units, sorted(set(BUNDLED.units) - units)
+    wanted_terrain = set(BUNDLED.terrain) - {"clear"}
     assert wanted_terrain <= terrain, sorted(wanted_terrain - terrain)
     wanted = {
         "exit-banner",

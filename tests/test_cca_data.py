@@ -13,7 +13,7 @@ from engine.cca.cards import CARDS, DECK, find_card
 from engine.cca.orders import parse_submission
 from engine.cca.position import load_position, write_position
 from engine.cca.state import state_to_dict
-from engine.cca.units import UNITS
+from engine.cca.tables import BUNDLED
 from engine.core.api import OrdersError, PositionError
 from engine.hexgrid import STANDARD_BOARD, Hex, HexNotationError
 from engine.randomness import ScriptedDice
@@ -40,7 +40,7 @@ def test_card_codes_never_look_like_hexes_or_unit_types() -> None:
     for code in CARDS:
         with pytest.raises(HexNotationError):
             Hex.parse(code)
-        assert code not in UNITS
+        assert code not in BUNDLED.units
 
 
 def test_cards_are_found_by_code_or_forgiving_name() -> None:
@@ -51,7 +51,7 @@ def test_cards_are_found_by_code_or_forgiving_name() -> None:
 
 
 def test_s1_5_block_counts() -> None:
-    assert {c: u.blocks for c, u in UNITS.items() if u.blocks != 4} == {
+    assert {c: u.blocks for c, u in BUNDLED.units.items() if u.blocks != 4} == {
         "HWM": 2, "LC": 3, "LBC": 3, "BCH": 3, "MC": 3, "CAM": 3, "CCAM": 3, "HC": 3,
         "HCC": 3, "HCH": 2, "ELE": 2}
 

@@ -14,6 +14,8 @@ import pytest
 
 from engine.ccn.picture import PictureBuilder, build_picture, start_view
 from engine.ccn.scenario import load_scenario
+from engine.ccn.system import SYSTEM
+from engine.core.capabilities import PICTURE, SCENARIOS, find
 from pbem.render.ascii import render_ascii
 from pbem.render.svg import render_svg
 
@@ -124,3 +126,20 @@ def test_a_view_with_two_units_in_a_hex_is_refused() -> None:
     bad = {**VIEW, "units": [*VIEW["units"], {**VIEW["units"][0], "id": "n2", "hex": "E5"}]}  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="two units in E5"):
         build_picture(bad)
+
+
+def test_the_ccn_system_offers_the_picture_and_the_scenario_checks() -> None:
+    """Through the system object: Roliça's position becomes a picture with every unit."""
+    text = (ROOT / "001-rolica.toml").read_text(encoding="utf-8")
+    checker, builder = find(SYSTEM, SCENARIOS), find(SYSTEM, PICTURE)
+    assert checker is not None and builder is not None
+    problems, info = checker.check(text)
+    assert problems == [] and info is not None and info.first == "south"
+    view = SYSTEM.public_view(SYSTEM.load_position(text))
+    pic = builder.picture(view)
+    s = _scenario(ROOT / "001-rolica.toml")
+    assert Counter(c.label for c in pic.counters) == Counter(
+        u.type for side in s.sides for u in side.units
+    )
+    drawn = Counter(re.findall(r">([A-Z]{2,3})</text>", _units_layer(render_svg(pic))))
+    assert sum(drawn.values()) == len(s.north.units) + len(s.south.units)

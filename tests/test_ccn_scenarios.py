@@ -193,3 +193,35 @@ def test_a_sudden_death_objective() -> None:
     )
     (o,) = s.objectives
     assert (o.kind, o.when, o.sudden_death) == ("permanent", "any-time", True)
+
+
+def test_the_order_of_battle_holds_the_units_to_the_page() -> None:
+    """ccn.md §5: the sides are balanced as the source page says (its count per type)."""
+    oob = '\n[sides.south.order_of_battle]\n"GB LN" = 1\n"PT MI" = 1\n'
+    text = MINI.replace("\n[terrain]", oob + "\n[terrain]")
+    s = load_scenario(text)
+    assert s.south.order_of_battle == {"GB LN": 1, "PT MI": 1}
+    short = text.replace('"GB LN" = 1', '"GB LN" = 2')
+    problems, _ = check_text(short)
+    assert [(p.code, p.message) for p in problems] == [
+        ("order-of-battle", "sides.south has 1 GB LN, the order of battle says 2")
+    ]
+    assert problems[0].line == 27
+    extra = text.replace('"PT MI" = 1\n', '"PT MI" = 1\n"GB leaders" = 1\n')
+    assert "order-of-battle" in {c for _, c in _problems(extra)}
+    bad = text.replace('"PT MI" = 1', '"PT XX" = 1')
+    assert "bad-entry" in {c for _, c in _problems(bad)}
+
+
+def test_fuentes_de_onoro_from_its_page() -> None:
+    """An unofficial scenario page: war council, banners, order of battle, French objectives."""
+    s = load_scenario((ROOT / "wo01-fuentes-de-onoro.toml").read_text(encoding="utf-8"))
+    assert (s.north.army, s.north.command, s.north.first) == ("French", 5, True)
+    assert (s.south.command, s.north.banners, s.south.banners) == (6, 6, 6)
+    assert Counter(u.type for u in s.north.units) == Counter(
+        {"LN": 6, "LT": 1, "CU": 1, "GHC": 1, "FA": 2}
+    )
+    assert len(s.north.leaders) == 4 and len(s.south.leaders) == 3
+    (obj,) = s.objectives
+    assert (obj.side, len(obj.hexes), obj.kind, obj.when) == ("north", 2, "temporary", "any-time")
+    assert [r.rule for r in s.special] == ["note"] and not s.special[0].enforced

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.capabilities import AUTOPLAY, find
+from engine.core.capabilities import AUTOPLAY, TABLES, find
 from engine.systems import get_system, system_names
 from pbem.cli import main
 from pbem.commands.play import _nonces
@@ -123,6 +123,29 @@ def test_engine_resolve_twice_chained_and_legal(
         second = ["engine", "resolve", "--position", str(out), "--orders", str(tmp_path / "o2.txt")]
         assert main([*second, "--seed", "02", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["events"]
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_engine_resolve_on_the_systems_own_tables_file(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--tables FILE: a system with tables plays on the file and names it; one without
+    refuses it plainly (docs/tables.md)."""
+    text, orders = _orders(name, "01")
+    (tmp_path / "p.toml").write_text(text)
+    (tmp_path / "o.txt").write_text(orders)
+    provider = find(get_system(name), TABLES)
+    tables = tmp_path / "tables.toml"
+    tables.write_text(provider.default_text() if provider else 'schema = "pbem-tables/1"\n')
+    args = ["engine", "resolve", "--position", str(tmp_path / "p.toml")]
+    args += ["--orders", str(tmp_path / "o.txt"), "--seed", "01", "--tables", str(tables)]
+    if provider is None:
+        assert main(args) == 1
+        assert "reads no rules tables" in capsys.readouterr().err
+        return
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["tables_sha256"] == provider.load(tables.read_text()).sha256
 
 
 @pytest.mark.parametrize("name", SYSTEMS)

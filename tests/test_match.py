@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import pytest
 
+from engine.systems import get_system
 from pbem.match import GameResult, MatchError, pairings, score_match
 
 Game = tuple[int, int, str | None]  # banners north, banners south, winning side
+SIDES = get_system("cca").sides  # north, south
+
+
+def result(  # noqa: PLR0917
+    scenario: str, a: str, b: str, na: int, nb: int, winner: str | None
+) -> GameResult:
+    """``a`` plays the first side, ``b`` the second, with those banners."""
+    first, second = SIDES
+    return GameResult(scenario, {first: a, second: b}, {first: na, second: nb}, winner)
 
 
 def _games(one: Game, two: Game) -> list[GameResult]:
     """Ann plays north in game 1 and south in game 2; Bob the other side."""
     return [
-        GameResult("cca-007-cannae", "ann", "bob", *one),
-        GameResult("cca-007-cannae", "bob", "ann", *two),
+        result("cca-007-cannae", "ann", "bob", *one),
+        result("cca-007-cannae", "bob", "ann", *two),
     ]
 
 
@@ -49,21 +59,32 @@ def test_equal_banners_and_games_is_a_draw() -> None:
 
 
 def test_pairings_swap_the_sides() -> None:
-    one, two = pairings("cca-015-zama", "ann", "bob")
-    assert (one.north, one.south) == ("ann", "bob")
-    assert (two.north, two.south) == ("bob", "ann")
+    one, two = pairings("cca-015-zama", "ann", "bob", SIDES)
+    assert one.players == {"north": "ann", "south": "bob"}
+    assert two.players == {"north": "bob", "south": "ann"}
     with pytest.raises(MatchError):
-        pairings("cca-015-zama", "ann", "ann")
+        pairings("cca-015-zama", "ann", "ann", SIDES)
+
+
+def test_a_system_with_other_side_names_scores_the_same_way() -> None:
+    """The sides are the system's: a Napoleonic match is French v Allied."""
+    one, two = pairings("ccn-001", "ann", "bob", ("french", "allied"))
+    games = [
+        GameResult(one.scenario, one.players, {"french": 6, "allied": 2}, "french"),
+        GameResult(two.scenario, two.players, {"french": 6, "allied": 4}, "french"),
+    ]
+    res = score_match(games)
+    assert res.winner == "ann" and [s.banners for s in res.scores] == [10, 8]
 
 
 @pytest.mark.parametrize(
     "games",
     [
-        [GameResult("x", "ann", "bob", 5, 3, "north")],
-        [GameResult("x", "ann", "bob", 5, 3, "north"), GameResult("y", "bob", "ann", 5, 3, None)],
-        [GameResult("x", "ann", "bob", 5, 3, "north"), GameResult("x", "ann", "bob", 5, 3, None)],
-        [GameResult("x", "ann", "bob", 5, 3, "east"), GameResult("x", "bob", "ann", 5, 3, None)],
-        [GameResult("x", "ann", "bob", -1, 3, None), GameResult("x", "bob", "ann", 5, 3, None)],
+        [result("x", "ann", "bob", 5, 3, "north")],
+        [result("x", "ann", "bob", 5, 3, "north"), result("y", "bob", "ann", 5, 3, None)],
+        [result("x", "ann", "bob", 5, 3, "north"), result("x", "ann", "bob", 5, 3, None)],
+        [result("x", "ann", "bob", 5, 3, "east"), result("x", "bob", "ann", 5, 3, None)],
+        [result("x", "ann", "bob", -1, 3, None), result("x", "bob", "ann", 5, 3, None)],
     ],
     ids=["one-game", "two-scenarios", "sides-not-swapped", "bad-winner", "negative-banners"],
 )

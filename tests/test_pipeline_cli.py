@@ -9,7 +9,7 @@ import pytest
 from pipeline_kit import body_of
 from sqlmodel import select
 
-from engine.cca.units import TABLES
+from engine.cca.tables import BUNDLED as TABLES
 from pbem import sshsig
 from pbem.cli import main
 from pbem.demo import check_system

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cca.units import UNITS
+from engine.cca.tables import BUNDLED
 from engine.hexgrid import STANDARD_BOARD
 from engine.systems import get_system
 from pbem.render.ascii import render_ascii
@@ -60,7 +60,7 @@ hexes = st.sampled_from(STANDARD_BOARD.hexes)
 @given(
     st.dictionaries(
         hexes.map(str),
-        st.tuples(st.sampled_from(["north", "south"]), st.sampled_from(sorted(UNITS))),
+        st.tuples(st.sampled_from(["north", "south"]), st.sampled_from(sorted(BUNDLED.units))),
         max_size=60,
     ),
     st.lists(
@@ -71,7 +71,7 @@ hexes = st.sampled_from(STANDARD_BOARD.hexes)
 def test_any_board_stays_mail_safe(units: dict[str, tuple[str, str]], names: list[str]) -> None:
     public = {
         "units": [
-            {"id": h, "side": s, "type": c, "hex": h, "blocks": 1, "full": UNITS[c].blocks}
+            {"id": h, "side": s, "type": c, "hex": h, "blocks": 1, "full": BUNDLED.units[c].blocks}
             for h, (s, c) in units.items()
         ],
         "leaders": [

@@ -5,12 +5,19 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from engine.core.capabilities import AUTOPLAY, CAPABILITIES, FORECAST, find, offered
-from engine.systems import get_system, list_systems, register_system, unregister_system
+from engine.systems import (
+    BUILT_IN,
+    get_system,
+    list_systems,
+    register_system,
+    unregister_system,
+)
 from pbem.cli import main
 
 PLUGIN = """
@@ -90,11 +97,11 @@ def test_run_time_registration_wins_and_can_be_undone() -> None:
 
 def test_capabilities_are_discovered_by_name_not_class() -> None:
     cca, toy = get_system("cca"), get_system("toy")
-    assert offered(cca) == ("forecast", "autoplay", "scenarios", "picture", "rules-help")
+    assert offered(cca) == ("forecast", "autoplay", "scenarios", "picture", "rules-help", "tables")
     assert find(toy, FORECAST) is None  # the toy gives no odds; check says only OK
     assert find(toy, AUTOPLAY) is not None
     assert [c.name for c in CAPABILITIES] == [
-        "forecast", "autoplay", "scenarios", "picture", "rules-help"
+        "forecast", "autoplay", "scenarios", "picture", "rules-help", "tables"
     ]  # fmt: skip
 
 
@@ -130,3 +137,15 @@ def test_pbem_rules_prints_a_systems_help(capsys: pytest.CaptureFixture[str]) ->
     assert main(["rules", "--system", "toy", "castling"]) == 1
     assert "topics: turn, block, victory" in capsys.readouterr().err
     assert main(["rules", "--system", "chess"]) == 2
+
+
+def test_the_built_in_systems_are_declared_as_entry_points_once_each(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """pyproject declares cca and toy in 'pbem.systems' as BUILT_IN does; listed once each."""
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["pbem.systems"] == BUILT_IN
+    assert main(["systems", "--json"]) == 0
+    names = [r["name"] for r in json.loads(capsys.readouterr().out)]
+    assert sorted(names) == sorted(set(names)) and {"cca", "toy"} <= set(names)
+    assert {e.name: e.origin for e in list_systems()}["cca"] == "built-in"

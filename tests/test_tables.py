@@ -12,10 +12,10 @@ from importlib import resources
 
 import pytest
 
-from engine.cca.units import SCHEMAS, TABLES, UNITS, load_cca_tables, unit_specs
+from engine.cca.tables import BUNDLED, SCHEMAS, load_cca_tables
 from engine.core.tables import PROVENANCE, TableSchema, TablesError, load_tables, provenance_kind
 
-BUNDLED = resources.files("engine.cca").joinpath("tables.toml").read_text(encoding="utf-8")
+TEXT = resources.files("engine.cca").joinpath("tables.toml").read_text(encoding="utf-8")
 
 CLUB = """\
 schema = "pbem-tables/1"
@@ -32,14 +32,17 @@ foot = true
 CLUB_SCHEMA = (TableSchema("units", {"name": str, "melee": int, "foot": bool}),)
 
 
-def test_the_bundled_tables_give_every_unit_type_and_every_value_a_provenance() -> None:
-    assert set(UNITS) == set(TABLES.table("units"))
-    fields = set(SCHEMAS[0].fields)
-    for code in UNITS:
-        for field in fields:
-            assert provenance_kind(TABLES.provenance[("units", code, field)]) in PROVENANCE
-    assert len(TABLES.sha256) == 64
-    assert load_cca_tables(BUNDLED).sha256 == TABLES.sha256
+def test_the_bundled_tables_give_every_row_and_every_value_a_provenance() -> None:
+    tables = BUNDLED.data
+    for schema in SCHEMAS:
+        rows = tables.table(schema.name)
+        assert rows
+        for key in rows:
+            for field in schema.fields:
+                assert provenance_kind(tables.provenance[(schema.name, key, field)]) in PROVENANCE
+    assert set(BUNDLED.units) == set(tables.table("units"))
+    assert len(BUNDLED.sha256) == 64
+    assert load_cca_tables(TEXT).sha256 == BUNDLED.sha256
 
 
 def test_a_row_source_applies_to_each_value_unless_sources_names_another() -> None:
@@ -50,7 +53,7 @@ def test_a_row_source_applies_to_each_value_unless_sources_names_another() -> No
 
 
 def test_a_club_file_changes_the_unit_table_the_rules_read() -> None:
-    club = BUNDLED.replace(
+    club = TEXT.replace(
         'source = "digest: cca.md §3.1"\nname = "heavy infantry"',
         'source = "digest: cca.md §3.1"\nsources = { melee = "club: our house rule" }\n'
         'name = "heavy infantry"',
@@ -60,9 +63,9 @@ def test_a_club_file_changes_the_unit_table_the_rules_read() -> None:
     melee = next(i for i in range(hi, len(lines)) if lines[i].startswith("melee = "))
     lines[melee] = "melee = 6"
     tables = load_cca_tables("\n".join(lines) + "\n")
-    assert unit_specs(tables)["HI"].melee == 6
-    assert tables.provenance[("units", "HI", "melee")] == "club: our house rule"
-    assert tables.sha256 != TABLES.sha256
+    assert tables.units["HI"].melee == 6
+    assert tables.data.provenance[("units", "HI", "melee")] == "club: our house rule"
+    assert tables.sha256 != BUNDLED.sha256
 
 
 def test_every_problem_is_reported_with_its_line() -> None:

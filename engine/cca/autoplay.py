@@ -32,7 +32,7 @@ from engine.cc.autoplay import (
 from engine.cc.autoplay import play_random_game as _play_random_game
 from engine.cc.autoplay import random_submission as _random_submission
 from engine.cc.decide import Decider
-from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP
+from engine.cca.cards import LEADERSHIP, SECTION, TROOP
 from engine.cca.policy import POLICY_VALUES, parse_policy
 from engine.cca.state import SIDES, State, other
 from engine.core.api import GameSystem, OrdersError
@@ -75,7 +75,7 @@ def _effective_card(state: State, code: str) -> str:
     last = state.last_card
     while code == "CTA" and last is not None and seen < 4:
         copied = last.get("effect") or last.get("copied") or last.get("card") or last.get("code")
-        if not isinstance(copied, str) or copied not in CARDS:
+        if not isinstance(copied, str) or copied not in state.tables.cards:
             break
         code = copied
         seen += 1
@@ -107,13 +107,13 @@ def _own_refs(state: State, side: str, code: str, rng: Randomness) -> list[str]:
 
     The engine has the last word: refs it refuses are dropped afterwards.
     """
-    spec = CARDS[code]
+    spec = state.tables.cards[code]
     me = state.sides[side]
     units = [u for u in state.units if u.side == side and u.hex is not None]
     leaders = [ld for ld in state.leaders if ld.side == side and ld.hex is not None]
     unit_hexes = {u.hex for u in units}
     south = side == "south"
-    from engine.cca.units import spec as unit_spec  # noqa: PLC0415
+    specs = state.tables.units
 
     def secs(h: Hex) -> frozenset[str]:
         return state.board.sections_for(h, south)
@@ -144,7 +144,7 @@ def _own_refs(state: State, side: str, code: str, rng: Randomness) -> list[str]:
         cat = spec.troop
 
         def fits(t: str) -> bool:
-            s = unit_spec(t)
+            s = specs[t]
             return s.mounted if cat == "mounted" else s.weight == cat
 
         cands = sorted(u.hex for u in units if u.hex is not None and fits(u.type))
@@ -174,7 +174,7 @@ def _own_refs(state: State, side: str, code: str, rng: Randomness) -> list[str]:
             for h in _contiguous(start, pool, 1 + _below(rng, spec.chain, "chain"), rng):
                 out.append(str(h))
         return out
-    foot = sorted(u.hex for u in units if u.hex is not None and unit_spec(u.type).foot)
+    foot = sorted(u.hex for u in units if u.hex is not None and specs[u.type].foot)
     if code in ("DT", "LN"):
         if not foot:
             return [str(_pick(rng, sorted(h for h in unit_hexes if h is not None), "any one unit"))]
@@ -189,7 +189,7 @@ def _own_refs(state: State, side: str, code: str, rng: Randomness) -> list[str]:
             for u in units
             if u.hex is not None
             and (
-                unit_spec(u.type).weight == "light" if code == "MFM" else unit_spec(u.type).mounted
+                specs[u.type].weight == "light" if code == "MFM" else specs[u.type].mounted
             )
         )
         if not mounted_or_light:

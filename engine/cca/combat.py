@@ -68,11 +68,12 @@ def _terrain_adjust(w: Work, roller: Hex, target: Hex, dice: int, close: bool) -
         caps += [c for c in (tr.melee_cap, tt.melee_cap) if c is not None]
     else:
         caps += [c for c in (tt.ranged_cap_into, tr.ranged_cap_out) if c is not None]
-    if close and tr.hill:
+    if close and tr.hill:  # battling from a hill (§17 hill row): the roller's own row
         u = w.unit_at(roller)
-        caps.append(2 if u is not None and u.spec.mounted else 3)
-    elif close and tt.hill:
-        caps.append(2)
+        cap = tr.hill_cap_mounted if u is not None and u.spec.mounted else tr.hill_cap_foot
+        caps += [cap] if cap is not None else []
+    elif close and tt.hill and tt.hill_cap_uphill is not None:  # uphill from lower ground
+        caps.append(tt.hill_cap_uphill)
     if caps:
         dice = min(dice, *caps)
     dice -= tr.minus_out

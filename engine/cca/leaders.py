@@ -34,22 +34,29 @@ def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -
             return False
         return True
     w.checked.add(ld.name)
+    checks = w.state.tables.leader_checks
     if eliminated:
-        faces = w.roll(1, f"leader check for {ld.name} (unit eliminated)")
-        w.log("leader-check", f"{ld.name}'s unit is gone: check with 1 die: {faces[0]}", faces,
-              leader=ld.name)
-        if "H" in faces:
+        check = checks["eliminated"]
+        faces = w.roll(check.dice, f"leader check for {ld.name} (unit eliminated)")
+        w.log("leader-check", f"{ld.name}'s unit is gone: check with {_dice(check.dice)}: "
+              f"{' '.join(faces)}", faces, leader=ld.name)
+        if check.kills(faces):
             w.kill_leader(ld, by, "casualty check")
         else:
             leader_evade(w, ld)
         return False
-    faces = w.roll(2, f"leader check for {ld.name}")
-    w.log("leader-check", f"{ld.name}'s unit lost blocks: check with 2 dice: {' '.join(faces)}",
-          faces, leader=ld.name)
-    if faces.count("H") == 2:
+    check = checks["attached"]
+    faces = w.roll(check.dice, f"leader check for {ld.name}")
+    w.log("leader-check", f"{ld.name}'s unit lost blocks: check with {_dice(check.dice)}: "
+          f"{' '.join(faces)}", faces, leader=ld.name)
+    if check.kills(faces):
         w.kill_leader(ld, by, "casualty check")
         return False
     return True
+
+
+def _dice(n: int) -> str:
+    return f"{n} die" if n == 1 else f"{n} dice"
 
 
 def attack_lone_leader(w: Work, roller: WUnit, ld: WLeader, dice: int, how: str) -> None:
@@ -61,7 +68,7 @@ def attack_lone_leader(w: Work, roller: WUnit, ld: WLeader, dice: int, how: str)
     faces = w.roll(dice, f"{how} on leader {ld.name}")
     w.log("battle", f"{roller.label} {how} lone leader {ld.name} in {ld.hex}: "
           f"{' '.join(faces) or 'no dice'}", faces, unit=roller.id, leader=ld.name)
-    if "H" in faces:
+    if w.state.tables.leader_checks["lone"].kills(faces):
         w.kill_leader(ld, roller.side, how)
     else:
         leader_evade(w, ld)
@@ -80,7 +87,7 @@ def _evade_options(w: Work, ld: WLeader, escape: bool) -> dict[str, tuple[Hex, .
             ends_ok = (e is None or e.side == ld.side) and (fl is None or fl is ld)
             if ends_ok and (enemies > 0) == escape:
                 out[">".join(map(str, path))] = path
-        if len(path) == 3:
+        if len(path) == w.state.tables.leader_moves["evade"]:
             return
         if h.row == base and (enemies > 0) == escape:
             out[">".join([*map(str, path), OFF])] = path
@@ -145,7 +152,7 @@ def leader_evade(w: Work, ld: WLeader) -> None:
             faces = w.roll(dice, f"escape of leader {ld.name} through {h}")
             w.log("leader-escape", f"leader {ld.name} escapes through {e.label}: "
                   f"{' '.join(faces)}", faces, leader=ld.name)
-            if "H" in faces:
+            if w.state.tables.leader_checks["escape"].kills(faces):
                 w.kill_leader(ld, enemy, "caught while escaping")
                 return
         if w.terrain(h).marsh_roll:  # evading or escaping through marsh rolls too (§17.4)
@@ -170,9 +177,10 @@ def leader_marsh(w: Work, ld: WLeader, h: Hex) -> bool:
     """
     if ld.hex is None or not w.terrain(h).marsh_roll or w.simulate:
         return False
-    faces = w.roll(1, f"marsh at {h} (leader {ld.name})")
-    w.log("marsh", f"leader {ld.name} enters marsh: {faces[0]}", faces, leader=ld.name)
-    if faces[0] == "H":
+    check = w.state.tables.leader_checks["marsh"]
+    faces = w.roll(check.dice, f"marsh at {h} (leader {ld.name})")
+    w.log("marsh", f"leader {ld.name} enters marsh: {' '.join(faces)}", faces, leader=ld.name)
+    if check.kills(faces):
         w.kill_leader(ld, other(ld.side), "marsh")
         return True
     return False

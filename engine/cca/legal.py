@@ -61,14 +61,13 @@ def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
 def unit_options(state: State, side: str, card: str | None) -> list[dict[str, Any]]:
     """Per unit of ``side``: hexes it could reach if ordered by ``card``, close-combat and
     fire targets; per lone leader: its reach."""
-    from engine.cca.cards import CARDS  # noqa: PLC0415
     from engine.cca.ordering import effective_card, fallback_applies  # noqa: PLC0415
 
     w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
     w.simulate = True
     w.active = side
     w.card = card
-    if card is not None and card in CARDS:
+    if card is not None and card in w.state.tables.cards:
         spec, _sec, _why = effective_card(w.state, side, card)
         if spec is not None:
             w.card = spec.code

@@ -178,6 +178,7 @@ def _extra_hex(w: Work, att: WUnit, act: Action | None) -> Hex | None:
             continue
         options.append(str(n))
     if not options:
+        report_skipped(w, act, False, "extra", "no open hex next to it after the advance", True)
         return None
     wanted = str(act.extra) if act is not None and act.extra is not None else None
     pol = w.decider.policy(att.side, "extra-hex")

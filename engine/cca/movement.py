@@ -11,7 +11,7 @@ ends on a lone friendly leader picks it up, a leader that joins a unit pins it).
 from __future__ import annotations
 
 from engine.cca.terrain import mover_kind
-from engine.cca.units import LEADER_MOVE, UnitSpec
+from engine.cca.units import UnitSpec
 from engine.cca.work import WLeader, Work, WUnit
 from engine.hexgrid import Hex
 
@@ -214,7 +214,8 @@ def leader_allowance(w: Work, ld: WLeader) -> int:
     """Hexes a lone leader may move (§7.3): 3, or 1 off a marsh or city-wall hex (§17.4)."""
     assert ld.hex is not None
     leave = w.terrain(ld.hex).leave_max_move
-    return LEADER_MOVE if leave is None else min(LEADER_MOVE, leave)
+    most = w.state.tables.leader_moves["move"]
+    return most if leave is None else min(most, leave)
 
 
 def leader_step_rule(

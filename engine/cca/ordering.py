@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.cc.quotas import fits
-from engine.cca.cards import CARDS, LEADERSHIP, SECTION, TROOP, CardSpec
+from engine.cca.cards import LEADERSHIP, SECTION, TROOP, CardSpec
 from engine.cca.combat import fire_range
 from engine.cca.orders import Ref, Submission
 from engine.cca.state import State, name_key, other
@@ -36,20 +36,21 @@ def _mirror(sec: str | None) -> str | None:
 
 def effective_card(state: State, side: str, code: str) -> tuple[CardSpec | None, str | None, str]:
     """The card a play acts as (Counter-Attack copies), the LA section, or why none."""
+    cards = state.tables.cards
     if code != "CTA":
-        return CARDS[code], None, ""
+        return cards[code], None, ""
     last = state.last_card
     if not last or last.get("side") != other(side):
         return None, None, "Counter-Attack copies the card your opponent just played: none yet"
-    base = CARDS[str(last["code"])]
+    base = cards[str(last["code"])]
     if base.kind == SECTION:
         # Mirrored flank: the opponent's left is the copier's right (same part of the board).
         swap = {"L": "R", "R": "L"}
         code2 = base.code[:-1] + swap.get(base.code[-1], base.code[-1])
-        base = CARDS.get(code2, base)
+        base = cards.get(code2, base)
     elif base.kind == LEADERSHIP and base.leader_section:
         mirrored = {"left": "IR", "right": "IL", "centre": "IC"}[base.leader_section]
-        base = CARDS[mirrored]
+        base = cards[mirrored]
     return base, _mirror(last.get("section")), ""
 
 
@@ -623,7 +624,8 @@ def hints(state: State, side: str) -> dict[str, Any]:
     cards = []
     for code in state.sides[side].hand:
         spec, _sec, why = effective_card(state, side, code)
-        entry: dict[str, Any] = {"code": code, "name": CARDS[code].name, "kind": CARDS[code].kind}
+        held = state.tables.cards[code]
+        entry: dict[str, Any] = {"code": code, "name": held.name, "kind": held.kind}
         if code == "FS":
             entry["note"] = "played when the opponent attacks you (standing order first-strike)"
         elif spec is None:

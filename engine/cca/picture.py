@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.cc.picture import NORTH, SOUTH, Look, LookBuilder, band, board_grid, build
+from engine.cca.tables import BUNDLED
 from engine.cca.terrain import ALIASES
-from engine.cca.units import UNITS
 from engine.core.picture import Counter, Picture
 
 __all__ = ["LOOK", "NORTH", "SOUTH", "PictureBuilder", "board_grid", "build_picture"]
@@ -50,7 +50,7 @@ def _terrain(name: str) -> tuple[str, str]:
 
 def _counter(u: Mapping[str, Any], side: str, hex_: str, leader: str) -> Counter:
     code = str(u["type"]).upper()
-    spec = UNITS.get(code)
+    spec = BUNDLED.units.get(code)  # a symbol and a strength to draw: the bundled row
     weight = spec.weight if spec else ""
     full = int(u.get("full", spec.blocks if spec else u.get("blocks", 1)))
     return Counter(

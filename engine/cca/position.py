@@ -13,12 +13,13 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from engine.cca.cards import CARDS, DECK, find_card
+from engine.cca.cards import CARDS, find_card
 from engine.cca.position_game import apply_game_fields, game_lines, q, side_lines, toml_value
 from engine.cca.state import DEFAULT_OPTIONS, SIDES, Leader, SideState, Special, State, Unit
-from engine.cca.terrain import ALIASES, TERRAIN
-from engine.cca.units import UNITS
+from engine.cca.tables import BUNDLED, CcaTables, load_cca_tables
+from engine.cca.terrain import ALIASES
 from engine.core.api import PositionError
+from engine.core.tables import TablesError
 from engine.hexgrid import STANDARD_BOARD, Hex, HexNotationError
 
 __all__ = ["FORMAT", "FORMATS", "SPECIAL_RULES", "load_position", "write_position"]
@@ -85,6 +86,7 @@ def _load_position(text: str) -> State:
         raise PositionError(ln.of("format"), f"format must be one of {', '.join(FORMATS)}")
     if doc.get("system") != "cca":
         raise PositionError(ln.of("system"), 'system must be "cca" for this loader')
+    tables = _tables(doc, ln)
     meta = _table(doc, "meta", ln)
     for key in ("id", "name"):
         if not isinstance(meta.get(key), str):
@@ -114,13 +116,13 @@ def _load_position(text: str) -> State:
             first = side
         prefix = side[0].upper()
         for entry in sd.get("units", []):
-            units.append(_unit(entry, side, f"{prefix}{len(units) + 1}", ln, reserve=False))
+            units.append(_unit(entry, side, f"{prefix}{len(units) + 1}", ln, False, tables))
         for entry in sd.get("reserve", []):
-            units.append(_unit(entry, side, f"{prefix}{len(units) + 1}", ln, reserve=True))
+            units.append(_unit(entry, side, f"{prefix}{len(units) + 1}", ln, True, tables))
         for entry in sd.get("leaders", []):
             leaders.append(_leader(entry, side, ln))
     _check_occupancy(units, leaders, ln)
-    terrain, facing = _terrain(doc.get("terrain", {}), ln)
+    terrain, facing = _terrain(doc.get("terrain", {}), ln, tables)
     options = dict(DEFAULT_OPTIONS)
     for k, v in _table(doc, "options", ln, required=False).items():
         if k not in DEFAULT_OPTIONS:
@@ -147,7 +149,7 @@ def _load_position(text: str) -> State:
         got = tuple(f"banner:{i + 1}" for i in range(val)) if isinstance(val, int) else tuple(val)
         sides[side] = SideState(**{**sides[side].__dict__, "banners": got})
     cards = _table(doc, "cards", ln, required=False)
-    deck, discard, deck_random = _cards(cards, sides, ln)
+    deck, discard, deck_random = _cards(cards, sides, ln, tables.deck)
     state = State(
         game_id=meta["id"], name=meta["name"], year=str(meta.get("year", "")),
         units=tuple(units), leaders=tuple(leaders), sides=sides, terrain=terrain, facing=facing,
@@ -155,6 +157,7 @@ def _load_position(text: str) -> State:
         to_move=to_move, turn=_int(st.get("turn", 1), ln.of("turn"), 1, 10_000),
         options=options, specials=specials,
         marks={"reserve_leaders": reserve_leaders} if reserve_leaders else {},
+        tables=tables,
     )
     if doc["format"] == "pbem-position/1":
         return state
@@ -190,7 +193,27 @@ def _hex(text: Any, line: int) -> Hex:
         raise PositionError(line, str(e)) from None
 
 
-def _unit(entry: Any, side: str, uid: str, ln: _Lines, reserve: bool) -> Unit:
+def _tables(doc: Mapping[str, Any], ln: _Lines) -> CcaTables:
+    """The tables a position carries (``[tables] text``: the whole file), else the bundled."""
+    carried = doc.get("tables")
+    if carried is None:
+        return BUNDLED
+    at = ln.of("[tables]") + 1
+    text = carried.get("text") if isinstance(carried, dict) else None
+    if not isinstance(text, str):
+        raise PositionError(at, "[tables] text must be the text of a table file (docs/tables.md)")
+    try:
+        return load_cca_tables(text)
+    except TablesError as exc:
+        # The carried file starts on the line after ``text = '''``.
+        n, msg = exc.problems[0]
+        where = f"line {n} of the tables it carries: " if n else ""
+        raise PositionError(at + n if n else at, f"tables: {where}{msg}") from None
+
+
+def _unit(  # noqa: PLR0917
+    entry: Any, side: str, uid: str, ln: _Lines, reserve: bool, tables: CcaTables
+) -> Unit:
     line = ln.value(str(entry))
     words = str(entry).split()
     if not reserve:
@@ -201,9 +224,10 @@ def _unit(entry: Any, side: str, uid: str, ln: _Lines, reserve: bool) -> Unit:
     else:
         where = None
     code = words[0].upper() if words else ""
-    if code not in UNITS:
-        raise PositionError(line, f"unknown unit type {code!r}: known {' '.join(UNITS)}")
-    full = UNITS[code].blocks
+    units = tables.units
+    if code not in units:
+        raise PositionError(line, f"unknown unit type {code!r}: known {' '.join(units)}")
+    full = units[code].blocks
     blocks = full
     tags: list[str] = []
     for w in words[1:]:
@@ -254,7 +278,7 @@ def _check_occupancy(units: list[Unit], leaders: list[Leader], ln: _Lines) -> No
 
 
 def _terrain(
-    doc: Mapping[str, Any], ln: _Lines
+    doc: Mapping[str, Any], ln: _Lines, tables: CcaTables
 ) -> tuple[tuple[tuple[Hex, str], ...], tuple[tuple[Hex, tuple[Hex, ...]], ...]]:
     out: dict[Hex, str] = {}
     facing: dict[Hex, tuple[Hex, ...]] = {}
@@ -269,8 +293,9 @@ def _terrain(
                     facing[hh] = tuple(_hex(x, line) for x in f)
             continue
         key = ALIASES.get(name, name)
-        if key not in TERRAIN:
-            raise PositionError(line, f"unknown terrain {name!r}: known {sorted(TERRAIN)}")
+        if key not in tables.terrain:
+            known = sorted(tables.terrain)
+            raise PositionError(line, f"unknown terrain {name!r}: known {known}")
         for h in hexes:
             hh = _hex(h, ln.value(h) or line)
             if hh in out:
@@ -313,7 +338,7 @@ def _codes(values: Any, line: int) -> tuple[str, ...]:
 
 
 def _cards(
-    cards: Mapping[str, Any], sides: dict[str, SideState], ln: _Lines
+    cards: Mapping[str, Any], sides: dict[str, SideState], ln: _Lines, full_deck: tuple[str, ...]
 ) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     hands = cards.get("hands", {})
     for side, hand in hands.items():
@@ -322,7 +347,7 @@ def _cards(
         sides[side] = SideState(**{**sides[side].__dict__, "hand": _codes(hand, ln.of("hands"))})
     discard = _codes(cards.get("discard", ()), ln.of("discard"))
     deck_val = cards.get("deck", "random")
-    pool = list(DECK)
+    pool = list(full_deck)
     used = [c for s in SIDES for c in sides[s].hand] + list(discard)
     for c in used:
         if c not in pool:
@@ -381,10 +406,21 @@ def write_position(state: State) -> str:
     hands = ", ".join(f"{s} = [{', '.join(q(c) for c in state.sides[s].hand)}]" for s in SIDES)
     deck = q("random") if state.deck_random else "[" + ", ".join(q(c) for c in state.deck) + "]"
     out += ["", "[cards]", f"deck = {deck}", f"hands = {{ {hands} }}",
-            "discard = [" + ", ".join(q(c) for c in state.discard) + "]"]
+            "discard = [" + ", ".join(q(c) for c in state.discard) + "]",
+            *_tables_lines(state.tables)]
     # The first side is recorded so a written scenario loads with the same mover.
     text = "\n".join(out) + "\n"
     return text.replace(f"[sides.{state.to_move}]\n", f"[sides.{state.to_move}]\nfirst = true\n", 1)
+
+
+def _tables_lines(tables: CcaTables) -> list[str]:
+    """A club's tables, carried whole (the bundled ones are named by their SHA-256 only)."""
+    if tables == BUNDLED:
+        return []
+    text = tables.text
+    if "'''" not in text and all(ch in "\n\t" or ch >= " " for ch in text):
+        return ["", "[tables]", f"text = '''\n{text}'''"]  # the file as written
+    return ["", "[tables]", f"text = {q(text)}"]
 
 
 def _unit_text(u: Unit) -> str:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.cca.state import SIDES, Pending, SideState, State
+from engine.cca.tables import BUNDLED, named
 from engine.core.api import PositionError, Question
 
 __all__ = ["apply_game_fields", "game_lines", "q", "toml_value"]
@@ -60,8 +61,7 @@ def game_lines(state: State) -> list[str]:
         out.append(f"last_card = {toml_value(last)}")
     if state.result is not None:
         out.append(f"result = {q(state.result)}")
-    if state.tables_sha256:
-        out.append(f"tables_sha256 = {q(state.tables_sha256)}")
+    out.append(f"tables_sha256 = {q(state.tables_sha256)}")
     if state.marks:
         out.append(f"markers = {toml_value(dict(state.marks))}")
     natural = _natural_leader_order(state)
@@ -149,7 +149,13 @@ def apply_game_fields(
         sha = st["tables_sha256"]
         if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
             raise PositionError(line_of("tables_sha256"), "tables_sha256 must be 64 hex digits")
-        out = replace(out, tables_sha256=sha)
+        if sha != out.tables_sha256 and not (out.tables == BUNDLED and named(sha) is not None):
+            raise PositionError(
+                line_of("tables_sha256"),
+                f"the position was played with the tables {sha}, which it does not carry "
+                f"(these are {out.tables_sha256}): add their file as [tables] text "
+                "(docs/position-format.md)",
+            )
     if "markers" in st:
         if not isinstance(st["markers"], dict):
             raise PositionError(line_of("markers"), "markers must be a table")

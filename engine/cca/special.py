@@ -95,13 +95,11 @@ def command_now(w: Work, side: str, turns_done: int) -> int:
 
 
 def _reinforcement_rule(w: Work, side: str) -> tuple[dict[str, object] | None, str]:
-    from engine.cca.cards import CARDS  # noqa: PLC0415
-
     for p in w.specials("reinforcements", side):
         if w.state.sides[side].turns < int(p.get("after_turn", 0)):
             return None, f"reinforcements may enter only after turn {p.get('after_turn')}"
         kind = str(p.get("card", "any"))
-        card = CARDS.get(w.card or "")
+        card = w.state.tables.cards.get(w.card or "")
         if kind != "any" and (card is None or card.kind != kind):
             return None, f"reinforcements enter only with a {kind} card"
         return p, ""
@@ -120,9 +118,7 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
     entry = {Hex.parse(str(h)) for h in rule.get("enter", ())}  # type: ignore[attr-defined]
     if a.target not in entry:
         return f"reinforcements enter at {', '.join(sorted(map(str, entry)))}"
-    from engine.cca.cards import CARDS  # noqa: PLC0415
-
-    card = CARDS.get(w.card or "")
+    card = w.state.tables.cards.get(w.card or "")
     if card is not None and card.leader_section and card.leader_section not in sections_of(
         w, side, a.target
     ):

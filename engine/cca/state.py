@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
+from engine.cca.tables import BUNDLED, CcaTables, load_cca_tables, named
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
 
 __all__ = [
@@ -132,7 +133,12 @@ class State:
     pending: Pending | None = None
     result: str | None = None  # "north" / "south" / "draw" once over
     marks: Mapping[str, Any] = field(default_factory=dict)  # special-rule bookkeeping
-    tables_sha256: str = ""  # SHA-256 of the rules tables file the game is played with
+    tables: CcaTables = BUNDLED  # the rules tables the game is played with (docs/tables.md)
+
+    @property
+    def tables_sha256(self) -> str:
+        """The SHA-256 of the rules tables file the game is played with."""
+        return self.tables.sha256
 
     # --- look-ups (read-only helpers used everywhere) ----------------------
     def terrain_at(self, h: Hex) -> str:
@@ -182,7 +188,12 @@ class State:
 
 
 def state_to_dict(s: State) -> dict[str, Any]:
-    """Return the JSON-safe dict form of ``s`` (everything, secrets included)."""
+    """Return the JSON-safe dict form of ``s`` (everything, secrets included).
+
+    The tables are named by their SHA-256 (``tables_sha256``); a club's file is
+    carried whole too (``tables``), the bundled one is not (every copy of the
+    engine ships it), which keeps a stored state small.
+    """
     return {
         "format": "pbem-state/1",
         "system": "cca",
@@ -217,13 +228,33 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "pending": pending_to_dict(s.pending),
         "result": s.result,
         "marks": dict(s.marks),
-        # Only when set, so states stored before the field existed read back unchanged.
-        **({"tables_sha256": s.tables_sha256} if s.tables_sha256 else {}),
+        "tables_sha256": s.tables.sha256,
+        **({"tables": s.tables.text} if s.tables != BUNDLED else {}),
     }
 
 
+def _tables(d: Mapping[str, Any]) -> CcaTables:
+    text = d.get("tables")
+    if isinstance(text, str):
+        return BUNDLED if text == BUNDLED.text else load_cca_tables(text)
+    sha = d.get("tables_sha256")
+    if sha is None:  # stored before states named their tables: the bundled file
+        return BUNDLED
+    found = named(str(sha))
+    if found is None:
+        raise ValueError(
+            f"the state names the rules tables {sha} without carrying them, and they are "
+            f"not this engine's bundled tables ({BUNDLED.sha256}, docs/tables.md)"
+        )
+    return found
+
+
 def state_from_dict(d: Mapping[str, Any]) -> State:
-    """Rebuild a :class:`State` from :func:`state_to_dict` output."""
+    """Rebuild a :class:`State` from :func:`state_to_dict` output.
+
+    A dict that carries no tables file plays on the tables its SHA-256 names
+    (the bundled ones); one naming tables it does not carry is refused.
+    """
     b = d.get("board") or {}
     board = Board(int(b.get("wide", 13)), int(b.get("deep", 9)),
                   tuple(b.get("section_lines", (8, 16))))
@@ -260,5 +291,5 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         pending=pending_from_dict(d.get("pending")),
         result=d.get("result"),
         marks=dict(d.get("marks", {})),
-        tables_sha256=str(d.get("tables_sha256", "")),
+        tables=_tables(d),
     )

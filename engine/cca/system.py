@@ -98,10 +98,6 @@ class CCASystem:
         for side in SIDES:
             if not state.sides[side].standing:
                 state = state.with_side(side, standing=DEFAULT_STANDING)
-        if not state.tables_sha256:
-            from engine.cca.units import TABLES  # noqa: PLC0415
-
-            state = replace(state, tables_sha256=TABLES.sha256)
         return state
 
     def prompt(self, state: State) -> Prompt:
@@ -191,7 +187,8 @@ class CCASystem:
         return CARDS[code].name
 
     def capability(self, name: str) -> object | None:
-        """Forecast, autoplay, scenario checks, rules help, picture (imported when asked for)."""
+        """Forecast, autoplay, scenario checks, rules help, picture, tables (imported when
+        asked for)."""
         target = _CAPABILITIES.get(name)
         if target is None:
             return None
@@ -206,6 +203,7 @@ _CAPABILITIES = {
     "scenarios": "engine.cca.scenario:ScenarioChecker",
     "rules-help": "engine.cca.cards:RulesHelp",
     "picture": "engine.cca.picture:PictureBuilder",
+    "tables": "engine.cca.tables:TableProvider",
 }
 
 

@@ -1,10 +1,11 @@
-"""The C&C Ancients terrain table (cca.md §17), as data.
+"""The C&C Ancients terrain table's rows (cca.md §17); the values are the ``[terrain]``
+table of ``engine/cca/tables.toml`` (a game reads its own: ``state.tables.terrain``).
 
 Movers are grouped as the table's columns: ``light`` (LI LB LS AUX and WAR),
 ``foot`` (MI HI), ``hwm``, ``mounted`` and ``leader`` (a lone leader). Dice
 caps are "max N dice when battling into or out of the hex"; card bonuses are
-added after caps (§17.1). Hill dice caps depend on both hexes and are
-computed in :mod:`engine.cca.combat` from the ``hill`` flag.
+added after caps (§17.1). Hill dice caps depend on both hexes: the ``hill``
+flag of each says which of the row's ``hill_cap_*`` apply (:mod:`engine.cca.combat`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ from dataclasses import dataclass
 
 from engine.cca.units import UnitSpec
 
-__all__ = ["ALIASES", "TERRAIN", "TerrainSpec", "mover_kind", "terrain"]
-
-_ALL = frozenset({"light", "foot", "hwm", "mounted", "leader"})
+__all__ = ["ALIASES", "TerrainSpec", "mover_kind"]
 
 
 @dataclass(frozen=True)
@@ -42,81 +41,12 @@ class TerrainSpec:
     leave_max_move: int | None = None  # a unit leaving the hex moves at most this far
     enter_only_from_adjacent_start: frozenset[str] = frozenset()
     defender_strikes_first: bool = False  # a defender here rolls first, as First Strike
+    hill_cap_foot: int | None = None  # close combat from this hill by foot (downhill, hill to hill)
+    hill_cap_mounted: int | None = None  # the same by a mounted unit
+    hill_cap_uphill: int | None = None  # close combat into this hill from lower ground
 
-
-TERRAIN: dict[str, TerrainSpec] = {
-    t.name: t
-    for t in (
-        TerrainSpec("clear"),
-        TerrainSpec(
-            "broken-ground",
-            impassable=frozenset({"hwm"}),
-            stop=frozenset({"mounted", "leader"}),
-            no_battle_on_entry=frozenset({"mounted"}),
-            no_bonus_on_entry=frozenset({"mounted"}),
-            melee_cap=2,
-        ),
-        TerrainSpec(
-            "forest",
-            stop=_ALL,
-            no_battle_on_entry=frozenset({"foot", "hwm", "mounted"}),
-            no_bonus_on_entry=frozenset({"foot", "hwm", "mounted"}),
-            blocks_los=True,
-            melee_cap=2,
-            ranged_cap_into=1,
-        ),
-        TerrainSpec("hill", blocks_los=True, hill=True),
-        TerrainSpec("lake", impassable=_ALL),
-        TerrainSpec("river", impassable=_ALL),
-        TerrainSpec("steep-hill", impassable=_ALL, blocks_los=True),
-        TerrainSpec(
-            "fordable-river",
-            stop=_ALL,
-            melee_cap=2,
-            ranged_cap_out=1,
-            no_advance_out_if_entered_this_turn=True,
-        ),
-        TerrainSpec("ramparts", ramparts=True, foot_ignores_sword=1, foot_ignores_flag=1),
-        TerrainSpec(
-            "camp",
-            blocks_los=True,
-            minus_out=1,
-            minus_into_option="camp_minus1_into",
-            foot_ignores_sword=1,
-            foot_ignores_flag=1,
-        ),
-        TerrainSpec(
-            "marsh",
-            impassable=frozenset({"hwm"}),
-            stop=_ALL,
-            melee_cap=2,
-            ranged_cap_out=1,
-            no_advance_out_if_entered_this_turn=True,
-            marsh_roll=True,
-            leave_max_move=1,
-        ),
-        TerrainSpec(
-            "city-wall",
-            impassable=frozenset({"hwm", "mounted"}),
-            stop=frozenset({"light", "foot", "leader"}),
-            blocks_los=True,
-            melee_cap=2,
-            foot_ignores_sword=1,
-            foot_ignores_flag=1,
-            leave_max_move=1,
-            enter_only_from_adjacent_start=frozenset({"light", "foot", "leader"}),
-            defender_strikes_first=True,
-        ),
-    )
-}
-"""Every terrain type by name (as written in position files)."""
 
 ALIASES = {"seacoast": "lake", "sea": "lake", "ford": "fordable-river", "fortified-camp": "camp"}
-
-
-def terrain(name: str) -> TerrainSpec:
-    """Return the row for ``name`` (aliases accepted), or raise ``KeyError``."""
-    return TERRAIN[ALIASES.get(name, name)]
 
 
 def mover_kind(unit: UnitSpec | None) -> str:

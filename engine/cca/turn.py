@@ -15,7 +15,6 @@ from dataclasses import replace
 from engine.cc.decide import Decider
 from engine.cc.turnloop import StandingRules, resolve_turn
 from engine.cca.battle import close_combat, fire
-from engine.cca.cards import CARDS, CIRCLED_HAND_BONUS
 from engine.cca.ordering import order_units, sections_of
 from engine.cca.orders import Action, Submission, parse_submission
 from engine.cca.policy import DEFAULT_STANDING, parse_policy
@@ -54,7 +53,7 @@ def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution
 def _turn(w: Work, side: str, sub: Submission) -> None:
     code = sub.card
     assert code is not None
-    w.log("card", f"{side} plays {CARDS[code].name}", side=side, card=code)
+    w.log("card", f"{side} plays {w.state.tables.cards[code].name}", side=side, card=code)
     w.hands[side].remove(code)
     w.discard.append(code)
     w.played = code
@@ -147,8 +146,9 @@ def _end_of_turn(w: Work, side: str) -> None:
     turns_done = w.state.sides[side].turns + 1
     old = w.state.sides[side].command
     # a Counter-Attack copies the command, never a hand-size change.
-    if w.state.option("circled_cards_raise_hand") and w.played in CIRCLED_HAND_BONUS:
-        w.command[side] += CIRCLED_HAND_BONUS[w.played][0]
+    played = w.state.tables.cards.get(w.played or "")
+    if w.state.option("circled_cards_raise_hand") and played is not None:
+        w.command[side] += played.circled_hand
     if w.specials("hand-schedule", side) or w.specials("hand-on-banners", side):
         w.command[side] = command_now(w, side, turns_done)
     fs = w.first_strike_used

@@ -1,30 +1,19 @@
-"""The C&C Ancients unit table (cca.md §3.1), read from ``tables.toml``.
+"""The C&C Ancients unit table's rows (cca.md §3.1), read from ``tables.toml``.
 
 Each :class:`UnitSpec` row holds what the rules need to know about a type;
 code elsewhere asks the row, never the type code, so a correction is a
 one-cell change in ``engine/cca/tables.toml`` (each value there says where
-it comes from: see :mod:`engine.core.tables`). Symbols: ``G`` light (green circle), ``B`` medium
-(blue triangle), ``R`` heavy (red square); a die face equal to a unit's
-symbol hits it.
+it comes from: see :mod:`engine.core.tables`); a game reads the rows of its
+own tables (``state.tables.units``, :mod:`engine.cca.tables`). Symbols: ``G``
+light (green circle), ``B`` medium (blue triangle), ``R`` heavy (red square);
+a die face equal to a unit's symbol hits it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from importlib import resources
+from dataclasses import dataclass
 
-from engine.core.tables import Tables, TableSchema, load_tables
-
-__all__ = [
-    "LEADER_MOVE",
-    "SCHEMAS",
-    "TABLES",
-    "UNITS",
-    "UnitSpec",
-    "load_cca_tables",
-    "spec",
-    "unit_specs",
-]
+__all__ = ["UnitSpec", "weight_of_face"]
 
 # Evade eligibility (cca.md §14.1).
 EVADE_ALWAYS = "always"
@@ -37,10 +26,6 @@ EVADE_WAR_MACHINE = "war-machine"  # HWM: whenever a path exists, then removed
 BONUS_ALWAYS = "always"
 BONUS_WITH_LEADER = "with-leader"
 BONUS_NEVER = "never"
-
-LEADER_MOVE = 3
-"""A lone leader moves 1-3 hexes (cca.md §7.3)."""
-
 
 @dataclass(frozen=True)
 class UnitSpec:
@@ -90,44 +75,6 @@ class UnitSpec:
     @property
     def missile(self) -> bool:
         return self.range > 0
-
-
-UNIT_SCHEMA = TableSchema(
-    "units",
-    {
-        f.name: {"bool": bool, "int": int, "str": str}[str(f.type)]
-        for f in fields(UnitSpec)
-        if f.name != "code"
-    },
-)
-"""The ``[units]`` table of ``tables.toml``: one row per type code, every UnitSpec field."""
-
-SCHEMAS = (UNIT_SCHEMA,)
-"""Every table C&C Ancients reads from its table file."""
-
-
-def load_cca_tables(text: str) -> Tables:
-    """Check a C&C Ancients table file (the bundled one, or a club's); raise TablesError."""
-    return load_tables(text, "cca", SCHEMAS)
-
-
-def unit_specs(tables: Tables) -> dict[str, UnitSpec]:
-    """The unit table of ``tables`` as rows the rules read."""
-    return {code: UnitSpec(code=code, **row) for code, row in tables.table("units").items()}
-
-
-TABLES = load_cca_tables(
-    resources.files("engine.cca").joinpath("tables.toml").read_text(encoding="utf-8")
-)
-"""The bundled tables (``engine/cca/tables.toml``), read once at import."""
-
-UNITS: dict[str, UnitSpec] = unit_specs(TABLES)
-"""Every unit type by code."""
-
-
-def spec(code: str) -> UnitSpec:
-    """Return the row for ``code`` (upper case), or raise ``KeyError``."""
-    return UNITS[code]
 
 
 def weight_of_face(face: str) -> str | None:

@@ -16,7 +16,6 @@ from dataclasses import replace
 
 from engine.cc.decide import Decider
 from engine.cc.submission import bare_answer, check_common, unknown_hexes
-from engine.cca.cards import CARDS
 from engine.cca.combat import fire_range, melee_dice, ranged_dice
 from engine.cca.legal import targets
 from engine.cca.movement import (
@@ -63,8 +62,9 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     if state.pending is not None:
         text = bare_answer(text, _VERBS)
     sub = parse_submission(text)
+    names = state.tables.cards
     problems, accepted = check_common(
-        state, side, sub, lambda t, n: parse_policy(t, first_line=n), lambda c: CARDS[c].name,
+        state, side, sub, lambda t, n: parse_policy(t, first_line=n), lambda c: names[c].name,
         ("FS",),
     )
     if accepted is not None:
@@ -107,7 +107,7 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
     if isinstance(it, str):
         return it
     if w.effect in ("CS", "DS"):
-        return f"{CARDS[w.effect].name} allows no movement"
+        return f"{w.state.tables.cards[w.effect].name} allows no movement"
     key = f"{phase}:{id(it)}"
     if key in w.moved_lines:
         return "each unit or leader moves once" + (" per move phase" if w.effect == "MFM" else "")
@@ -116,7 +116,7 @@ def move_step(w: Work, side: str, a: Action, phase: int) -> str | None:
         if it.name not in w.ordered_leaders:
             return f"leader {it.name} is not ordered (order it: 'order leader {it.name}')"
         host = w.host(it)
-        card = CARDS.get(w.card or "")
+        card = w.state.tables.cards.get(w.card or "")
         detach = card is not None and (
             card.helmet or (card.code == "CH" and bool(w.state.option("mounted_charge_detach")))
         )
@@ -255,7 +255,8 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
                 bad("fire-after-move", "Move-Fire-Move: no firing after the second moves")
                 continue
             if w.effect in ("CS", "DT", "CH"):
-                bad("no-fire", f"units ordered by {CARDS[w.effect].name} may not use ranged combat")
+                name = w.state.tables.cards[w.effect].name
+                bad("no-fire", f"units ordered by {name} may not use ranged combat")
                 continue
             if fire_range(w, u) == 0:
                 bad("no-missiles", f"{u.type} has no missile weapons")
@@ -278,7 +279,7 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             if w.effect in ("MFM", "DS"):
                 bad(
                     "no-close-combat",
-                    f"units ordered by {CARDS[w.effect].name} may not close-combat",
+                    f"units ordered by {w.state.tables.cards[w.effect].name} may not close-combat",
                 )
                 continue
             legal = targets(w, u, True)

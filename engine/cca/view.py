@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cca.cards import CARDS
 from engine.cca.rules_text import special_text
 from engine.cca.state import SIDES, State
 
@@ -73,7 +72,7 @@ def player_view(state: State, side: str) -> dict[str, Any]:
     view = public_view(state)
     me = state.sides[side]
     view["side"] = side
-    view["hand"] = [{"code": c, "name": CARDS[c].name} for c in me.hand]
+    view["hand"] = [{"code": c, "name": state.tables.cards[c].name} for c in me.hand]
     view["standing"] = me.standing
     q = state.pending.question if state.pending else None
     if q is not None and q.side == side:

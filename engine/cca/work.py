@@ -17,8 +17,8 @@ from typing import Any
 from engine.cc.decide import Decider
 from engine.cc.roster import GameOver, Roster, tell_roster
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
-from engine.cca.terrain import TerrainSpec, mover_kind, terrain
-from engine.cca.units import UnitSpec, spec
+from engine.cca.terrain import ALIASES, TerrainSpec, mover_kind
+from engine.cca.units import UnitSpec
 from engine.core.api import Event
 from engine.hexgrid import Hex
 from engine.randomness import Die, Randomness
@@ -44,15 +44,12 @@ class WUnit:
     blocks: int
     full: int
     tags: tuple[str, ...]
+    spec: UnitSpec = field(compare=False, repr=False)  # its row of the game's unit table
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         if name == "hex":
             tell_roster(self)
-
-    @property
-    def spec(self) -> UnitSpec:
-        return spec(self.type)
 
     def gone(self) -> bool:
         """True once the unit has left the board (a method, so type narrowing never sticks)."""
@@ -118,7 +115,8 @@ class Work:
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
         w = cls(state=state, rng=rng, decider=decider, active=state.to_move)
         for u in state.units:
-            w.units[u.id] = WUnit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags)
+            w.units[u.id] = WUnit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags,
+                                  state.tables.units[u.type])
             w.start_hex[u.id] = u.hex
         for ld in state.leaders:
             w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex)
@@ -202,7 +200,9 @@ class Work:
         return ld.hex is not None and self.host(ld) is None
 
     def terrain(self, h: Hex) -> TerrainSpec:
-        return terrain(self.state.terrain_at(h))
+        """The game's terrain row for the terrain on ``h`` (its own tables)."""
+        name = self.state.terrain_at(h)
+        return self.state.tables.terrain[ALIASES.get(name, name)]
 
     def passable(self, h: Hex, unit: UnitSpec | None) -> bool:
         return self.on_board(h) and mover_kind(unit) not in self.terrain(h).impassable

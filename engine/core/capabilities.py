@@ -23,6 +23,10 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`TABLES` (:class:`TableProvider`): the system's rules tables as data
+  (:mod:`engine.core.tables`): its schema, its bundled file, the check of a
+  club's file, and the tables a state is played with (``pbem game create
+  --tables FILE``, ``pbem engine resolve --tables FILE``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from engine.core.api import Event, GameSystem
 from engine.core.picture import Picture
+from engine.core.tables import Tables, TableSchema
 
 __all__ = [
     "AUTOPLAY",
@@ -41,6 +46,7 @@ __all__ = [
     "PICTURE",
     "RULES_HELP",
     "SCENARIOS",
+    "TABLES",
     "AutoPlayer",
     "Capability",
     "Forecast",
@@ -50,6 +56,7 @@ __all__ = [
     "ScenarioChecker",
     "ScenarioInfo",
     "ScenarioProblem",
+    "TableProvider",
     "find",
     "offered",
 ]
@@ -189,6 +196,45 @@ class RulesHelp(Protocol):
         ...
 
 
+@runtime_checkable
+class TableProvider(Protocol):
+    """A system's rules tables as data, copied into each game's state (docs/tables.md).
+
+    The flow pbem follows for ``--tables FILE``::
+
+        tables = provider.load(file_text)          # TablesError: every problem by line
+        position = provider.with_tables(system.load_position(text), tables)
+        state = system.new_game(position, options, rng)   # keeps the tables
+        provider.tables_of(state).sha256           # the start mail, the audit record
+
+    ``new_game`` keeps the tables of the position it is given (the bundled
+    ones when none were set); the rules read every table value from the
+    state, so a state written with ``to_json`` or ``write_position`` and read
+    back plays on the same tables.
+    """
+
+    def schemas(self) -> tuple[TableSchema, ...]:
+        """Every table the system reads, with each field's type."""
+        ...
+
+    def default_text(self) -> str:
+        """The bundled table file (what a game is played with unless a club gives its own)."""
+        ...
+
+    def load(self, text: str) -> Tables:
+        """Check a table file against the schema (raises ``TablesError`` listing every
+        problem with its line; a file for another system is refused)."""
+        ...
+
+    def with_tables(self, state: Any, tables: Tables) -> Any:
+        """``state`` (a loaded position or a game) played on ``tables`` from now on."""
+        ...
+
+    def tables_of(self, state: Any) -> Tables:
+        """The tables ``state`` is played with."""
+        ...
+
+
 FORECAST: Capability[Forecaster] = Capability(
     "forecast", Forecaster, "odds of accepted orders (pbem check)"
 )
@@ -202,8 +248,18 @@ PICTURE: Capability[PictureBuilder] = Capability(
     "picture", PictureBuilder, "picture model for the board renderer"
 )
 RULES_HELP: Capability[RulesHelp] = Capability("rules-help", RulesHelp, "rules help by topic")
+TABLES: Capability[TableProvider] = Capability(
+    "tables", TableProvider, "rules tables as data (pbem game create --tables FILE)"
+)
 
-CAPABILITIES: tuple[Capability[Any], ...] = (FORECAST, AUTOPLAY, SCENARIOS, PICTURE, RULES_HELP)
+CAPABILITIES: tuple[Capability[Any], ...] = (
+    FORECAST,
+    AUTOPLAY,
+    SCENARIOS,
+    PICTURE,
+    RULES_HELP,
+    TABLES,
+)
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
 
 

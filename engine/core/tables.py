@@ -15,10 +15,16 @@ followed by ``": "`` and a reference (a section, page or address)::
     move = 3
 
 A system describes its tables with a :class:`TableSchema` per table (each
-field's type); :func:`load_tables` checks a file against it and reports every
-problem with its line, so a club's own file is checked like the bundled one.
-The SHA-256 of the file's bytes (:attr:`Tables.sha256`) names the tables a
-game was played with.
+field's type: ``bool``, ``int``, ``str`` or ``list``, a list of text);
+:func:`load_tables` checks a file against it and reports every problem with
+its line, so a club's own file is checked like the bundled one. The SHA-256
+of the file's bytes (:attr:`Tables.sha256`) names the tables a game was
+played with.
+
+A system offers its tables to pbem through the ``tables`` capability
+(:class:`engine.core.capabilities.TableProvider`): its schema, its bundled
+file, the check, and how a state carries the tables it is played with
+(docs/adding-a-system.md, "Tables").
 """
 
 from __future__ import annotations
@@ -47,7 +53,12 @@ PROVENANCE = ("rulebook", "digest", "public-page", "placeholder", "club")
 """Where a value comes from: the rulebook, the rules digest, a public page,
 a placeholder (no source gives it: replace it), or a club's own choice."""
 
-_TYPES: dict[type, str] = {bool: "true or false", int: "a whole number", str: "text"}
+_TYPES: dict[type, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    str: "text",
+    list: "a list of text",
+}
 
 
 class TablesError(ValueError):
@@ -60,7 +71,8 @@ class TablesError(ValueError):
 
 @dataclass(frozen=True)
 class TableSchema:
-    """One table: each field's Python type (``bool``, ``int`` or ``str``)."""
+    """One table: each field's Python type (``bool``, ``int``, ``str``, or ``list``: a list
+    of text, read as a tuple of strings)."""
 
     name: str
     fields: Mapping[str, type]
@@ -68,8 +80,9 @@ class TableSchema:
 
 def schema_of(name: str, row_type: type, skip: tuple[str, ...] = ("code",)) -> TableSchema:
     """The schema of table ``name`` whose rows are ``row_type`` (a dataclass of bool/int/str
-    fields, annotated as strings), leaving out ``skip`` (the row key, not a value)."""
-    types = {"bool": bool, "int": int, "str": str}
+    fields, or ``tuple[str, ...]`` for a list of text, annotated as strings), leaving out
+    ``skip`` (the row key, not a value)."""
+    types = {"bool": bool, "int": int, "str": str, "tuple[str, ...]": list}
     return TableSchema(
         name, {f.name: types[str(f.type)] for f in fields(row_type) if f.name not in skip}
     )
@@ -134,7 +147,9 @@ def load_tables(text: str, system: str, schemas: tuple[TableSchema, ...]) -> Tab
     if doc.get("schema") != FORMAT:
         problems.append((top("schema"), f'schema must be "{FORMAT}"'))
     if doc.get("system") != system:
-        problems.append((top("system"), f'system must be "{system}"'))
+        named = doc.get("system")
+        other = f" (this file is for {named!r})" if isinstance(named, str) else ""
+        problems.append((top("system"), f'system must be "{system}"{other}'))
     known = {s.name: s for s in schemas}
     for key in doc:
         if key not in ("schema", "system") and key not in known:
@@ -209,10 +224,10 @@ def _row(  # noqa: PLR0917
             problems.append((at(None), f"{name}: {field} is missing ({_TYPES[typ]})"))
             continue
         v = row[field]
-        if type(v) is not typ:
+        if type(v) is not typ or (isinstance(v, list) and not all(type(x) is str for x in v)):
             problems.append((at(field), f"{name}.{field} must be {_TYPES[typ]}, not {v!r}"))
             continue
-        values[field] = v
+        values[field] = tuple(v) if isinstance(v, list) else v
         prov[(schema.name, key, field)] = str(sources.get(field, source))
     for field in row:
         if field not in schema.fields and field not in ("source", "sources"):

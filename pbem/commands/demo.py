@@ -32,6 +32,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="scenario (default: the system's first bundled one; 001, Akragas, for cca)",
     )
+    parser.add_argument(
+        "--tables",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="play on a club's rules tables file (docs/tables.md)",
+    )
     parser.add_argument("--max-epochs", type=int, default=400, help="stop after this many")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds before giving up")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the daemon's log")
@@ -46,6 +53,7 @@ def _say(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the demo; exit 0 when the game ended and its audit record verified."""
     from pbem.demo import check_system, run_demo  # noqa: PLC0415
+    from pbem.tablefile import TablesFileError  # noqa: PLC0415
 
     if not args.verbose:
         # The daemon, the SMTP servers and the scheduler log every step; the demo
@@ -61,16 +69,21 @@ def run(args: argparse.Namespace) -> int:
     directory = args.dir or Path(tempfile.mkdtemp(prefix="pbem-demo-"))
     _say(f"pbem demo in {directory}")
     started = time.monotonic()
-    result = asyncio.run(
-        run_demo(
-            directory,
-            seed=args.seed,
-            scenario=scenario,
-            max_epochs=args.max_epochs,
-            timeout=args.timeout,
-            progress=_say,
+    try:
+        result = asyncio.run(
+            run_demo(
+                directory,
+                seed=args.seed,
+                scenario=scenario,
+                max_epochs=args.max_epochs,
+                timeout=args.timeout,
+                progress=_say,
+                tables=args.tables,
+            )
         )
-    )
+    except TablesFileError as exc:
+        sys.stderr.write(f"pbem demo: --tables: {exc}\n")
+        return 1
     took = time.monotonic() - started
     winner = result.winner or ("draw" if result.finished else "none")
     _say("")

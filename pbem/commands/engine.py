@@ -90,6 +90,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="OUT.toml",
         help="also write the resulting position file",
     )
+    res.add_argument(
+        "--tables",
+        default=None,
+        metavar="FILE",
+        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
+    )
     res.set_defaults(func=_resolve)
 
     leg = verbs.add_parser("legal", help="playable cards, orderable units, reachable hexes")
@@ -99,6 +105,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     leg.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
     leg.add_argument("--system", default=None, help="default: the position's, else cca")
     leg.add_argument("--json", action="store_true")
+    leg.add_argument(
+        "--tables",
+        default=None,
+        metavar="FILE",
+        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
+    )
     leg.set_defaults(func=_legal)
 
     tpl = verbs.add_parser("template", help="an orders template for the side to act")
@@ -106,6 +118,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tpl.add_argument("--side", default=None, help="default: the side to act")
     tpl.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
     tpl.add_argument("--system", default=None, help="default: the position's, else cca")
+    tpl.add_argument(
+        "--tables",
+        default=None,
+        metavar="FILE",
+        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
+    )
     tpl.set_defaults(func=_template)
 
 
@@ -138,6 +156,7 @@ def _resolve(args: argparse.Namespace) -> int:
             side=args.side,
             system_name=name,
             standing=standing,
+            tables=args.tables,
         )
     except CliError as exc:
         err(f"pbem engine resolve: {exc.message}")
@@ -199,7 +218,7 @@ def _legal(args: argparse.Namespace) -> int:
         seed = seed_bytes(args.seed) if args.seed else None
         position = _read(args.position, "--position")
         name = args.system or system_of(position)
-        rep = legal_report(position, args.side, args.card, name, seed)
+        rep = legal_report(position, args.side, args.card, name, seed, args.tables)
     except CliError as exc:
         err(f"pbem engine legal: {exc.message}")
         return exc.code
@@ -237,6 +256,7 @@ def _template(args: argparse.Namespace) -> int:
                 faces=None if args.seed else [],
                 seed=seed_bytes(args.seed) if args.seed else None,
             ),
+            args.tables,
         )
         check_side(system, args.side)
     except CliError as exc:

@@ -35,6 +35,7 @@ from pbem.scenarios import ScenarioError, find_scenario, load_file
 from pbem.sshsig import SshPublicKey, SshSigError
 from pbem.store import Deadline, DiceEpoch, Event, Game, Store, migrate, read_session
 from pbem.store.files import private_dir
+from pbem.tablefile import read_tables, tables_sha256
 
 EX_USAGE = 64
 EX_CONFIG = 78
@@ -99,6 +100,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         metavar="SIDE=ZONE",
         help="a player's time zone, e.g. north=Europe/Paris",
+    )
+    create.add_argument(
+        "--tables",
+        type=Path,
+        metavar="FILE",
+        help="the club's own rules tables (checked against the system's schema; docs/tables.md)",
     )
     create.set_defaults(func=_create)
     lst = games.add_parser("list", help="list games")
@@ -212,7 +219,9 @@ def _create(args: argparse.Namespace) -> int:
         path = find_scenario(args.scenario)
         scenario = load_file(path)
         zones = dict(z.split("=", 1) for z in args.tz if "=" in z)
-        seats = _seats(args, resolve_system(scenario.system).sides, zones)
+        system = resolve_system(scenario.system)
+        seats = _seats(args, system.sides, zones)
+        tables = read_tables(system, args.tables) if args.tables else None
         reminders = tuple(parse_duration(r) for r in (args.reminder or ["12h"]))
         settings = GameSettings(
             turn_time=parse_duration(args.deadline),
@@ -236,6 +245,7 @@ def _create(args: argparse.Namespace) -> int:
             settings=settings,
             engine_options=_options(args.option),
             server_key=load_server_key(config.server_key_path),
+            tables=tables,
         )
     except (GameError, ScenarioError, FileNotFoundError, ConfigError, ValueError) as exc:
         _err(str(exc))
@@ -245,6 +255,9 @@ def _create(args: argparse.Namespace) -> int:
     _out(f"created {ctx.id} ({scenario.name}): status {ctx.game.status}")
     _out(f"dice commitment {ctx.game.dice_commitment}")
     _out(f"deck commitment {ctx.game.deck_commitment}")
+    sha = tables_sha256(ctx.system, ctx.state)
+    if sha:
+        _out(f"rules tables {sha}" + (f" ({args.tables})" if args.tables else " (bundled)"))
     for side, token in sorted(ctx.invite_tokens.items()):
         _out(
             f"invite token for {side}: {token} (mailed to {ctx.seats[side].player.email}; "

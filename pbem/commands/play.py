@@ -54,6 +54,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SIDE=HEX",
         help="a side's join nonce, 64 hex digits (default: random; give both to replay a game)",
     )
+    cmd.add_argument(
+        "--tables",
+        default=None,
+        metavar="FILE",
+        help="play on a club's rules tables file (docs/tables.md)",
+    )
     cmd.add_argument("--max-turns", type=int, default=500, help="stop after this many turns")
     cmd.add_argument("--no-board", action="store_true", help="do not draw the board each turn")
     cmd.add_argument(
@@ -153,7 +159,7 @@ def _play(args: argparse.Namespace) -> int:
         # As by mail (docs/audit.md): each side's nonce enters every die and shuffle.
         nonces = _nonces(args.nonce, get_system(name).sides, seed if args.seed else None)
         src = DiceSource("game", seed=seed, nonces=nonces)
-        system, state = load(name, text, src)
+        system, state = load(name, text, src, args.tables)
     except (CliError, FileNotFoundError, OSError, KeyError) as exc:
         sys.stderr.write(f"pbem play: {getattr(exc, 'message', exc)}\n")
         return 2

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from engine.core.tables import Tables
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.pipeline.games import (
@@ -58,6 +59,7 @@ def create_and_start(
     engine_options: dict[str, Any] | None = None,
     server_key: ServerKey | None = None,
     joins: Mapping[str, SignedJoin] | None = None,
+    tables: Tables | None = None,
 ) -> GameContext:
     """Create a game with fresh secret seeds, committed; mail each player how to join.
 
@@ -82,6 +84,7 @@ def create_and_start(
             clock=clock,
             settings=settings,
             engine_options=engine_options,
+            tables=tables,
         )
         tokens = add_seat_joins(
             session, ctx.id, [(s.side, s.email.strip().lower(), s.key is not None) for s in seats]

@@ -23,6 +23,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from engine.core.api import GameSystem, Prompt
+from engine.core.tables import Tables
 from engine.dice import PROTOCOL_VERSION, EpochDice, HashChain, join_message
 from pbem.clock import Clock
 from pbem.pipeline.settings import GameOptions, GameSettings
@@ -38,6 +39,7 @@ from pbem.store import (
     Seat,
     SeatJoin,
 )
+from pbem.tablefile import start_with
 
 __all__ = [
     "DICE_LOG",
@@ -308,11 +310,14 @@ def create_game(
     settings: GameSettings | None = None,
     engine_options: dict[str, Any] | None = None,
     chain_length: int = DEFAULT_CHAIN_LENGTH,
+    tables: Tables | None = None,
 ) -> GameContext:
     """Create a game in status ``setup`` (see the module docstring); return it loaded.
 
     Raises :class:`GameError` for a bad or taken id, an unknown side, one
     address on both sides without keys, or options the engine refuses.
+    ``tables``: a club's rules tables (checked with :func:`pbem.tablefile.read_tables`),
+    copied into the game's state; None plays the system's bundled tables.
     """
     if not GAME_ID.match(game_id):
         raise GameError(f"game id {game_id!r}: use lower-case letters, digits and '-' (at most 63)")
@@ -322,7 +327,7 @@ def create_game(
     dice_chain = HashChain(dice_seed, chain_length)
     deck_chain = HashChain(deck_seed, chain_length)
     try:
-        position = system.load_position(scenario_text)
+        position = start_with(system, system.load_position(scenario_text), tables)
         # The unshuffled preview (no randomness): the real deal waits for the nonces.
         state = system.new_game(position, engine_options or {}, None)
     except ValueError as exc:

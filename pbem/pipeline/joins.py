@@ -57,6 +57,7 @@ from pbem.pipeline.steps import Outcome, Step
 from pbem.pipeline.turns import Env, start_game
 from pbem.sshsig import SshSigError, SshSignature
 from pbem.store import GameStatus, InboxMessage, SeatJoin, Snapshot
+from pbem.tablefile import carry_tables
 
 __all__ = [
     "NONCE_HELP",
@@ -282,7 +283,10 @@ def _deal(env: Env, ctx: GameContext) -> None:
     _, deck_chain = chains(session, ctx.id)
     setup = EpochDice(ctx.id, 0, None, SETUP_HASH, deck=deck_chain, join=game_join(session, ctx))
     try:
-        position = ctx.system.load_position(ctx.game.setup_text)
+        # The tables the game was created with (a club's file, docs/tables.md) stay its own.
+        position = carry_tables(
+            ctx.system, ctx.system.load_position(ctx.game.setup_text), ctx.state
+        )
         state = ctx.system.new_game(position, ctx.options.engine, setup)
     except ValueError as exc:  # pragma: no cover - the same text was accepted at creation
         raise GameError(f"the engine refused the game: {exc}") from exc

@@ -18,6 +18,7 @@ from pbem.mailviews.format import roll_line
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.mails import Mailer, format_deadline
 from pbem.store import GameStatus
+from pbem.tablefile import tables_sha256 as tables_digest
 
 __all__ = [
     "deadline_text",
@@ -48,7 +49,7 @@ def _whats_next(ctx: GameContext) -> str:
 
 def tables_sha256(ctx: GameContext) -> str:
     """The SHA-256 of the rules tables the game is played with ("" if the system has none)."""
-    return str(ctx.system.public_view(ctx.state).get("tables_sha256") or "")
+    return tables_digest(ctx.system, ctx.state)
 
 
 def tables_line(ctx: GameContext) -> list[str]:
@@ -330,7 +331,8 @@ def send_game_end(
 
 
 def end_words(ctx: GameContext, winner: str | None, reason: str) -> tuple[str, str]:
-    """Say plainly how a game ended and the final score, from the public view.
+    """Say plainly how a game ended and the final score, from the public view (the
+    system's summary line when its view counts no banners).
 
     ``("Syracusan (south) resigned; Carthaginian (north) wins",
     "Final score: Carthaginian (north) 3 banners, Syracusan (south) 1 banner (5 win).")``
@@ -358,11 +360,11 @@ def end_words(ctx: GameContext, winner: str | None, reason: str) -> tuple[str, s
             parts.append(f"{label(side)} {n} banner{'' if n == 1 else 's'}")
             if isinstance(info.get("banners_needed"), int):
                 needed.add(info["banners_needed"])
-    score = ""
     if parts:
         win = f" ({needed.pop()} win)" if len(needed) == 1 else ""
-        score = f"Final score: {', '.join(parts)}{win}."
-    return headline, score
+        return headline, f"Final score: {', '.join(parts)}{win}."
+    # A system that counts no banners: its own one-line summary (GameSystem.summary).
+    return headline, f"Final score: {ctx.system.summary(ctx.state)}."
 
 
 def send_rejection(

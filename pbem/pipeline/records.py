@@ -18,6 +18,7 @@ from pbem.audit import AUDIT_VERSION, AuditEpoch, SignedText, build_record
 from pbem.pipeline.games import DICE_LOG, SETUP_HASH, GameContext, GameError, chains, game_join
 from pbem.server_key import ServerKey
 from pbem.store import DiceEpoch, Event, GameStatus, SeatJoin
+from pbem.tablefile import tables_sha256
 
 __all__ = ["game_record", "join_records"]
 
@@ -109,5 +110,5 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
         epochs=epochs,
         server_key=server_key,
         deck_keys=deck_keys,
-        tables_sha256=ctx.system.public_view(ctx.state).get("tables_sha256") or None,
+        tables_sha256=tables_sha256(ctx.system, ctx.state) or None,
     )

@@ -12,10 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.cca.scenario.model import Leader, Problem, ReserveUnit, Scenario, Side, Unit
+from engine.cca.tables import BUNDLED
 from engine.cca.terrain import ALIASES as TERRAIN_ALIASES
-from engine.cca.terrain import TERRAIN as ENGINE_TERRAIN
 from engine.cca.terrain import mover_kind
-from engine.cca.units import UNITS as ENGINE_UNITS
 from engine.core.file_check import FileChecker, nth_copy, parse_toml
 from engine.hexgrid import STANDARD_BOARD
 
@@ -24,6 +23,11 @@ __all__ = ["FORMAT", "IMPASSABLE", "RULES", "SYSTEMS", "TERRAIN", "UNIT_TYPES", 
 FORMAT = "pbem-position/1"
 SYSTEMS = ("cca",)
 SIDES = ("north", "south")
+
+# A scenario is checked against the bundled tables (a club's own are checked when a game
+# starts with them: the position loader).
+ENGINE_UNITS = BUNDLED.units
+ENGINE_TERRAIN = BUNDLED.terrain
 
 #: Unit type code -> blocks at full strength (the engine's unit table).
 UNIT_TYPES: Mapping[str, int] = {code: u.blocks for code, u in ENGINE_UNITS.items()}

@@ -4,7 +4,9 @@
 check: the owner chooses how many flags to ignore (:mod:`engine.ccn.rules.flags`), then the
 unit retreats its hexes per flag (militia 3, Spanish 2: nations.toml) along a path it
 chooses, losing one block per hex it cannot retreat. A square cannot retreat: it loses a
-block per flag not ignored (§15.1 rule 11, §21.6).
+block for every hex it would have retreated - the rulebook's "one block per hex" (§21.6 in
+the rulebook: a militia square loses three a flag), where the digest says one a flag
+(§15.1 rule 11).
 
 Retreat steps (§15.1): each into one of the (up to two) hexes one row toward the owner's
 baseline, never sideways or forward; never into impassable terrain (terrain.toml
@@ -189,12 +191,11 @@ def take_flags(  # noqa: PLR0917 (the rule reads this many things)
     left = flags - ignored
     if left <= 0:
         return FlagResult(ignored)
-    if u.square:
-        ref.log(
-            "square-flags", f"the square in {u.hex} cannot retreat: {left} block(s) lost", unit=u.id
-        )
-        lost = _lose(ref, u, left, by, "flags on a square", checked)
-        return FlagResult(ignored, (), lost, u.hex is None)
     hexes = retreat_hexes(ref.tables, Strength(u.nation, u.type, u.blocks), left)
+    if u.square:
+        why = f"the square in {u.hex} cannot retreat: {hexes} block(s) lost"
+        ref.log("square-flags", why, unit=u.id)
+        lost = _lose(ref, u, hexes, by, "flags on a square", checked)
+        return FlagResult(ignored, (), lost, u.hex is None)
     got = retreat(ref, u, hexes, by, checked)
     return FlagResult(ignored, got.path, got.lost, got.left_hex)

@@ -66,7 +66,10 @@ _TOP_KEYS = (
     "options", "state", "cards",
 )  # fmt: skip
 _META_KEYS = ("id", "name", "date", "source")
-_SIDE_KEYS = ("army", "nations", "commander", "command", "banners", "first", "units", "leaders")
+_SIDE_KEYS = (
+    "army", "nations", "commander", "command", "banners", "first", "units", "leaders",
+    "order_of_battle",
+)  # fmt: skip
 _OBJ_KEYS = ("side", "hexes", "banners", "count", "kind", "when", "note", "sudden_death")
 _PH_KEYS = ("field", "reason", "items")
 _MAX_BLOCKS = 6
@@ -216,12 +219,59 @@ def _check_side(ck: _Checker, name: str, raw: Any) -> Side | None:
         ld = _leader(ck, entry, nations, (*path, "leaders"), nth_copy(seen, entry))
         if ld:
             leaders.append(ld)
+    oob = _order_of_battle(ck, raw, path, nations, units=units, leaders=leaders)
     if army is None or command is None or banners is None:
         return None
     return Side(
         name, army, tuple(nations), command, banners, bool(first), tuple(units), tuple(leaders),
-        commander,
+        commander, oob,
     )  # fmt: skip
+
+
+def _order_of_battle(
+    ck: _Checker,
+    raw: Mapping[str, Any],
+    path: tuple[str, ...],
+    nations: Sequence[str],
+    *,
+    units: Sequence[Unit],
+    leaders: Sequence[Leader],
+) -> dict[str, int]:
+    """``order_of_battle``: the page's count per ``[NATION ]TYPE`` and ``[NATION ]leaders``;
+    the side's units and leaders must match it exactly (the page's balance of forces)."""
+    table = ck.typed(raw, path, "order_of_battle", dict, required=False)
+    if table is None:
+        return {}
+    where = (*path, "order_of_battle")
+    want: dict[tuple[str, str], int] = {}
+    written: dict[tuple[str, str], str] = {}
+    for key, count in table.items():
+        words = str(key).split()
+        split = ck.nation_first(words, nations, where, str(key), 0) if words else None
+        kind = split[1][0] if split and len(split[1]) == 1 else None
+        if split is None or kind is None or (kind != "leaders" and kind not in ck.t.units):
+            ck.add(where, "bad-entry", f"order_of_battle: {key!r} is not '[NATION] TYPE'")
+            continue
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            ck.add(where, "bad-type", f"order_of_battle: {key!r} must be a count")
+            continue
+        want[(split[0], kind)] = count
+        written[(split[0], kind)] = str(key)
+    have: dict[tuple[str, str], int] = {}
+    for nation, kind in [(u.nation, u.type) for u in units] + [
+        (ld.nation, "leaders") for ld in leaders
+    ]:
+        have[(nation, kind)] = have.get((nation, kind), 0) + 1
+    for nk in sorted(set(want) | set(have)):
+        if want.get(nk, 0) != have.get(nk, 0):
+            label = " ".join(nk)
+            msg = (
+                f"sides.{path[-1]} has {have.get(nk, 0)} {label}, "
+                f"the order of battle says {want.get(nk, 0)}"
+            )
+            at = (*where, written[nk]) if nk in written else where
+            ck.add(at, "order-of-battle", msg)
+    return {str(k): int(v) for k, v in table.items()}
 
 
 def _check_terrain(ck: _Checker, raw: Any) -> dict[str, str]:

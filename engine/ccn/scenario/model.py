@@ -64,7 +64,11 @@ class Leader:
 
 @dataclass(frozen=True)
 class Side:
-    """One army's set-up: its nations, command cards, banners to win and pieces (ccn.md §5)."""
+    """One army's set-up: its nations, command cards, banners to win and pieces (ccn.md §5).
+
+    ``order_of_battle`` is the source page's count per ``[NATION ]TYPE`` and
+    ``[NATION ]leaders`` as the file writes it; the checker holds the pieces to it.
+    """
 
     side: str
     army: str
@@ -75,6 +79,7 @@ class Side:
     units: tuple[Unit, ...]
     leaders: tuple[Leader, ...] = ()
     commander: str = ""
+    order_of_battle: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
