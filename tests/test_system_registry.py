@@ -142,7 +142,7 @@ def test_pbem_rules_prints_a_systems_help(capsys: pytest.CaptureFixture[str]) ->
 def test_the_built_in_systems_are_declared_as_entry_points_once_each(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """pyproject declares cca and toy in 'pbem.systems' as BUILT_IN does; listed once each."""
+    """pyproject declares cca, ccn and toy in 'pbem.systems' as BUILT_IN does; listed once each."""
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["pbem.systems"] == BUILT_IN
     assert main(["systems", "--json"]) == 0
