@@ -46,7 +46,7 @@ from pbem.store import Store
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS: tuple[str, ...] = ("pbem.pipeline",)
+EXTENSIONS: tuple[str, ...] = ("pbem.pipeline", "pbem.clubs.jobs")
 """Modules whose ``setup_daemon(daemon)`` runs at start, when they exist."""
 
 

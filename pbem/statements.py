@@ -10,7 +10,9 @@ most once:
 ======== ================================================= =====================
 key      value                                             needed by
 ======== ================================================= =====================
-game     the game id                                       every statement
+game     the game id                                       every game statement
+club     the club id                                       club commands (instead
+                                                           of ``game``)
 turn     the turn number (ASCII digits)                    orders, answers
 side     your side (only needed when you play both)        optional
 question the id of the question answered                   answers
@@ -61,14 +63,15 @@ ORDERS_NAMESPACE = DEFAULT_NAMESPACE
 CHECK_NAMESPACE = "pbem-check"
 """``pbem-check``: drafts for ``command check`` (a dry run; never verifies as orders)."""
 
-HEADER_KEYS = ("game", "turn", "side", "question", "state", "nonce", "command")
-REFEREE_KEYS = ("question", "state", "nonce", "command")
+HEADER_KEYS = ("game", "club", "turn", "side", "question", "state", "nonce", "command")
+REFEREE_KEYS = ("club", "question", "state", "nonce", "command")
 """Header keys the referee reads and the game system never sees (blanked in the body)."""
 
 Kind = Literal["orders", "answer", "command", "check"]
 
 _VALUES: dict[str, tuple[re.Pattern[str], str]] = {
     "game": (re.compile(r"[a-z0-9][a-z0-9-]{0,62}", re.IGNORECASE), "a game id"),
+    "club": (re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.IGNORECASE), "a club id"),
     "turn": (re.compile(r"[0-9]{1,6}"), "a turn number (ASCII digits 0-9, at most 6)"),
     "side": (re.compile(r"[a-z][a-z0-9-]{0,31}", re.IGNORECASE), "a side name"),
     "question": (

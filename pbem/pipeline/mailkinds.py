@@ -143,6 +143,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 env.sender, subject, "\n".join(body), thread_root=None
             ),
             "start",
+            deadline=deadline if template else None,
         )
 
 
@@ -215,7 +216,9 @@ def send_turn(
         else:
             body += ["", f"Nothing to do now: {p.side} acts next."]
         subject = f"[{ctx.id}] Turn {p.turn}: {_whats_next(ctx)}"
-        m.queue_text(ctx, env, view, subject, body, kind="turn")
+        m.queue_text(
+            ctx, env, view, subject, body, kind="turn", deadline=deadline if template else None
+        )
 
 
 def send_question(

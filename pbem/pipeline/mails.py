@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlmodel import Session
 
 from engine.core.api import Event
+from pbem.calendar import DeadlineEntry, deadline_ics
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.mailin.msgid import clean_msg_id
@@ -217,6 +218,16 @@ class Mailer:
         message_id = make_message_id("player", kind, version, player_email, self.domain)
         self._put(msg, recipient=player_email, message_id=message_id, kind=kind, game_id=None)
 
+    def queue_member_mail(
+        self, message: EmailMessage, *, recipient: str, message_id: str, kind: str
+    ) -> None:
+        """Queue a club mail (standings, pairings) to a member's address on record.
+
+        ``recipient`` must come from the store's player row of a club member:
+        the clubs' mails carry only what every member may see.
+        """
+        self._put(message, recipient=recipient, message_id=message_id, kind=kind, game_id=None)
+
     def _put(
         self,
         message: EmailMessage,
@@ -281,6 +292,7 @@ class Mailer:
         body: Sequence[str],
         *,
         kind: str,
+        deadline: datetime | None = None,
     ) -> None:
         """Queue ``view()``'s mail, with the plain-text ``body`` as its fallback."""
         text = "\n".join(body)
@@ -290,6 +302,7 @@ class Mailer:
             view,
             lambda: self.text_mail(env.sender, subject, text, thread_root=env.thread_root),
             kind,
+            deadline=deadline,
         )
 
     def queue_view(
@@ -299,8 +312,14 @@ class Mailer:
         view: Callable[[], MailInput],
         fallback: Callable[[], EmailMessage],
         kind: str,
+        *,
+        deadline: datetime | None = None,
     ) -> None:
-        """Queue the mailviews mail built from ``view()``, or ``fallback()`` until it exists."""
+        """Queue the mailviews mail built from ``view()``, or ``fallback()`` until it exists.
+
+        ``deadline``: the recipient's own deadline, attached as ``deadline.ics``
+        in his time zone (:mod:`pbem.calendar`).
+        """
         message: EmailMessage | None = None
         built = None
         if kind not in _COMPOSE_MISSING:
@@ -316,6 +335,12 @@ class Mailer:
                 message = None
         if message is None:
             message = fallback()
+        if deadline is not None:
+            entry = DeadlineEntry(ctx.id, env.recipient.side, deadline, "your move is due")
+            ics = deadline_ics(entry, env.recipient.tz, self.domain)
+            message.add_attachment(
+                ics.decode("utf-8"), subtype="calendar", charset="utf-8", filename="deadline.ics"
+            )
         del message["Message-ID"]
         self.queue(
             ctx, message, recipient=env.recipient.address, message_id=env.message_id, kind=kind

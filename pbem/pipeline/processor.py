@@ -217,6 +217,23 @@ class Processor:
         if mail.sender in (self.config.mail.address.lower(), self.config.mail_domain):
             return Outcome.refused("mail from the referee's own address: ignored")
         player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()
+        # Clubs build on the pipeline (imported here, not at the top: no import cycle).
+        from pbem.clubs.mailcmd import club_of, handle_club_mail  # noqa: PLC0415
+        from pbem.clubs.replacements import handle_replace  # noqa: PLC0415
+
+        club = club_of(mail, content.text, self.config.mail.address, session)
+        if club is not None and player is not None and not mail.auto:
+            content = self._verify(content)
+            return handle_club_mail(
+                env,
+                row,
+                mail,
+                player,
+                club_id=club,
+                text=content.text,
+                verified=content.verified,
+                error=content.error,
+            )
         ctx, how = self._route(session, mail, content.text, player)
         if ctx is not None and player is not None and not mail.auto:
             name = command_of(content.text, "")
@@ -224,6 +241,8 @@ class Processor:
                 joined = handle_join(env, row, mail, ctx, content.found)
                 if joined is not None:
                     return joined
+            if name is not None and name[0] == "replace" and not ctx.sides_of(mail.sender):
+                return handle_replace(env, row, mail, ctx, content.found)
         if player is None:
             return self._stranger(env, row, mail.sender, mail.auto, f"unknown sender {mail.sender}")
         if mail.auto:

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from pbem.clock import Clock, FakeClock
 from pbem.config import Config
 from pbem.deadlines import current_deadline, set_prompt_deadlines
-from pbem.pipeline import mailkinds
+from pbem.pipeline import listeners, mailkinds
 from pbem.pipeline.games import load_game
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.turns import Env, apply_submission, finish_game
@@ -96,6 +96,8 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
     ctx.options = replace(ctx.options, runtime=runtime)
     misses = runtime.misses.get(side, 0)
     other = next((s for s in ctx.seats if s != side), "")
+    # Listeners: reliability counts every miss; a club may offer the seat past its limit.
+    listeners.deadline_missed(env, ctx, side, row.due_at, misses)
     if settings.missed_turn == "forfeit" and misses >= settings.forfeit_after:
         action = (
             f"{side} missed {misses} deadlines in a row and forfeits: {other} wins "

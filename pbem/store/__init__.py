@@ -14,6 +14,8 @@ their own table). Mail-specific helpers: :mod:`pbem.mailin.accept` writes the
 inbox, :mod:`pbem.outbox` queues and sends the outbox.
 """
 
+# The clubs' tables share the one metadata (migrations compare it whole).
+import pbem.clubs.models  # noqa: F401
 from pbem.store.db import Store, head_revision, make_engine, migrate, schema_revision
 from pbem.store.models import (
     Absence,
