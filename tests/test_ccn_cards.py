@@ -151,3 +151,22 @@ def test_rules_help_covers_every_card_and_unit_type() -> None:
     assert "Command" in helper.help("Assault Center")
     with pytest.raises(KeyError):
         helper.help("no such card")
+
+
+def test_first_strike_is_asked_and_the_defender_strikes_first() -> None:
+    """§24.2 First Strike, §25.3: the defender holding it is asked (standing order ask); its
+    unit battles first; it draws its replacement at the end of the turn; no battle back."""
+    hands = {"south": ("attack_centre", "probe_left", "probe_right"),
+             "north": ("first_strike", "probe_left", "probe_right")}  # fmt: skip
+    s = position("S F3 GB LN", "N F4 FR LN", "N A8 FR LN", hands=hands)
+    s = s.with_side("north", standing=s.sides["north"].standing + "first-strike: ask\n")
+    s2, _ = _play(s, "card attack_centre\norder F3\nattack F3 at F4\n", [])
+    q = SYSTEM.prompt(s2)
+    assert q.kind == "question" and q.side == "north" and q.question is not None
+    sub = SYSTEM.parse_orders(s2, "north", "answer yes\n")
+    res = SYSTEM.resolve(s2, sub, ScriptedDice(["ART"] * 40))
+    kinds = [e.kind for e in res.events]
+    assert "first-strike" in kinds
+    assert [e.data.get("how") for e in res.events if e.kind == "battle"] == ["attack"]
+    assert "first_strike" in res.state.discard
+    assert len(res.state.sides["north"].hand) == 3  # the replacement drawn
