@@ -25,7 +25,7 @@ from pbem.pipeline.joins import SignedJoin, add_seat_joins, record_join, send_in
 from pbem.pipeline.systems import resolve_system
 from pbem.pipeline.turns import Env
 from pbem.scenarios import ScenarioError, find_scenario, load_file
-from pbem.store import Player
+from pbem.store import Player, Seat
 from pbem.tablefile import TablesFileError, read_tables
 
 __all__ = [
@@ -290,7 +290,5 @@ def start_club_game(
 
 def seat_players(session: Session, game_id: str, sides: Sequence[str]) -> dict[str, int]:
     """Side -> player id of a game."""
-    from pbem.store import Seat  # noqa: PLC0415
-
     rows = session.exec(select(Seat).where(col(Seat.game_id) == game_id)).all()
     return {r.side: r.player_id for r in rows if r.side in sides}
