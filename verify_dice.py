@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Check a pbem game's dice and shuffles from its audit record, standard library only.
+"""Check a pbem game's dice, shuffles and cards from its audit record, standard library only.
 
 Usage: ``python verify_dice.py GAME_AUDIT.json`` (or ``-`` for standard input).
 
-It reads the record strictly (docs/audit.md, format ``pbem-audit`` version 2),
+It reads the record strictly (docs/audit.md, format ``pbem-audit`` version 3),
 checks every player's signed join statement and takes the nonces from them,
 checks that every revealed dice key hashes to the one before it (the first to
 the published dice commitment), recomputes every logged roll with the key
 mixed with the nonces, checks every signed order against its epoch's orders
 hash, and, once the game is over and the deck chain is revealed, checks the
-deck keys the same way and recomputes every shuffle. Last it checks the
-referee's signature over the record's end (epoch count, final key), so a
-record with epochs cut off does not verify. It prints ``OK`` with counts and
+deck keys the same way, recomputes every shuffle and re-derives every hand
+from the card log (each draw the card at its position of its shuffle, each
+played card one its side held). Last it checks the referee's signature over
+the record's end (counts, final key, tables digest, card log digest), so a
+record with epochs or cards cut off does not verify. It prints ``OK`` with counts and
 exits 0, or names the first discrepancy and exits 1 (2: the file cannot be read).
 
 This file deliberately imports nothing from pbem: it re-implements the small
@@ -30,11 +32,12 @@ import json
 import re
 import sys
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 FORMAT = "pbem-audit"
-VERSION = 2
+VERSION = 3
 
 # What each game system rolls and shuffles, fixed by the protocol (docs/audit.md, section 3).
 _CCA_DECK = {
@@ -288,11 +291,22 @@ def sshsig_verify(message: bytes, armor: str, key: bytes, namespace: str) -> str
     return "" if ed25519_verify(key, signed, raw) else "the signature does not match the text"
 
 
-def end_statement(game_id: str, epochs: int, final_key: str, shuffles: int, revealed: bool) -> str:
+def end_statement(
+    game_id: str,
+    epochs: int,
+    final_key: str,
+    shuffles: int,
+    revealed: bool,
+    *,
+    tables: str,
+    cards: int,
+    cards_sha256: str,
+) -> str:
     """The text the referee signs over the record's end (namespace pbem-audit)."""
     return (
         f"pbem-audit {VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n"
     )
 
 
@@ -305,7 +319,7 @@ class Discrepancy(Exception):
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
-        "deck", "joins", "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
+        "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
 _TOP_OPTIONAL = {"tables_sha256"}
 
 
@@ -396,8 +410,10 @@ def check_joins(
             raise Discrepancy(f"join of {side}: {why}")
         lines = {}
         for raw in statement.split("\n"):
-            word, _, rest = raw.strip().partition(" ")  # lines are exactly 'word value'
-            rest = rest.strip()
+            word, _, rest = raw.strip().partition(" ")  # 'word: value' (the colon optional)
+            word, rest = word.lower(), rest.strip()
+            if word.endswith(":"):
+                word = word[:-1]
             if word in ("game", "command", "side", "token", "nonce"):
                 if word in lines:
                     raise Discrepancy(f"join of {side}: the '{word}' line is given twice")
@@ -490,7 +506,7 @@ def _check_orders(
 
 def check_deck(
     record: dict[str, Any], game_id: str, last_epoch: int, join: bytes, system: dict[str, Any]
-) -> tuple[bool, int]:
+) -> tuple[bool, list[dict[str, Any]]]:
     """Check the deck chain and every shuffle if revealed; return (revealed, shuffles)."""
     deck = _get(record, "deck", dict, "record")
     _fields(deck, "deck", {"commitment", "revealed"}, {"keys"})
@@ -518,7 +534,7 @@ def check_deck(
         if not revealed and "order" in sh:
             raise Discrepancy(f"shuffle {k}: order shown before the deck is revealed")
     if not revealed:
-        return False, len(shuffles)
+        return False, shuffles
     keys = _get(deck, "keys", list, "deck")
     if len(keys) < len(shuffles):
         raise Discrepancy(f"deck: {len(keys)} keys revealed for {len(shuffles)} shuffles")
@@ -546,19 +562,213 @@ def check_deck(
                 f"shuffle {k} (epoch {sh['epoch']}, {purpose}): position {pos} holds {got} "
                 f"in the log, recomputed {want}"
             )
-    return True, len(shuffles)
+    return True, shuffles
+
+
+# --- The card log: every draw re-derived --------------------------------------
+
+_MOVE_FIELDS = {
+    "shuffle": ["epoch", "move", "shuffle", "pile"],
+    "draw": ["epoch", "move", "side", "shuffle", "position", "card"],
+    "discard": ["epoch", "move", "side", "card"],
+    "return": ["epoch", "move", "side", "card"],
+}
+_PILES = ("deck", "discard", "deck+discard")
+
+
+def _card_list(obj: dict[str, Any], name: str, where: str) -> list[str]:
+    value = _get(obj, name, list, where)
+    if not all(isinstance(c, str) for c in value):
+        raise Discrepancy(f"{where}: '{name}' is not a list of card codes")
+    return list(value)
+
+
+def _read_setup(cards: dict[str, Any], sides: list[str]) -> list[str]:
+    """Read the setup piles; return the log's setup lines."""
+    setup = cards["setup"]
+    _fields(setup, "cards.setup", {"deck", "discard", "hands"})
+    deck = _card_list(setup, "deck", "cards.setup")
+    discard = _card_list(setup, "discard", "cards.setup")
+    hands = _get(setup, "hands", dict, "cards.setup")
+    _fields(hands, "cards.setup.hands", set(sides))
+    lines = [" ".join(["setup", "deck", *deck]), " ".join(["setup", "discard", *discard])]
+    for side in sorted(sides, key=lambda s: s.encode("utf-8")):
+        lines.append(
+            " ".join(["setup", "hand", side, *_card_list(hands, side, "cards.setup.hands")])
+        )
+    return lines
+
+
+def _read_move(i: int, move: Any, revealed: bool) -> dict[str, Any]:
+    where = f"cards.moves[{i}]"
+    if not isinstance(move, dict):
+        raise Discrepancy(f"{where}: not a JSON object")
+    kind = _get(move, "move", str, where)
+    if kind not in _MOVE_FIELDS:
+        raise Discrepancy(f"{where}: move {kind!r} is not shuffle, draw, discard or return")
+    names = _MOVE_FIELDS[kind]
+    if kind == "draw":
+        _fields(move, where, set(names) - {"card"}, {"card"})
+        if revealed and "card" not in move:
+            raise Discrepancy(f"{where}: 'card' is missing")
+        if not revealed and "card" in move:
+            raise Discrepancy(f"{where}: a drawn card shown before the deck is revealed")
+    else:
+        _fields(move, where, set(names))
+    for name in names:
+        if name in move:
+            _get(move, name, int if name in ("epoch", "shuffle", "position") else str, where)
+    if kind == "shuffle" and move["pile"] not in _PILES:
+        raise Discrepancy(f"{where}: pile {move['pile']!r} is not deck, discard or deck+discard")
+    return move
+
+
+def _deal_setup(setup: dict[str, Any], system: dict[str, Any], name: str) -> dict[str, Any]:
+    held: Counter[str] = Counter(setup["deck"]) + Counter(setup["discard"])
+    for hand in setup["hands"].values():
+        held += Counter(hand)
+    deck = system["deck"]
+    for card in sorted(set(held) | set(deck)):
+        if held[card] != deck.get(card, 0):
+            raise Discrepancy(
+                f"cards.setup: the piles hold {held[card]} x {card}, the {name} deck "
+                f"{deck.get(card, 0)}"
+            )
+    hands = {side: list(hand) for side, hand in setup["hands"].items()}
+    return {"deck": list(setup["deck"]), "discard": list(setup["discard"]), "hands": hands}
+
+
+def _follow(
+    where: str,
+    move: dict[str, Any],
+    piles: dict[str, Any] | None,
+    shuffles: list[dict[str, Any]],
+    at: dict[str, int],
+) -> None:
+    """Apply one move to the piles (None while the deck is hidden: numbering only)."""
+    kind, epoch = move["move"], move["epoch"]
+    if kind == "shuffle":
+        k = move["shuffle"]
+        if k != at["seen"] + 1:
+            raise Discrepancy(f"{where}: shuffle {k} where shuffle {at['seen'] + 1} was expected")
+        if k > len(shuffles):
+            raise Discrepancy(f"{where}: shuffle {k} is not in the shuffles")
+        sh = shuffles[k - 1]
+        if sh["epoch"] > epoch:
+            raise Discrepancy(f"{where}: shuffle {k} of epoch {sh['epoch']} in epoch {epoch}")
+        at.update(seen=k, current=k, position=0)
+        if piles is None:
+            return
+        pile_kind = move["pile"]
+        if pile_kind == "discard" and piles["deck"]:
+            raise Discrepancy(
+                f"{where}: the discards are shuffled while the deck holds "
+                f"{len(piles['deck'])} cards"
+            )
+        pile = (piles["deck"] if pile_kind != "discard" else []) + (
+            piles["discard"] if pile_kind != "deck" else []
+        )
+        if len(pile) != sh["n"]:
+            raise Discrepancy(
+                f"{where}: shuffle {k} of {sh['n']} cards, and the pile holds {len(pile)}"
+            )
+        piles["deck"] = [pile[p] for p in sh["order"]]
+        if pile_kind != "deck":
+            piles["discard"] = []
+        return
+    side = move["side"]
+    if kind == "draw":
+        k, position = move["shuffle"], move["position"]
+        if k != at["current"]:
+            raise Discrepancy(
+                f"{where}: a draw from shuffle {k} where the deck is shuffle {at['current']}'s"
+            )
+        if position != at["position"]:
+            raise Discrepancy(
+                f"{where}: a draw at position {position} where {at['position']} is next"
+            )
+        at["position"] = position + 1
+        if piles is None:
+            return
+        if not piles["deck"]:
+            raise Discrepancy(f"{where}: {side} draws from an empty deck")
+        top = piles["deck"].pop(0)
+        if move["card"] != top:
+            raise Discrepancy(
+                f"{where}: {side} draws {move['card']} at position {position} of shuffle {k}, "
+                f"recomputed {top}"
+            )
+        piles["hands"][side].append(top)
+        return
+    if piles is None:
+        return
+    hand = piles["hands"][side]
+    if move["card"] not in hand:
+        verb = "discards" if kind == "discard" else "returns"
+        raise Discrepancy(f"{where}: {side} {verb} {move['card']}, which is not in its hand")
+    hand.remove(move["card"])
+    piles["discard" if kind == "discard" else "deck"].append(move["card"])
+
+
+def check_cards(
+    record: dict[str, Any],
+    system: dict[str, Any],
+    shuffles: list[dict[str, Any]],
+    last_epoch: int,
+    revealed: bool,
+) -> tuple[list[str], int]:
+    """Re-derive every hand from the card log; return the log's lines and the draws."""
+    cards = _get(record, "cards", dict, "record")
+    _fields(cards, "cards", {"moves"}, {"setup"})
+    if revealed and "setup" not in cards:
+        raise Discrepancy("cards: 'setup' is missing")
+    if not revealed and "setup" in cards:
+        raise Discrepancy("cards: the setup shown before the deck is revealed")
+    lines = _read_setup(cards, system["sides"]) if revealed else []
+    moves = [_read_move(i, m, revealed) for i, m in enumerate(_get(cards, "moves", list, "cards"))]
+    name = record["system"]
+    piles = _deal_setup(cards["setup"], system, name) if revealed else None
+    at = {"seen": 0, "current": 0, "position": 0}
+    last = draws = 0
+    for i, move in enumerate(moves):
+        where = f"cards.moves[{i}]"
+        if move["epoch"] < last or move["epoch"] > last_epoch:
+            raise Discrepancy(f"{where}: epoch {move['epoch']} is out of order")
+        last = move["epoch"]
+        if move["move"] != "shuffle":
+            if move["side"] not in system["sides"]:
+                raise Discrepancy(f"{where}: side {move['side']!r} is not a seat of {name}")
+            if "card" in move and move["card"] not in system["deck"]:
+                raise Discrepancy(f"{where}: card {move['card']!r} is not in the {name} deck")
+        draws += move["move"] == "draw"
+        _follow(where, move, piles, shuffles, at)
+        lines.append(" ".join(str(move[f]) for f in _MOVE_FIELDS[move["move"]] if f in move))
+    if at["seen"] != len(shuffles):
+        raise Discrepancy(
+            f"cards: {at['seen']} shuffles in the card log, {len(shuffles)} in the shuffles"
+        )
+    return lines, draws
 
 
 def check_end(
-    record: dict[str, Any], game_id: str, *, epochs: int, final: str, shuffles: int, revealed: bool
+    record: dict[str, Any],
+    game_id: str,
+    *,
+    epochs: int,
+    final: str,
+    shuffles: int,
+    revealed: bool,
+    cards: list[str],
 ) -> str:
     """Check the referee's signature over the record's end; return the referee's fingerprint."""
     end = _get(record, "end", dict, "record")
-    _fields(end, "end", {"epochs", "final_key", "shuffles", "signature"})
-    if _get(end, "epochs", int, "end") != epochs or _get(end, "shuffles", int, "end") != shuffles:
+    _fields(end, "end", {"epochs", "final_key", "shuffles", "cards", "signature"})
+    signed = tuple(_get(end, name, int, "end") for name in ("epochs", "shuffles", "cards"))
+    moves = len(record["cards"]["moves"])
+    if signed != (epochs, shuffles, moves):
         raise Discrepancy(
-            f"end: the referee signed {end['epochs']} epochs and {end['shuffles']} shuffles, "
-            f"the record holds {epochs} and {shuffles} (cut off or padded)"
+            f"end: the referee signed {signed[0]} epochs, {signed[1]} shuffles and {signed[2]} "
+            f"card moves, the record holds {epochs}, {shuffles} and {moves} (cut off or padded)"
         )
     if _get(end, "final_key", str, "end") != final:
         raise Discrepancy("end: the final key signed is not the last epoch's key")
@@ -566,8 +776,19 @@ def check_end(
         referee = ssh_ed25519_key(_get(record, "referee_key", str, "record"))
     except ValueError as err:
         raise Discrepancy(f"record: 'referee_key': {err}") from None
+    text = "".join(line + "\n" for line in cards)
+    statement = end_statement(
+        game_id,
+        epochs,
+        final,
+        shuffles,
+        revealed,
+        tables=record.get("tables_sha256", ""),
+        cards=moves,
+        cards_sha256=sha256(text.encode("utf-8")).hex(),
+    )
     why = sshsig_verify(
-        end_statement(game_id, epochs, final, shuffles, revealed).encode("utf-8"),
+        statement.encode("utf-8"),
         _get(end, "signature", str, "end"),
         referee,
         END_NAMESPACE,
@@ -582,14 +803,25 @@ def verify(record: Any) -> str:
     game_id, system = _header(record)
     join, keys = check_joins(record, game_id, system)
     n_epochs, n_rolls, n_orders, final = check_dice(record, game_id, join, keys)
-    revealed, n_shuffles = check_deck(record, game_id, n_epochs, join, system)
+    revealed, shuffles = check_deck(record, game_id, n_epochs, join, system)
+    n_shuffles = len(shuffles)
+    lines, draws = check_cards(record, system, shuffles, n_epochs, revealed)
     referee = check_end(
-        record, game_id, epochs=n_epochs, final=final, shuffles=n_shuffles, revealed=revealed
+        record,
+        game_id,
+        epochs=n_epochs,
+        final=final,
+        shuffles=n_shuffles,
+        revealed=revealed,
+        cards=lines,
     )
     if revealed:
-        deck = f"{n_shuffles} shuffles recomputed"
+        deck = f"{n_shuffles} shuffles recomputed, {draws} draws re-derived"
     else:
-        deck = f"deck not revealed yet (game in progress), {n_shuffles} shuffles not checked"
+        deck = (
+            f"deck not revealed yet (game in progress), {n_shuffles} shuffles and {draws} "
+            "draws not checked"
+        )
     return (
         f"OK {game_id}: {len(keys)} joins, {n_epochs} epochs chained, {n_rolls} rolls "
         f"recomputed, {n_orders} signed orders; {deck}; end signed by {referee}"

@@ -1,11 +1,12 @@
-"""The audit record of a game's dice and shuffles (docs/audit.md, format v2).
+"""The audit record of a game's dice, shuffles and cards (docs/audit.md, format v3).
 
 :func:`build_record` turns the epochs' logs, the players' signed joins and
 orders into the JSON-ready dict players and auditors receive, its end signed
 by the referee; :func:`parse_record` and :func:`load_record` read one back
 strictly (exact fields, exact JSON types), refusing anything malformed with
 :class:`AuditFormatError`; :func:`check_record` checks every signature,
-recomputes every roll and shuffle with :mod:`engine.dice` and raises
+recomputes every roll and shuffle with :mod:`engine.dice`, re-derives every
+hand from the card log (:mod:`pbem.audit_cards`) and raises
 :class:`AuditMismatch` at the first discrepancy. ``verify_dice.py`` does the
 same independently (it imports nothing from pbem); both give the same verdict
 on every record, and the wording is kept alike.
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.core.api import CardMove, CardPiles
 from engine.dice import (
     EpochLog,
     HashChain,
@@ -40,6 +42,15 @@ from engine.dice import (
 from engine.randomness import Die
 from engine.systems import BUILT_IN
 from pbem import sshsig
+from pbem.audit_cards import CardLog, cards_digest, cards_record, check_cards, parse_cards
+from pbem.audit_schema import (
+    AuditFormatError,
+    AuditMismatch,
+    AuditUnreadable,
+    field_of,
+    fields_of,
+    hex32,
+)
 from pbem.orders_text import canonicalize
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey, SshSigError
@@ -47,6 +58,7 @@ from pbem.sshsig import SshPublicKey, SshSigError
 __all__ = [
     "AUDIT_FORMAT",
     "AUDIT_VERSION",
+    "DICE_PROTOCOL",
     "END_NAMESPACE",
     "AuditEpoch",
     "AuditFormatError",
@@ -67,26 +79,20 @@ __all__ = [
 ]
 
 AUDIT_FORMAT = "pbem-audit"
-AUDIT_VERSION = 2
+AUDIT_VERSION = 3
+"""The record's format version (3: the card log; 2 had none)."""
+DICE_PROTOCOL = 2
+"""The dice protocol (docs/audit.md §3) the records of this version audit."""
 END_NAMESPACE = "pbem-audit"
 """SSHSIG namespace of the referee's signature over a record's end."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
-        "deck", "joins", "die_faces", "epochs", "shuffles", "end"}  # fmt: skip
+        "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
 _TOP_OPTIONAL = {"tables_sha256"}
-
-
-class AuditFormatError(ValueError):
-    """The record cannot be read: not JSON, wrong format or version, a field missing."""
-
-
-class AuditUnreadable(AuditFormatError):
-    """The file cannot be read or is not JSON at all."""
-
-
-class AuditMismatch(ValueError):
-    """The record reads but does not verify: a key, a roll, a shuffle or a signature is wrong."""
+_fields = fields_of
+_field = field_of
+_hex32 = hex32
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,11 +160,13 @@ class Join:
 
 @dataclass(frozen=True, slots=True)
 class AuditEpoch:
-    """One epoch: its dice log, the side that acted and its signed orders (None: a default)."""
+    """One epoch: its dice log, the side that acted, its signed orders (None: a default)
+    and the cards the engine moved in it."""
 
     log: EpochLog
     side: str
     orders: SignedText | None
+    cards: tuple[CardMove, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +176,7 @@ class End:
     epochs: int
     final_key: str
     shuffles: int
+    cards: int
     signature: str
 
 
@@ -186,6 +195,8 @@ class AuditRecord:
     joins: tuple[Join, ...]
     epochs: tuple[AuditEpoch, ...]
     shuffles: tuple[ShuffleRecord, ...]
+    cards: CardLog
+    tables_sha256: str
     end: End
 
 
@@ -199,15 +210,19 @@ class AuditSummary:
     rolls: int
     orders: int
     shuffles: int
+    draws: int
     deck_revealed: bool
     referee: str
 
     def describe(self) -> str:
         """Return the one-line OK report (same wording as ``verify_dice.py``)."""
         if self.deck_revealed:
-            deck = f"{self.shuffles} shuffles recomputed"
+            deck = f"{self.shuffles} shuffles recomputed, {self.draws} draws re-derived"
         else:
-            deck = f"deck not revealed yet (game in progress), {self.shuffles} shuffles not checked"
+            deck = (
+                f"deck not revealed yet (game in progress), {self.shuffles} shuffles and "
+                f"{self.draws} draws not checked"
+            )
         return (
             f"OK {self.game_id}: {self.joins} joins, {self.epochs} epochs chained, "
             f"{self.rolls} rolls recomputed, {self.orders} signed orders; {deck}; "
@@ -215,11 +230,22 @@ class AuditSummary:
         )
 
 
-def end_statement(game_id: str, epochs: int, final_key: str, shuffles: int, revealed: bool) -> str:
-    """The text the referee signs over a record's end (docs/audit.md, section 3)."""
+def end_statement(
+    game_id: str,
+    epochs: int,
+    final_key: str,
+    shuffles: int,
+    revealed: bool,
+    *,
+    tables: str,
+    cards: int,
+    cards_sha256: str,
+) -> str:
+    """The text the referee signs over a record's end (docs/audit.md, section 5)."""
     return (
         f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n"
     )
 
 
@@ -235,6 +261,7 @@ def build_record(
     server_key: ServerKey,
     deck_keys: Sequence[bytes] | None = None,
     tables_sha256: str | None = None,
+    cards_setup: CardPiles | None = None,
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -242,8 +269,9 @@ def build_record(
     shuffles); after it they must run 1, 2, ... with their keys, as revealed.
     ``joins``: each side's ``side``, ``key`` (OpenSSH line), ``statement`` and
     ``signature``. Pass ``deck_keys`` (``[d_1 .. d_K]``) only once the game is
-    over: then shuffle orders are included; before, they are left out, since
-    they are the hidden deck. The end is signed with ``server_key``.
+    over: then shuffle orders, the drawn cards and ``cards_setup`` (the piles
+    before the deal) are included; before, they are left out, since they are
+    the hidden deck. The end is signed with ``server_key``.
     """
     tables = system_tables(system, system_version)
     if tables is None:
@@ -252,6 +280,8 @@ def build_record(
     shuffles: list[dict[str, Any]] = []
     revealed = deck_keys is not None
     final = ""
+    card_moves = [(item.log.epoch, item.cards) for item in epochs]
+    cards, card_log = cards_record(cards_setup, card_moves, revealed=revealed)
     for item in epochs:
         log = item.log
         for sh in log.shuffles:
@@ -290,7 +320,16 @@ def build_record(
     deck: dict[str, Any] = {"commitment": deck_commitment.hex(), "revealed": revealed}
     if deck_keys is not None:
         deck["keys"] = [k.hex() for k in deck_keys]
-    statement = end_statement(game_id, len(out_epochs), final, len(shuffles), revealed)
+    statement = end_statement(
+        game_id,
+        len(out_epochs),
+        final,
+        len(shuffles),
+        revealed,
+        tables=tables_sha256 or "",
+        cards=len(card_log.moves),
+        cards_sha256=cards_digest(card_log),
+    )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
         "version": AUDIT_VERSION,
@@ -304,10 +343,12 @@ def build_record(
         "die_faces": {name: list(die.faces) for name, die in sorted(tables.dice.items())},
         "epochs": out_epochs,
         "shuffles": shuffles,
+        "cards": cards,
         "end": {
             "epochs": len(out_epochs),
             "final_key": final,
             "shuffles": len(shuffles),
+            "cards": len(card_log.moves),
             "signature": server_key.sign(statement.encode("utf-8"), END_NAMESPACE),
         },
     }
@@ -317,33 +358,6 @@ def build_record(
 
 
 # --- Reading (strict: exact fields, exact JSON types) ------------------------------
-
-
-def _fields(
-    obj: object, where: str, required: set[str], optional: frozenset[str] | set[str] = frozenset()
-) -> dict[str, Any]:
-    if not isinstance(obj, dict):
-        raise AuditFormatError(f"{where}: not a JSON object")
-    for name in sorted(required - set(obj)):
-        raise AuditFormatError(f"{where}: '{name}' is missing")
-    for name in sorted(set(obj) - required - optional):
-        raise AuditFormatError(f"{where}: unknown field '{name}'")
-    return obj
-
-
-def _field(obj: dict[str, Any], name: str, kind: type, where: str) -> Any:
-    if name not in obj:
-        raise AuditFormatError(f"{where}: '{name}' is missing")
-    value = obj[name]
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise AuditFormatError(f"{where}: '{name}' has the wrong type ({value!r})")
-    return value
-
-
-def _hex32(text: object, what: str) -> bytes:
-    if not isinstance(text, str) or not _HEX64.fullmatch(text):
-        raise AuditFormatError(f"{what} is not 64 lowercase hex digits")
-    return bytes.fromhex(text)
 
 
 def _key(text: object, what: str) -> SshPublicKey:
@@ -475,7 +489,9 @@ def parse_record(data: object) -> AuditRecord:
             _hex32(k, f"deck key {i + 1}") for i, k in enumerate(_field(deck, "keys", list, "deck"))
         )
     end = _fields(
-        _field(rec, "end", dict, "record"), "end", {"epochs", "final_key", "shuffles", "signature"}
+        _field(rec, "end", dict, "record"),
+        "end",
+        {"epochs", "final_key", "shuffles", "cards", "signature"},
     )
     return AuditRecord(
         game_id=rec["game_id"],
@@ -494,10 +510,13 @@ def parse_record(data: object) -> AuditRecord:
             _parse_shuffle(i, sh, revealed)
             for i, sh in enumerate(_field(rec, "shuffles", list, "record"))
         ),
+        cards=parse_cards(_field(rec, "cards", dict, "record"), revealed, tables.sides),
+        tables_sha256=rec.get("tables_sha256", ""),
         end=End(
             epochs=_field(end, "epochs", int, "end"),
             final_key=_field(end, "final_key", str, "end"),
             shuffles=_field(end, "shuffles", int, "end"),
+            cards=_field(end, "cards", int, "end"),
             signature=_field(end, "signature", str, "end"),
         ),
     )
@@ -546,13 +565,17 @@ STATEMENT_WORDS = ("game", "command", "side", "token", "nonce")
 
 
 def statement_lines(statement: str) -> dict[str, str] | None:
-    """Return a join statement's lines by word (docs/audit.md: exactly ``word value``).
+    """Return a join statement's lines by word (docs/audit.md §2: ``word: value``).
 
-    Lines starting with another word are not read; None when a line is given twice.
+    A line's first word, lower-cased and without one trailing ``:``, is its
+    word (``nonce: …`` and the older ``nonce …`` read the same); the rest,
+    stripped, its value. Lines starting with another word are not read;
+    None when a word is given twice.
     """
     lines: dict[str, str] = {}
     for raw in statement.split("\n"):
         word, _, rest = raw.strip().partition(" ")
+        word = word.lower().removesuffix(":")
         if word in STATEMENT_WORDS:
             if word in lines:
                 return None
@@ -695,15 +718,26 @@ def _check_shuffles(record: AuditRecord, join: bytes) -> None:
 def _check_end(record: AuditRecord) -> None:
     end = record.end
     epochs, shuffles = len(record.epochs), len(record.shuffles)
-    if end.epochs != epochs or end.shuffles != shuffles:
+    cards = len(record.cards.moves)
+    if (end.epochs, end.shuffles, end.cards) != (epochs, shuffles, cards):
         raise AuditMismatch(
-            f"end: the referee signed {end.epochs} epochs and {end.shuffles} shuffles, "
-            f"the record holds {epochs} and {shuffles} (cut off or padded)"
+            f"end: the referee signed {end.epochs} epochs, {end.shuffles} shuffles and "
+            f"{end.cards} card moves, the record holds {epochs}, {shuffles} and {cards} "
+            "(cut off or padded)"
         )
     last = record.epochs[-1].log.key if record.epochs else None
     if end.final_key != (last.hex() if last is not None else ""):
         raise AuditMismatch("end: the final key signed is not the last epoch's key")
-    text = end_statement(record.game_id, epochs, end.final_key, shuffles, record.deck_revealed)
+    text = end_statement(
+        record.game_id,
+        epochs,
+        end.final_key,
+        shuffles,
+        record.deck_revealed,
+        tables=record.tables_sha256,
+        cards=cards,
+        cards_sha256=cards_digest(record.cards),
+    )
     why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
     if why:
         raise AuditMismatch(f"end: the referee's signature: {why}")
@@ -714,6 +748,14 @@ def check_record(record: AuditRecord) -> AuditSummary:
     join, keys = _check_joins(record)
     n_rolls, n_orders = _check_epochs(record, join, keys)
     _check_shuffles(record, join)
+    draws = check_cards(
+        record.cards,
+        shuffles=record.shuffles,
+        epochs=len(record.epochs),
+        deck=record.tables.deck,
+        sides=record.tables.sides,
+        system=record.system,
+    )
     _check_end(record)
     return AuditSummary(
         game_id=record.game_id,
@@ -722,6 +764,7 @@ def check_record(record: AuditRecord) -> AuditSummary:
         rolls=n_rolls,
         orders=n_orders,
         shuffles=len(record.shuffles),
+        draws=draws,
         deck_revealed=record.deck_revealed,
         referee=record.referee_key.fingerprint(),
     )

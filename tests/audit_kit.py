@@ -1,22 +1,34 @@
-"""A short C&C Ancients audit record built the way the referee builds one (protocol v2).
+"""A short C&C Ancients audit record built the way the referee builds one (format v3).
 
-Two players join with signed nonces, five epochs of signed orders roll battle
-dice, the deck is shuffled at setup and again in epoch 3; the referee signs
-the end. Tests tamper with copies of it.
+Two players join with signed nonces, the deck is shuffled at setup and five
+cards dealt to each side; five epochs of signed orders roll battle dice, each
+plays its first card and draws one; in epoch 3 the discards are shuffled
+back into the deck (I am Spartacus); the referee signs the end. Tests tamper
+with copies of it.
 """
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import hashlib
+import sys
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from engine.cca.cards import DECK
+from engine.core.api import CardMove, CardPiles
 from engine.dice import BATTLE_DIE, EpochDice, EpochLog, HashChain, join_message
 from pbem import sshsig
 from pbem.audit import AuditEpoch, SignedText, build_record
+from pbem.demo import DemoResult, demo_config, run_demo
 from pbem.orders_text import canonicalize
+from pbem.pipeline import load_server_key
+from pbem.pipeline.admin import audit_record
 from pbem.server_key import ServerKey
+from pbem.store import Store
 
 GAME = "club-2026-007"
 SIDES = ("north", "south")
@@ -31,14 +43,17 @@ REFEREE = ServerKey.from_private_key(_key(3), comment="pbem server")
 NONCES = {"north": bytes(range(32)), "south": bytes(range(32, 64))}
 
 
-def statement(side: str, nonce: bytes) -> str:
-    return f"game {GAME}\ncommand join\nside {side}\nnonce {nonce.hex()}\n"
+def statement(side: str, nonce: bytes, colon: str = "") -> str:
+    """A join statement (``colon=":"``: the spelling pbem prints since format 3)."""
+    return (
+        f"game{colon} {GAME}\ncommand{colon} join\nside{colon} {side}\nnonce{colon} {nonce.hex()}\n"
+    )
 
 
-def joins(nonces: dict[str, bytes] = NONCES) -> list[dict[str, str]]:
+def joins(nonces: dict[str, bytes] = NONCES, colon: str = "") -> list[dict[str, str]]:
     out = []
     for side in SIDES:
-        text = statement(side, nonces[side])
+        text = statement(side, nonces[side], colon)
         out.append(
             {
                 "side": side,
@@ -50,14 +65,23 @@ def joins(nonces: dict[str, bytes] = NONCES) -> list[dict[str, str]]:
     return out
 
 
+SETUP = CardPiles(DECK, (), {"north": (), "south": ()})
+"""The piles before the deal: the deck in catalogue order, no card held."""
+
+
 def play(*, mixed: bool = True) -> tuple[HashChain, HashChain, list[AuditEpoch], int]:
     """The game's epochs; ``mixed=False`` derives the dice without the nonces (protocol v1)."""
     dice_chain = HashChain(bytes(range(32)), 64)
     deck = HashChain(bytes(range(100, 132)), 8)
     join = join_message(GAME, NONCES) if mixed else None
     setup = EpochDice(GAME, 0, None, bytes(32), deck=deck, join=join)
-    setup.permutation(60, "shuffle the command deck")
-    epochs = [AuditEpoch(setup.log(), "", None)]
+    pile = [DECK[i] for i in setup.permutation(60, "shuffle the command deck")]
+    discard: list[str] = []
+    hands = {side: pile[5 * i : 5 * i + 5] for i, side in enumerate(SIDES)}
+    dealt = [CardMove("shuffle", pile="deck")]
+    dealt += [CardMove("draw", side, card) for side in SIDES for card in hands[side]]
+    pile = pile[10:]
+    epochs = [AuditEpoch(setup.log(), "", None, tuple(dealt))]
     done = setup.shuffles_done
     for e in range(1, 6):
         side = SIDES[(e - 1) % 2]
@@ -76,15 +100,32 @@ def play(*, mixed: bool = True) -> tuple[HashChain, HashChain, list[AuditEpoch],
             rng.roll(BATTLE_DIE, 2, "battle B2→B3")
             rng.roll(BATTLE_DIE, 5, "battle C4→D5")
             rng.roll(BATTLE_DIE, 1, "leader check")
+        played = hands[side].pop(0)
+        discard.append(played)
+        moves = [CardMove("discard", side, played)]
         if e == 3:
-            rng.permutation(45, "shuffle the discards into a new deck")
+            pile += discard
+            discard = []
+            moves.append(CardMove("shuffle", pile="deck+discard"))
+            order = rng.permutation(len(pile), "I am Spartacus: shuffle discards into the deck")
+            pile = [pile[i] for i in order]
+        hands[side].append(pile.pop(0))
+        moves.append(CardMove("draw", side, hands[side][-1]))
         done = rng.shuffles_done
-        epochs.append(AuditEpoch(rng.log(), side, signed))
+        epochs.append(AuditEpoch(rng.log(), side, signed, tuple(moves)))
     return dice_chain, deck, epochs, done
 
 
-def record(*, game_over: bool, mixed: bool = True, upto: int | None = None) -> dict[str, Any]:
-    """The audit record as the referee exports it (``upto``: only the first epochs)."""
+def record(
+    *,
+    game_over: bool,
+    mixed: bool = True,
+    upto: int | None = None,
+    tables: str | None = None,
+    colon: str = "",
+) -> dict[str, Any]:
+    """The audit record as the referee exports it (``upto``: only the first epochs;
+    ``tables``: the SHA-256 of the rules tables the referee names)."""
     dice_chain, deck, epochs, shuffles = play(mixed=mixed)
     if upto is not None:
         epochs = epochs[: upto + 1]
@@ -95,13 +136,49 @@ def record(*, game_over: bool, mixed: bool = True, upto: int | None = None) -> d
         system_version="1",
         dice_commitment=dice_chain.commitment,
         deck_commitment=deck.commitment,
-        joins=joins(),
+        joins=joins(colon=colon),
         epochs=epochs,
         server_key=REFEREE,
         deck_keys=deck.keys(shuffles) if game_over else None,
+        cards_setup=SETUP,
+        tables_sha256=tables,
     )
 
 
 def logs() -> list[EpochLog]:
     """The epochs' dice logs alone."""
     return [e.log for e in play()[2]]
+
+
+def finished_demo(where: Path) -> tuple[DemoResult, dict[str, Any]]:
+    """A short demo game, resigned and so revealed, in which at least one die was rolled.
+
+    The demo's players draw fresh nonces, so its cards and dice differ from run to
+    run; a game whose first epochs fought no battle is played again with the next seed.
+    """
+    for seed in range(5, 10):
+        run_dir = where / f"seed-{seed}"
+        result = asyncio.run(run_demo(run_dir, seed=seed, max_epochs=16, resign_at=8, timeout=60))
+        assert result.finished, result.message
+        config = demo_config(run_dir, 0)
+        store = Store(config.database_url)
+        key = load_server_key(config.server_key_path)
+        assert key is not None
+        try:
+            rec = audit_record(store, result.game_id, key)
+        finally:
+            store.dispose()
+        if any(e["rolls"] for e in rec["epochs"]):
+            return result, rec
+    raise AssertionError("five short demo games and not one die rolled")
+
+
+def imports_only_the_standard_library(path: Path) -> bool:
+    """Does the Python file at ``path`` import nothing but the standard library?"""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    return imported <= set(sys.stdlib_module_names) | {"__future__"}

@@ -61,15 +61,16 @@ def test_rolica_text_board_has_every_unit_and_the_objectives() -> None:
     assert "French" in text and "British and Portuguese" in text
 
 
-def test_sides_take_their_first_nations_colour() -> None:
-    """ccn.md §1: French blocks dark blue, British red (the allied side takes its first nation)."""
+def test_blocks_take_their_nations_colour() -> None:
+    """ccn.md §1: French blocks dark blue, British red, Portuguese brown, in one allied army."""
     s = _scenario(ROOT / "001-rolica.toml")
     pic = build_picture(start_view(s))
     assert (pic.side("north").colour, pic.side("south").colour) == ("blue", "red")
-    symbols = {(c.side, c.symbol_colour) for c in pic.counters}
-    assert ("north", "blue") in symbols and ("south", "red") in symbols
-    # Portuguese units in the allied army have their own symbol colour.
-    assert ("south", "grey") in symbols
+    nations = {u.hex: u.nation for side in s.sides for u in side.units}
+    want = {"FR": "blue", "GB": "red", "PT": "brown"}
+    assert all(c.colour == want[nations[c.hex]] for c in pic.counters)
+    fills = re.findall(r'fill="(#[0-9a-f]{6})"', _units_layer(render_svg(pic)))
+    assert {"#3c5fa0", "#a33a2a", "#8b5a2b"} <= set(fills)  # the renderer's blue, red, brown
 
 
 VIEW = {

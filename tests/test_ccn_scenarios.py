@@ -18,6 +18,8 @@ from engine.ccn.scenario import (
     load_scenario,
     render_details,
 )
+from engine.ccn.system import SYSTEM
+from engine.core.capabilities import AUTOPLAY, find
 
 ROOT = Path(__file__).resolve().parent.parent / "scenarios" / "ccn"
 FILES = sorted(ROOT.glob("*.toml"))
@@ -225,3 +227,14 @@ def test_fuentes_de_onoro_from_its_page() -> None:
     (obj,) = s.objectives
     assert (obj.side, len(obj.hexes), obj.kind, obj.when) == ("north", 2, "temporary", "any-time")
     assert [r.rule for r in s.special] == ["note"] and not s.special[0].enforced
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_scenario_plays_a_random_game_to_a_winner(path: Path) -> None:
+    """ccn.md §7: from each set-up a random legal game ends with a side's last banner."""
+    player = find(SYSTEM, AUTOPLAY)
+    assert player is not None
+    start = SYSTEM.load_position(path.read_text(encoding="utf-8"))
+    final = player.play_game(start, f"test|{path.stem}".encode(), 300)
+    prompt = SYSTEM.prompt(final)
+    assert prompt.kind == "over" and prompt.result in ("north", "south")

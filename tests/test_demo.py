@@ -13,13 +13,11 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from audit_kit import finished_demo
 from mail_lint import lint_raw_or_raise
 
 from pbem.cli import main as pbem_main
-from pbem.demo import check_system, demo_config, run_demo
-from pbem.pipeline import load_server_key
-from pbem.pipeline.admin import audit_record
-from pbem.store import Store
+from pbem.demo import check_system, run_demo
 
 VERIFIER = Path(__file__).resolve().parent.parent / "verify_dice.py"
 
@@ -80,19 +78,10 @@ def test_demo_complete_game(tmp_path: Path) -> None:
 def test_demo_game_audits_and_refuses_altered_dice_or_deck(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 11: a finished demo game re-verifies under protocol v2; a changed die or card
-    does not, with either verifier."""
-    result = asyncio.run(run_demo(tmp_path, seed=5, max_epochs=16, resign_at=8, timeout=60))
-    assert result.finished, result.message
+    """Issue 11: a finished demo game re-verifies under protocol v2 (format 3); a changed
+    die, shuffle or drawn card does not, with either verifier."""
+    result, record = finished_demo(tmp_path)
     assert result.audit.startswith("OK") and "shuffles recomputed" in result.audit, result.audit
-    config = demo_config(tmp_path, 0)
-    store = Store(config.database_url)
-    key = load_server_key(config.server_key_path)
-    assert key is not None
-    try:
-        record = audit_record(store, result.game_id, key)
-    finally:
-        store.dispose()
     assert [j["side"] for j in record["joins"]] == ["north", "south"]
     assert all(e["orders"] is not None for e in record["epochs"])
     honest = tmp_path / "honest.json"
@@ -107,9 +96,18 @@ def test_demo_game_audits_and_refuses_altered_dice_or_deck(
     deck = copy.deepcopy(record)
     order = deck["shuffles"][0]["order"]
     order[0], order[1] = order[1], order[0]
+    drawn = copy.deepcopy(record)
+    at, draw = next((i, m) for i, m in enumerate(drawn["cards"]["moves"]) if m["move"] == "draw")
+    honest, draw["card"] = draw["card"], "LT" if draw["card"] != "LT" else "MT"
     for name, bad, said in (
         ("dice", die, f"FAIL epoch {rolled['epoch']}, roll 1 "),
         ("deck", deck, "FAIL shuffle 1 (epoch 0, shuffle the command deck): position 0 holds"),
+        (
+            "draw",
+            drawn,
+            f"FAIL cards.moves[{at}]: {draw['side']} draws {draw['card']} at position 0 of "
+            f"shuffle 1, recomputed {honest}",
+        ),
     ):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(bad), encoding="utf-8")

@@ -140,3 +140,13 @@ def test_every_test_named_in_security_md_exists() -> None:
                 assert f"def {name.removesuffix('[*]')}(" in source, ref
             named += 1
     assert named >= 30
+
+
+def test_the_join_example_is_a_join_the_referee_reads() -> None:
+    from pbem.pipeline.joins import NONCE, parse_statement
+
+    joins = [t for t in blocks(SIGNING, "text") if "command: join" in t]
+    assert joins, "docs/signing.md shows a join"
+    for text in joins:
+        head = parse_statement(text)
+        assert head["command"] == "join" and head["side"] and NONCE.match(head["nonce"]), text

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, mail, make_kit
+from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, mail, make_kit, sign_text
 from sqlmodel import col, select
 
 from pbem import sshsig
@@ -92,11 +92,12 @@ def test_a_stranger_with_a_token_takes_no_seat(invited: Kit) -> None:
 @pytest.mark.parametrize(
     ("edit", "code", "said"),
     [
-        (lambda t: re.sub(r"nonce .*\n", "", t), "bad-nonce", "openssl rand -hex 32"),
-        (lambda t: re.sub(r"nonce \w+", "nonce 12ab", t), "bad-nonce", "64 lowercase hex"),
-        (lambda t: t.replace("token ", "tokens "), "no-token", "token <your invite token>"),
-        (lambda t: t.replace("side north", "side west"), "bad-side", "its seats are"),
-        (lambda t: t + "nonce " + "0" * 64 + "\n", "bad-join", "given twice"),
+        (lambda t: re.sub(r"nonce: .*\n", "", t), "bad-nonce", "openssl rand -hex 32"),
+        (lambda t: re.sub(r"nonce: \w+", "nonce: 12ab", t), "bad-nonce", "64 lowercase hex"),
+        (lambda t: t.replace("token: ", "tokens: "), "no-token", "token: <your invite token>"),
+        (lambda t: t.replace("side: north", "side: west"), "bad-side", "its seats are"),
+        (lambda t: t + "nonce: " + "0" * 64 + "\n", "bad-join", "given twice"),
+        (lambda t: t + "nonce " + "0" * 64 + "\n", "bad-join", "given twice"),  # old spelling
     ],
 )
 def test_a_bad_join_is_answered_with_its_real_reason(
@@ -142,3 +143,51 @@ def test_a_join_after_the_start_says_the_game_has_started(store, config, clock) 
     status, outcome, out = _one(kit, mail(NORTH, text, key=kit.keys["north"]))
     assert status == InboxStatus.REFUSED and outcome.startswith("already-started"), outcome
     assert "has already started" in body_of(out[0])
+
+
+def _wrapped_join(kit: Kit, side: str, above: str, below: str = "") -> bytes:
+    """A join signed by ``side``'s key with unsigned lines around it."""
+    canon, sig = sign_text(join_statement(GAME, side, token=kit.tokens[side]), kit.keys[side])
+    return mail(NORTH if side == "north" else SOUTH, above + canon + sig + below)
+
+
+def test_a_join_wrapped_in_unsigned_lines_takes_the_seat_and_quotes_them(invited: Kit) -> None:
+    # Issue 11: a join was refused outright when unsigned lines surrounded it, while
+    # every other statement ignores them and says so.
+    raw = _wrapped_join(
+        invited, "north", above="Hello referee,\nside: south\n\n", below="\nThanks, Ann\n"
+    )
+    status, outcome, out = _one(invited, raw)
+    assert status == InboxStatus.PROCESSED, outcome
+    assert _seat(invited, "north").key_fingerprint  # the signed seat, not the unsigned one
+    assert _seat(invited, "south").key_fingerprint == ""
+    body = " ".join(body_of(out[0]).split())
+    assert "You play north" in body
+    assert "ignored: outside your signature" in body
+    assert "> side: south" in body_of(out[0]) and "> Thanks, Ann" in body_of(out[0])
+
+
+def test_a_refused_join_quotes_the_unsigned_lines_too(invited: Kit) -> None:
+    canon, sig = sign_text(
+        join_statement(GAME, "north", token="not-the-token"), invited.keys["north"]
+    )
+    raw = mail(NORTH, "command resign\n\n" + canon + sig)
+    status, outcome, out = _one(invited, raw)
+    assert status == InboxStatus.REFUSED and outcome.startswith("bad-token"), outcome
+    assert 'ignored: outside your signature: "command resign"' in " ".join(body_of(out[0]).split())
+
+
+def test_a_join_in_the_old_spelling_still_takes_the_seat(invited: Kit) -> None:
+    # docs/signing.md: joins issued before the colon spelling stay valid.
+    text = join_statement(GAME, "north", token=invited.tokens["north"]).replace(": ", " ")
+    assert "nonce " in text and ":" not in text
+    status, outcome, _ = _one(invited, mail(NORTH, text, key=invited.keys["north"]))
+    assert status == InboxStatus.PROCESSED, outcome
+    assert _seat(invited, "north").nonce in text
+
+
+def test_pbem_prints_joins_in_the_documented_spelling() -> None:
+    text = join_statement(GAME, "north", token="Zq1v7-3xPq0aB2Cd")
+    assert [line.split(" ", 1)[0] for line in text.splitlines()] == [
+        "game:", "command:", "side:", "token:", "nonce:"
+    ]  # fmt: skip

@@ -1,12 +1,12 @@
 """The audit record and its two checkers: verify_dice.py (standalone) and ``pbem audit``.
 
 design.md invariant 5: anyone recomputes every die and shuffle from published
-data with a small standard-library verifier (docs/audit.md, protocol v2).
+data with a small standard-library verifier (docs/audit.md, format v3: the card
+log too, every hand re-derived).
 """
 
 from __future__ import annotations
 
-import ast
 import copy
 import importlib.util
 import json
@@ -18,7 +18,16 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from audit_kit import GAME, NONCES, PLAYER_KEYS, REFEREE, joins, logs, record
+from audit_kit import (
+    GAME,
+    NONCES,
+    PLAYER_KEYS,
+    REFEREE,
+    imports_only_the_standard_library,
+    joins,
+    logs,
+    record,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +52,7 @@ from pbem.audit import (
     parse_record,
     system_tables,
 )
+from pbem.audit_cards import cards_digest
 from pbem.cli import main as pbem_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,8 +111,17 @@ def write(tmp_path: Path, data: object, text: str | None = None) -> Path:
 def resign_end(rec: dict[str, Any]) -> None:
     """Sign the record's end again as the referee would (a dishonest referee can)."""
     end = rec["end"]
+    parsed = parse_record(copy.deepcopy(rec))
+    end["cards"] = len(rec["cards"]["moves"])
     text = end_statement(
-        rec["game_id"], end["epochs"], end["final_key"], end["shuffles"], rec["deck"]["revealed"]
+        rec["game_id"],
+        end["epochs"],
+        end["final_key"],
+        end["shuffles"],
+        rec["deck"]["revealed"],
+        tables=rec.get("tables_sha256", ""),
+        cards=end["cards"],
+        cards_sha256=cards_digest(parsed.cards),
     )
     end["signature"] = REFEREE.sign(text.encode(), "pbem-audit")
 
@@ -118,7 +137,7 @@ def test_game_in_progress_verifies_without_the_deck(check: Runner, tmp_path: Pat
     assert rc == 0, out
     assert out.strip() == (
         f"OK {GAME}: 2 joins, 5 epochs chained, 32 rolls recomputed, 5 signed orders; "
-        f"deck not revealed yet (game in progress), 2 shuffles not checked; "
+        f"deck not revealed yet (game in progress), 2 shuffles and 15 draws not checked; "
         f"end signed by {REFEREE_FP}"
     )
 
@@ -128,7 +147,7 @@ def test_finished_game_verifies_dice_and_deck(check: Runner, tmp_path: Path) -> 
     assert rc == 0, out
     assert out.strip() == (
         f"OK {GAME}: 2 joins, 5 epochs chained, 32 rolls recomputed, 5 signed orders; "
-        f"2 shuffles recomputed; end signed by {REFEREE_FP}"
+        f"2 shuffles recomputed, 15 draws re-derived; end signed by {REFEREE_FP}"
     )
 
 
@@ -145,10 +164,30 @@ def test_record_round_trips_through_the_parser() -> None:
 
 
 def test_a_record_may_carry_the_tables_digest(check: Runner, tmp_path: Path) -> None:
-    rec = record(game_over=True)
-    rec["tables_sha256"] = "ab" * 32  # the SHA-256 of the rules tables the referee used
+    rec = record(game_over=True, tables="ab" * 32)  # the SHA-256 of the rules tables used
     rc, out = check(write(tmp_path, rec))
     assert rc == 0, out
+
+
+def test_joins_in_either_spelling_verify(check: Runner, tmp_path: Path) -> None:
+    # docs/audit.md §2: 'nonce: <hex>' as pbem prints it, 'nonce <hex>' as joins once were.
+    rc, out = check(write(tmp_path, record(game_over=True, colon=":")))
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("change", ["added", "altered", "removed"])
+def test_the_tables_digest_is_covered_by_the_signed_end(
+    check: Runner, tmp_path: Path, change: str
+) -> None:
+    # Issue 11: tables_sha256 was outside the referee's signature.
+    rec = record(game_over=True, tables=None if change == "added" else "ab" * 32)
+    if change == "removed":
+        del rec["tables_sha256"]
+    else:
+        rec["tables_sha256"] = "cd" * 32
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 1, out
+    assert out.startswith("FAIL end: the referee's signature: "), out
 
 
 # --- Tampering is found and named -----------------------------------------------
@@ -223,9 +262,83 @@ def tampered_shuffle(rec: dict[str, Any]) -> str:
     order = rec["shuffles"][1]["order"]
     order[0], order[1] = order[1], order[0]
     return (
-        f"FAIL shuffle 2 (epoch 3, shuffle the discards into a new deck): position 0 holds "
-        f"{order[0]} in the log, recomputed {order[1]}"
+        f"FAIL shuffle 2 (epoch 3, I am Spartacus: shuffle discards into the deck): position 0 "
+        f"holds {order[0]} in the log, recomputed {order[1]}"
     )
+
+
+def _moves(rec: dict[str, Any], move: str) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, m) for i, m in enumerate(rec["cards"]["moves"]) if m["move"] == move]
+
+
+def a_card_swapped(rec: dict[str, Any]) -> str:
+    # Issue 11: south's third card of the deal changed for a better one.
+    i, draw = _moves(rec, "draw")[7]
+    honest = draw["card"]
+    draw["card"] = "LT" if honest != "LT" else "MT"
+    resign_end(rec)  # even a referee who signs the altered log is caught
+    return (
+        f"FAIL cards.moves[{i}]: south draws {draw['card']} at position 7 of shuffle 1, "
+        f"recomputed {honest}"
+    )
+
+
+def a_draw_dropped(rec: dict[str, Any]) -> str:
+    i, _ = _moves(rec, "draw")[10]  # north's draw of epoch 1
+    del rec["cards"]["moves"][i]
+    resign_end(rec)
+    return f"FAIL cards.moves[{i + 1}]: a draw at position 11 where 10 is next"  # after a discard
+
+
+def a_draw_added(rec: dict[str, Any]) -> str:
+    i, draw = _moves(rec, "draw")[-1]
+    rec["cards"]["moves"].insert(i + 1, dict(draw, position=draw["position"] + 1, card="SP"))
+    resign_end(rec)
+    return (
+        f"FAIL cards.moves[{i + 1}]: north draws SP at position {draw['position'] + 1} of "
+        "shuffle 2, recomputed MO"  # the next card of the deck, which nobody drew
+    )
+
+
+def the_last_draw_cut_off(rec: dict[str, Any]) -> str:
+    rec["cards"]["moves"].pop()  # the signed end left as it was
+    return (
+        "FAIL end: the referee signed 5 epochs, 2 shuffles and 22 card moves, the record "
+        "holds 5, 2 and 21 (cut off or padded)"
+    )
+
+
+def a_draw_given_to_the_other_side(rec: dict[str, Any]) -> str:
+    # The card is the right one, the hand is not: the end's digest of the log shows it.
+    _, draw = _moves(rec, "draw")[-1]
+    draw["side"] = "south"
+    return "FAIL end: the referee's signature: "
+
+
+def a_card_played_that_was_never_drawn(rec: dict[str, Any]) -> str:
+    i, played = _moves(rec, "discard")[0]
+    held = {m["card"] for _, m in _moves(rec, "draw")[:5]}
+    played["card"] = next(c for c in ("RA", "SP", "FS", "MO", "IL") if c not in held)
+    resign_end(rec)
+    return f"FAIL cards.moves[{i}]: north discards {played['card']}, which is not in its hand"
+
+
+def a_card_of_another_game(rec: dict[str, Any]) -> str:
+    i, played = _moves(rec, "discard")[0]
+    played["card"] = "XX"
+    return f"FAIL cards.moves[{i}]: card 'XX' is not in the cca deck"
+
+
+def an_extra_card_in_the_setup(rec: dict[str, Any]) -> str:
+    rec["cards"]["setup"]["deck"].append("LT")
+    return "FAIL cards.setup: the piles hold 5 x LT, the cca deck 4"
+
+
+def a_shuffle_left_out_of_the_card_log(rec: dict[str, Any]) -> str:
+    i, _ = _moves(rec, "shuffle")[1]
+    del rec["cards"]["moves"][i]
+    resign_end(rec)
+    return f"FAIL cards.moves[{i}]: a draw from shuffle 2 where the deck is shuffle 1's"
 
 
 def wrong_deck_key(rec: dict[str, Any]) -> str:
@@ -251,11 +364,17 @@ def a_deck_larger_than_the_game(rec: dict[str, Any]) -> str:
 
 def cut_off(rec: dict[str, Any]) -> str:
     del rec["epochs"][-1]  # the last epoch cut, the signed end left as it was
-    return "FAIL end: the referee signed 5 epochs and 2 shuffles, the record holds 4 and 2"
+    rec["cards"]["moves"] = [m for m in rec["cards"]["moves"] if m["epoch"] < 5]
+    return (
+        "FAIL end: the referee signed 5 epochs, 2 shuffles and 22 card moves, the record "
+        "holds 4, 2 and 20 (cut off or padded)"
+    )
 
 
 def cut_off_and_end_edited(rec: dict[str, Any]) -> str:
     del rec["epochs"][-1]
+    rec["cards"]["moves"] = [m for m in rec["cards"]["moves"] if m["epoch"] < 5]
+    rec["end"]["cards"] = 20
     rec["end"]["epochs"] = 4
     rec["end"]["final_key"] = rec["epochs"][-1]["key"]
     return "FAIL end: the referee's signature: "
@@ -298,6 +417,15 @@ TAMPERS = [
     loaded_die,
     a_die_of_its_own,
     tampered_shuffle,
+    a_card_swapped,
+    a_draw_dropped,
+    a_draw_added,
+    the_last_draw_cut_off,
+    a_draw_given_to_the_other_side,
+    a_card_played_that_was_never_drawn,
+    a_card_of_another_game,
+    an_extra_card_in_the_setup,
+    a_shuffle_left_out_of_the_card_log,
     wrong_deck_key,
     missing_deck_key,
     negative_shuffle,
@@ -345,8 +473,9 @@ def test_a_truncated_record_signed_as_such_verifies_as_that_length(
     ("where", "value", "said"),
     [
         ("version", True, "version True"),
-        ("version", 2.0, "version 2.0"),
-        ("version", "2", "version '2'"),
+        ("version", 3.0, "version 3.0"),
+        ("version", "3", "version '3'"),
+        ("version", 2, "version 2"),
         ("order", 3.0, "'order' is not a list of integers"),
         ("order", True, "'order' is not a list of integers"),
         ("counter", 1.0, "'counter' has the wrong type"),
@@ -378,7 +507,7 @@ def test_the_schema_is_strict(
 
 def test_a_field_given_twice_cannot_be_read(check: Runner, tmp_path: Path) -> None:
     text = json.dumps(record(game_over=True))
-    text = text.replace('"version": 2,', '"version": 2, "version": 2,', 1)
+    text = text.replace('"version": 3,', '"version": 3, "version": 3,', 1)
     rc, out = check(write(tmp_path, None, text))
     assert rc == 2
     assert "appears twice" in out
@@ -390,6 +519,16 @@ def test_a_deck_order_shown_mid_game_is_refused(check: Runner, tmp_path: Path) -
     rc, out = check(write(tmp_path, rec))
     assert rc == 1
     assert "FAIL shuffle 1: order shown before the deck is revealed" in out
+
+
+def test_a_drawn_card_shown_mid_game_is_refused(check: Runner, tmp_path: Path) -> None:
+    rec = record(game_over=False)
+    assert all("card" not in m for m in rec["cards"]["moves"] if m["move"] == "draw")
+    assert "setup" not in rec["cards"]
+    rec["cards"]["moves"][1]["card"] = "LT"
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 1
+    assert "FAIL cards.moves[1]: a drawn card shown before the deck is revealed" in out
 
 
 def test_a_missing_field_is_named(check: Runner, tmp_path: Path) -> None:
@@ -501,15 +640,7 @@ def test_both_verifiers_agree_on_any_altered_record(
 
 
 def test_verifier_imports_only_the_standard_library() -> None:
-    tree = ast.parse(VERIFIER.read_text(encoding="utf-8"))
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add((node.module or "").split(".")[0])
-    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
-    assert not imported & {"engine", "pbem"}
+    assert imports_only_the_standard_library(VERIFIER)  # so neither pbem nor engine
 
 
 def test_verifier_fixes_the_same_dice_and_deck_as_the_engine() -> None:

@@ -19,7 +19,7 @@ from engine.cc.orders import Submission
 from engine.cc.pending import Pending
 from engine.cc.policy import Policy
 from engine.cc.roster import GameOver
-from engine.core.api import Event, Resolution
+from engine.core.api import CardMove, Event, Resolution
 from engine.core.canonical import canonical_json, load_json
 from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
@@ -28,7 +28,13 @@ __all__ = ["StandingRules", "TurnRules", "TurnWork", "resolve_turn"]
 
 
 class TurnWork(Protocol):
-    """What the loop needs of a system's working copy."""
+    """What the loop needs of a system's working copy.
+
+    A working copy that moves cards also keeps ``cards``, a list of
+    :class:`~engine.core.api.CardMove` (the audit record's card log): the
+    resolution that completes a turn reports them all, the replayed part
+    included; a resolution that pauses for a question reports none.
+    """
 
     events: list[Event]
 
@@ -102,7 +108,7 @@ def resolve_turn(
         else:
             for who, text in sorted(later.items()):
                 new = new.with_side(who, standing=text)
-        return Resolution(new, res.events)
+        return Resolution(new, res.events, res.cards)
     if submission.card is None:  # standing orders only, from either side
         who = submission.side or state.to_move
         return Resolution(rules.with_standing(state, who, submission.standing), ())
@@ -148,4 +154,5 @@ def _run(  # noqa: PLR0917
             start=canonical_json(rules.to_dict(start)),
         )
         return Resolution(replace(w.freeze(), pending=pending), tuple(w.events[reported:]))
-    return Resolution(replace(final, pending=None), tuple(w.events[reported:]))
+    cards: tuple[CardMove, ...] = tuple(getattr(w, "cards", ()))
+    return Resolution(replace(final, pending=None), tuple(w.events[reported:]), cards)

@@ -25,6 +25,7 @@ from engine.cca.momentum import after_success, report_skipped
 from engine.cca.orders import Action
 from engine.cca.retreat import take_flags
 from engine.cca.work import Work, WUnit
+from engine.core.api import CardMove
 from engine.hexgrid import Hex
 
 __all__ = ["close_combat", "fire"]
@@ -261,6 +262,7 @@ def _first_strike(  # noqa: PLR0917
         w.first_strike_used = side
         w.hands[side].remove("FS")
         w.discard.append("FS")
+        w.cards.append(CardMove("discard", side, "FS"))
         w.log(
             "first-strike",
             f"{side} plays First Strike with the {tgt.type} in {tgt.hex}",

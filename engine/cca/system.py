@@ -31,8 +31,9 @@ from engine.cca.cards import CARDS, DECK
 from engine.cca.orders import Submission
 from engine.cca.position import load_position, write_position
 from engine.cca.state import DEFAULT_OPTIONS, SIDES, State, state_from_dict, state_to_dict
-from engine.core.api import Prompt, Resolution
+from engine.core.api import CardMove, CardPiles, Prompt, Resolution
 from engine.core.canonical import canonical_json, load_json
+from engine.core.capabilities import Dealt
 from engine.core.masking import mask_hands
 from engine.dice import BATTLE_DIE
 from engine.randomness import Die, Randomness
@@ -71,6 +72,16 @@ class CCASystem:
         chain); without ``rng`` the deck stays in catalogue order (tests).
         Unknown option names raise ``ValueError``.
         """
+        state: State = self.deal(position, options, rng).state
+        return state
+
+    def deal(
+        self,
+        position: State,
+        options: Mapping[str, Any] | None = None,
+        rng: Randomness | None = None,
+    ) -> Dealt:
+        """:meth:`new_game`, with the piles before the deal and the cards it moved."""
         opts = dict(position.options)
         for k, v in (options or {}).items():
             if k not in DEFAULT_OPTIONS:
@@ -82,15 +93,19 @@ class CCASystem:
                 side = str(sp.params["side"])
                 if state.sides[side].turns == 0:
                     state = state.with_side(side, command=int(sp.params["sizes"][0]))
+        setup = CardPiles(state.deck, state.discard, {s: state.sides[s].hand for s in SIDES})
+        moves: list[CardMove] = []
         if state.deck_random:
             deck = list(state.deck)
             if rng is not None:
+                moves.append(CardMove("shuffle", pile="deck"))
                 order = rng.permutation(len(deck), "shuffle the command deck")
                 deck = [deck[i] for i in order]
             for side in SIDES:
                 s = state.sides[side]
                 need = max(0, s.command - len(s.hand))
                 state = state.with_side(side, hand=s.hand + tuple(deck[:need]))
+                moves += [CardMove("draw", side, card) for card in deck[:need]]
                 deck = deck[need:]
             state = replace(state, deck=tuple(deck), deck_random=False)
         from engine.cca.policy import DEFAULT_STANDING  # noqa: PLC0415
@@ -98,7 +113,7 @@ class CCASystem:
         for side in SIDES:
             if not state.sides[side].standing:
                 state = state.with_side(side, standing=DEFAULT_STANDING)
-        return state
+        return Dealt(state, setup, tuple(moves))
 
     def prompt(self, state: State) -> Prompt:
         """Say who must act now."""
@@ -189,6 +204,8 @@ class CCASystem:
     def capability(self, name: str) -> object | None:
         """Forecast, autoplay, scenario checks, rules help, picture, tables (imported when
         asked for)."""
+        if name == "deal":
+            return self
         target = _CAPABILITIES.get(name)
         if target is None:
             return None

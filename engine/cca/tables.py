@@ -243,20 +243,18 @@ def _check_values(text: str, t: Tables) -> list[tuple[int, str]]:
                     )  # fmt: skip
     cards = t.table("cards")
     for code, row in cards.items():
-        where = _line(text, "cards", code)
+        wrong = []
         if code not in CODES:
-            problems.append((where, f"cards.{code}: unknown card code (the rules know "
-                                    f"{' '.join(CODES)})"))  # fmt: skip
+            wrong.append(f"cards.{code}: unknown card code (the rules know {' '.join(CODES)})")
         if row["kind"] not in KINDS:
-            problems.append((where, f"cards.{code}.kind must be one of {', '.join(KINDS)}"))
+            wrong.append(f"cards.{code}.kind must be one of {', '.join(KINDS)}")
         if row["leader_section"] not in ("", "left", "centre", "right"):
-            problems.append((where, f"cards.{code}.leader_section must be left, centre, right "
-                                    'or ""'))  # fmt: skip
+            wrong.append(f'cards.{code}.leader_section must be left, centre, right or ""')
         if row["troop"] not in ("", "light", "medium", "heavy", "mounted"):
-            problems.append((where, f"cards.{code}.troop must be light, medium, heavy, mounted "
-                                    'or ""'))  # fmt: skip
+            wrong.append(f'cards.{code}.troop must be light, medium, heavy, mounted or ""')
         if row["count"] < 0:
-            problems.append((where, f"cards.{code}.count must be 0 or more"))
+            wrong.append(f"cards.{code}.count must be 0 or more")
+        problems += [(_line(text, "cards", code), msg) for msg in wrong]
     missing = [c for c in CODES if c not in cards]
     if missing:
         problems.append((0, f"table [cards] lacks {' '.join(missing)}"))

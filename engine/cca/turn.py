@@ -22,7 +22,7 @@ from engine.cca.special import command_now, end_of_turn_specials, enter_step
 from engine.cca.state import State, other, state_from_dict, state_to_dict
 from engine.cca.validate import move_step
 from engine.cca.work import Work, WUnit
-from engine.core.api import Resolution
+from engine.core.api import CardMove, Resolution
 from engine.randomness import Randomness
 
 __all__ = ["resolve"]
@@ -56,6 +56,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     w.log("card", f"{side} plays {w.state.tables.cards[code].name}", side=side, card=code)
     w.hands[side].remove(code)
     w.discard.append(code)
+    w.cards.append(CardMove("discard", side, code))
     w.played = code
     problems = order_units(w, side, sub, validating=False)
     if problems:  # validated before; a replay can only get here through a bug
@@ -90,6 +91,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     if w.card == "SP" or (w.card is not None and code == "SP"):
         w.deck = w.deck + w.discard
         w.discard = []
+        w.cards.append(CardMove("shuffle", pile="deck+discard"))
         order = w.rng.permutation(len(w.deck), "I am Spartacus: shuffle discards into the deck")
         w.deck = [w.deck[i] for i in order]
         w.log("shuffle", "the discards are shuffled into the deck")
@@ -130,11 +132,14 @@ def _draw(w: Work, side: str, n: int) -> None:
         if not w.deck:
             if not w.discard:
                 break
+            w.cards.append(CardMove("shuffle", pile="discard"))
             order = w.rng.permutation(len(w.discard), "shuffle the discards into a new deck")
             w.deck = [w.discard[i] for i in order]
             w.discard = []
             w.log("shuffle", "the deck is empty: the discards are shuffled into a new deck")
-        w.hands[side].append(w.deck.pop(0))
+        card = w.deck.pop(0)
+        w.hands[side].append(card)
+        w.cards.append(CardMove("draw", side, card))
         drawn += 1
     if drawn:
         w.log("draw", f"{side} draws {drawn} card{'s' if drawn > 1 else ''}", side=side, n=drawn)

@@ -19,7 +19,7 @@ from engine.cc.roster import GameOver, Roster, tell_roster
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import ALIASES, TerrainSpec, mover_kind
 from engine.cca.units import UnitSpec
-from engine.core.api import Event
+from engine.core.api import CardMove, Event
 from engine.hexgrid import Hex
 from engine.randomness import Die, Randomness
 
@@ -106,6 +106,7 @@ class Work:
     command: dict[str, int] = field(default_factory=dict)
     deck: list[str] = field(default_factory=list)
     discard: list[str] = field(default_factory=list)
+    cards: list[CardMove] = field(default_factory=list)  # the card log (docs/audit.md)
     la_section: str | None = None  # section of the leader a leadership card used
     moved_lines: list[str] = field(default_factory=list)  # who has used a move line, by phase
     hint: tuple[str, ...] = ()  # legal alternatives found by the last failed check

@@ -1,15 +1,16 @@
 """The Napoleonics picture builder: a public view and a turn's events become a neutral Picture.
 
 pbem draws :class:`engine.core.picture.Picture` without knowing the game; this module says
-how a Napoleonics board looks. A unit is a stack of blocks in its side's colour (the first
-nation's block colour, ccn.md §1: France dark blue, Britain red, Portugal brown) labelled
-with its type code (LN, LT, HC, FA...) and its blocks left; its symbol's shape is its arm
-(circle infantry, triangle cavalry, square artillery) and its colour its nation, so the
-Portuguese of an allied army stand out from the British. A unit in square (ccn.md §21) has
-its symbol ringed and ``Q`` before its type in the text board. Leaders ride with their unit
-or stand alone as markers; victory objective hexes are listed in the legend. Terrain codes
-of ``engine/ccn/data/terrain.toml`` map to the renderer's drawings. The board, side bands,
-flank names and last turn's marks are the C&C family's (:mod:`engine.cc.picture`).
+how a Napoleonics board looks. A unit is a stack of blocks in its nation's colour (ccn.md §1:
+France dark blue, Britain red, Portugal brown, so the Portuguese of an allied army stand out;
+a side's band takes its first nation's) labelled with its type code (LN, LT, HC, FA...) and
+its blocks left; its symbol's shape is its arm (circle infantry, triangle cavalry, square
+artillery) and its colour its grade (blue regular, green elite, red guard, grey militia).
+A unit in square (ccn.md §21) has its symbol ringed and ``Q`` before its type in the text
+board. Leaders ride with their unit or stand alone as markers; victory objective hexes are
+listed in the legend. Terrain codes of ``engine/ccn/data/terrain.toml`` map to the
+renderer's drawings. The board, side bands, flank names and last turn's marks are the C&C
+family's (:mod:`engine.cc.picture`).
 
 The view is the ccn system's ``public_view`` dict::
 
@@ -53,7 +54,7 @@ STYLES: Mapping[str, str] = {
 _SHAPE = {"infantry": "circle", "cavalry": "triangle", "artillery": "square"}
 # A nation's block colour (nations.toml) -> the renderer's colour keys.
 _BLOCK_KEY = {"dark blue": "blue", "blue": "blue", "red": "red", "brown": "brown", "green": "green"}
-_SYMBOL_KEY = {"blue": "blue", "red": "red", "green": "green"}
+_GRADE_COLOUR = {"regular": "blue", "elite": "green", "guard": "red", "irregular": "grey"}
 
 
 def colour_key(nation: str) -> str:
@@ -62,9 +63,10 @@ def colour_key(nation: str) -> str:
     return _BLOCK_KEY.get(row.colour, "") if row else ""
 
 
-def _arm(code: str) -> str:
+def _kind(code: str) -> tuple[str, str]:
+    """(arm, grade) of a unit type; empty for an unknown code."""
     unit = tables().units.get(code)
-    return unit.arm if unit else ""
+    return (unit.arm, unit.grade) if unit else ("", "")
 
 
 def _counter(u: Mapping[str, Any], side: str, hex_: str, leader: str) -> Counter:
@@ -72,6 +74,7 @@ def _counter(u: Mapping[str, Any], side: str, hex_: str, leader: str) -> Counter
     nation = str(u.get("nation", ""))
     full = int(u.get("full", u.get("blocks", 1)))
     square = bool(u.get("square", False))
+    arm, grade = _kind(code)
     return Counter(
         hex=hex_,
         side=side,
@@ -79,10 +82,11 @@ def _counter(u: Mapping[str, Any], side: str, hex_: str, leader: str) -> Counter
         count=int(u.get("blocks", full)),
         full=full,
         short=("Q" if square else "") + code,
-        symbol=_SHAPE.get(_arm(code), ""),
-        symbol_colour=_SYMBOL_KEY.get(colour_key(nation), "grey"),
+        symbol=_SHAPE.get(arm, ""),
+        symbol_colour=_GRADE_COLOUR.get(grade, "grey"),
         ring=square,
         note=leader,
+        colour=colour_key(nation),
     )
 
 
@@ -109,9 +113,10 @@ def _legend_of(view: Mapping[str, Any]) -> Callable[[Picture, str], tuple[str, .
     def legend(p: Picture, viewer: str) -> tuple[str, ...]:
         who = viewer.capitalize() if viewer in (NORTH, SOUTH) else "South"
         out = [
-            "Units: type and blocks left, e.g. LN4 = line infantry with 4 blocks;"
-            " symbol: circle infantry, triangle cavalry, square artillery, coloured by nation"
-            f" (blue France, red Britain, grey others). Flanks as {who} sees them."
+            "Units: type and blocks left, e.g. LN4 = line infantry with 4 blocks; blocks in"
+            " their nation's colour; symbol: circle infantry, triangle cavalry, square"
+            " artillery; blue regular, green elite, red guard, grey militia."
+            f" Flanks as {who} sees them."
         ]
         if any(c.ring for c in p.counters):
             out.append("Q before the type, ringed symbol: the unit is in square.")

@@ -23,6 +23,8 @@ from typing import Any, Literal, Protocol
 from engine.randomness import Die, Randomness
 
 __all__ = [
+    "CardMove",
+    "CardPiles",
     "Event",
     "GameSystem",
     "OrdersError",
@@ -94,12 +96,50 @@ class Event:
         }
 
 
+CardMoveKind = Literal["draw", "discard", "return", "shuffle"]
+
+
+@dataclass(frozen=True)
+class CardMove:
+    """One movement of a card, for the audit record's card log (docs/audit.md, section 5).
+
+    ``draw``: ``side`` takes the top card of the deck (``card``) into its hand;
+    ``discard``: ``card`` leaves ``side``'s hand for the discard pile (played,
+    or discarded); ``return``: ``card`` leaves ``side``'s hand for the bottom
+    of the deck; ``shuffle``: ``pile`` (``deck``: the deck's cards;
+    ``discard``: the discard pile, the deck being empty; ``deck+discard``: the
+    deck with the discard pile under it) becomes the new deck in the order of
+    the next ``Randomness.permutation``: ``new[p] = pile[order[p]]``. This is
+    secret while the game runs (the cards drawn): only the referee stores it.
+    """
+
+    kind: CardMoveKind
+    side: str = ""
+    card: str = ""
+    pile: str = ""
+
+
+@dataclass(frozen=True)
+class CardPiles:
+    """Where every card lies: the deck (top first), the discard pile (oldest first), the hands."""
+
+    deck: tuple[str, ...]
+    discard: tuple[str, ...]
+    hands: Mapping[str, tuple[str, ...]]
+
+
 @dataclass(frozen=True)
 class Resolution:
-    """The state after a submission, and what happened (in order)."""
+    """The state after a submission, what happened (in order), and the card moves.
+
+    ``cards`` lists every card the resolution moved, in order (empty for a
+    system without cards). A system that resumes a paused turn by replaying
+    it (C&C Ancients) reports the turn's moves when it completes.
+    """
 
     state: Any
     events: tuple[Event, ...]
+    cards: tuple[CardMove, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`DEAL` (:class:`Dealer`): ``new_game`` that also reports the cards:
+  the piles before the first shuffle and every card moved while dealing
+  (the audit record's card log, docs/audit.md). A system with a deck offers it.
 - :data:`TABLES` (:class:`TableProvider`): the system's rules tables as data
   (:mod:`engine.core.tables`): its schema, its bundled file, the check of a
   club's file, and the tables a state is played with (``pbem game create
@@ -35,13 +38,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
-from engine.core.api import Event, GameSystem
+from engine.core.api import CardMove, CardPiles, Event, GameSystem
 from engine.core.picture import Picture
 from engine.core.tables import Tables, TableSchema
 
 __all__ = [
     "AUTOPLAY",
     "CAPABILITIES",
+    "DEAL",
     "FORECAST",
     "PICTURE",
     "RULES_HELP",
@@ -49,6 +53,8 @@ __all__ = [
     "TABLES",
     "AutoPlayer",
     "Capability",
+    "Dealer",
+    "Dealt",
     "Forecast",
     "Forecaster",
     "PictureBuilder",
@@ -196,6 +202,24 @@ class RulesHelp(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Dealt:
+    """A new game, and its cards: ``setup`` before anything moved, then every ``moves``."""
+
+    state: Any
+    setup: CardPiles
+    moves: tuple[CardMove, ...]
+
+
+@runtime_checkable
+class Dealer(Protocol):
+    """Starts a game like ``GameSystem.new_game`` and reports the cards it dealt."""
+
+    def deal(self, position: Any, options: Mapping[str, Any] | None, rng: Any | None) -> Dealt:
+        """The same state as ``new_game(position, options, rng)``, with its card log."""
+        ...
+
+
 @runtime_checkable
 class TableProvider(Protocol):
     """A system's rules tables as data, copied into each game's state (docs/tables.md).
@@ -252,6 +276,8 @@ TABLES: Capability[TableProvider] = Capability(
     "tables", TableProvider, "rules tables as data (pbem game create --tables FILE)"
 )
 
+DEAL: Capability[Dealer] = Capability("deal", Dealer, "the cards dealt (audit card log)")
+
 CAPABILITIES: tuple[Capability[Any], ...] = (
     FORECAST,
     AUTOPLAY,
@@ -259,6 +285,7 @@ CAPABILITIES: tuple[Capability[Any], ...] = (
     PICTURE,
     RULES_HELP,
     TABLES,
+    DEAL,
 )
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
 

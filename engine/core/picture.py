@@ -62,7 +62,9 @@ class Counter:
     ``symbol_colour`` (a colour key: ``green``, ``blue``, ``red``, ``grey``);
     ``ring`` draws it inside a white border. ``note`` is a name written under
     the counter (an attached leader), ``facing`` a direction in degrees
-    (0 = up) for systems with facing.
+    (0 = up) for systems with facing. ``colour`` is a block colour key for
+    this counter alone (an allied nation's blocks in a side's army); empty:
+    its side's colour.
     """
 
     hex: str
@@ -76,6 +78,7 @@ class Counter:
     ring: bool = False
     note: str = ""
     facing: float | None = None
+    colour: str = ""
 
 
 @dataclass(frozen=True)

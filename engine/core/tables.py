@@ -168,8 +168,8 @@ def load_tables(text: str, system: str, schemas: tuple[TableSchema, ...]) -> Tab
             continue
         rows[schema.name] = {}
         for key, row in table.items():
-            where = _line_of(lines, schema.name, key, None)
             if not isinstance(row, dict):
+                where = _line_of(lines, schema.name, key, None)
                 problems.append((where, f"{schema.name}.{key} must be a table of values"))
                 continue
             got = _row(schema, key, row, lines, problems, prov)

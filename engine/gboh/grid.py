@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import ClassVar, Literal
 
@@ -49,6 +50,7 @@ __all__ = [
     "flank_hexes",
     "front_hexes",
     "rear_hexes",
+    "sectors",
     "side_between",
     "turns",
     "zone_of_control",
@@ -167,6 +169,50 @@ def rear_hexes(h: GHex, facing: str) -> tuple[GHex, GHex]:
     """The two rear hexes."""
     a, b = _sides_of(facing, (4, 5))
     return h.neighbour(a), h.neighbour(b)
+
+
+# Vertex directions as (x, y / sqrt 3) with x right and y down, half-hex units: E is (1, 0).
+_VERTEX_DIR: dict[str, tuple[Fraction, Fraction]] = {
+    "E": (Fraction(1), Fraction(0)),
+    "SE": (Fraction(1, 2), Fraction(1, 2)),
+    "SW": (Fraction(-1, 2), Fraction(1, 2)),
+    "W": (Fraction(-1), Fraction(0)),
+    "NW": (Fraction(-1, 2), Fraction(-1, 2)),
+    "NE": (Fraction(1, 2), Fraction(-1, 2)),
+}
+
+
+def _centre(h: GHex) -> tuple[Fraction, Fraction]:
+    """A hex centre as (x, y / sqrt 3): columns 3/2 apart, odd columns half a hex lower."""
+    return Fraction(3, 2) * h.col, Fraction(h.row) + Fraction(h.col & 1, 2)
+
+
+def sectors(h: GHex, facing: str, target: GHex) -> frozenset[str]:
+    """The sectors of a unit in ``h`` facing vertex ``facing`` that ``target`` lies in.
+
+    By the angle between the facing vertex and the line from centre to centre (cof.md
+    §7.2): up to 60 degrees ``front``, 60 to 120 ``flank``, from 120 ``rear``; a hex exactly on a
+    boundary is in both sectors. Adjacent hexes agree with :func:`front_hexes`,
+    :func:`flank_hexes` and :func:`rear_hexes`. Exact arithmetic: no floating point.
+    """
+    if target == h:
+        raise ValueError("a hex is in no sector of itself")
+    if facing not in _VERTEX_DIR:
+        raise ValueError(f"facing must be one of {' '.join(VERTICES)}, not {facing!r}")
+    (ax, ay), (bx, by) = _centre(h), _centre(target)
+    dx, dy = bx - ax, by - ay
+    fx, fy = _VERTEX_DIR[facing]
+    dot = fx * dx + 3 * fy * dy  # y is in units of sqrt 3
+    norms = (fx * fx + 3 * fy * fy) * (dx * dx + 3 * dy * dy)
+    quarter = 4 * dot * dot  # cos^2 = dot^2 / norms; cos = 1/2 at 60 and -1/2 at 120 degrees
+    found: set[str] = set()
+    if dot > 0 and quarter >= norms:
+        found.add("front")
+    if quarter <= norms:
+        found.add("flank")
+    if dot < 0 and quarter >= norms:
+        found.add("rear")
+    return frozenset(found)
 
 
 def zone_of_control(h: GHex, facing: str) -> tuple[GHex, GHex]:

@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.api import (
+    CardMove,
+    CardPiles,
     Event,
     OrdersError,
     OrdersProblem,
@@ -37,6 +39,7 @@ from engine.core.api import (
     Question,
     Resolution,
 )
+from engine.core.capabilities import Dealt
 from engine.randomness import D6, Die, Randomness
 
 __all__ = ["SYSTEM", "ToySystem"]
@@ -95,27 +98,65 @@ class ToySystem:
         self, position: Any, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
     ) -> dict[str, Any]:
         """Deal three cards a side from a shuffled deck (a started game is returned as is)."""
+        state: dict[str, Any] = self.deal(position, options, rng).state
+        return state
+
+    def deal(
+        self, position: Any, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
+    ) -> Dealt:
+        """:meth:`new_game`, with the piles before the deal and the cards it moved."""
         if "started" in position:
             started: dict[str, Any] = dict(position["started"])
-            return started
+            held = {side: tuple(started["hands"][side]) for side in SIDES}
+            return Dealt(started, CardPiles(tuple(started["deck"]), (), held), ())
         for k in options or {}:
             raise ValueError(f"unknown option {k!r}: the toy has none")
         deck = [str(i) for i in range(1, 10)] * 2
+        setup = CardPiles(tuple(deck), (), {side: () for side in SIDES})
+        moves: list[CardMove] = []
         if rng is not None:
+            moves.append(CardMove("shuffle", pile="deck"))
             order = rng.permutation(len(deck), "shuffle the deck")
             deck = [deck[i] for i in order]
-        hands = {"north": deck[:3], "south": deck[3:6]}
-        return {
-            "game_id": position["game_id"],
-            "turn": 1,
-            "to_move": position["first"],
-            "pos": {"north": 0, "south": 0},
-            "hands": hands,
-            "deck": deck[6:],
-            "pending": None,
-            "result": None,
-            "sides": {"north": {"standing": "block: ask\n"}, "south": {"standing": "block: ask\n"}},
-        }
+        hands: dict[str, list[str]] = {"north": deck[:3], "south": deck[3:6]}
+        moves += [CardMove("draw", side, card) for side in SIDES for card in hands[side]]
+        return Dealt(_started(position, hands, deck[6:]), setup, tuple(moves))
+
+    def resolve(self, state: Any, submission: Any, rng: Randomness) -> Resolution:
+        s = json.loads(json.dumps(state))
+        events: list[Event] = []
+        if s["pending"] is not None:
+            p = s["pending"]
+            mover, advance = p["mover"], p["advance"]
+            if submission["answer"] == "block":
+                (face,) = rng.roll(D6, 1, f"{p['side']} blocks")
+                if int(face) >= 4:
+                    advance //= 2
+                events.append(Event("block", f"{p['side']} blocks", {}, (face,)))
+            s["pending"] = None
+            self._advance(s, mover, advance, events)
+            return Resolution(s, tuple(events))
+        side = submission["side"]
+        card = submission["card"]
+        s["hands"][side].remove(card)
+        s["deck"].append(card)
+        drawn = s["deck"].pop(0)
+        s["hands"][side].append(drawn)
+        cards = (CardMove("return", side, card), CardMove("draw", side, drawn))
+        (face,) = rng.roll(D6, 1, f"{side} plays {card}")
+        advance = int(card) + int(face)
+        events.append(Event("play", f"{side} plays {card} and rolls {face}", {}, (face,)))
+        if int(card) >= 7:
+            s["pending"] = {
+                "id": f"block-{s['turn']}",
+                "side": _other(side),
+                "text": f"{side} advances {advance}: block?",
+                "mover": side,
+                "advance": advance,
+            }
+            return Resolution(s, tuple(events), cards)
+        self._advance(s, side, advance, events)
+        return Resolution(s, tuple(events), cards)
 
     def prompt(self, state: Any) -> Prompt:
         if state["result"]:
@@ -200,40 +241,6 @@ class ToySystem:
             raise OrdersError(problems)
         return {"side": side, "card": card, "answer": answer}
 
-    def resolve(self, state: Any, submission: Any, rng: Randomness) -> Resolution:
-        s = json.loads(json.dumps(state))
-        events: list[Event] = []
-        if s["pending"] is not None:
-            p = s["pending"]
-            mover, advance = p["mover"], p["advance"]
-            if submission["answer"] == "block":
-                (face,) = rng.roll(D6, 1, f"{p['side']} blocks")
-                if int(face) >= 4:
-                    advance //= 2
-                events.append(Event("block", f"{p['side']} blocks", {}, (face,)))
-            s["pending"] = None
-            self._advance(s, mover, advance, events)
-            return Resolution(s, tuple(events))
-        side = submission["side"]
-        card = submission["card"]
-        s["hands"][side].remove(card)
-        s["deck"].append(card)
-        s["hands"][side].append(s["deck"].pop(0))
-        (face,) = rng.roll(D6, 1, f"{side} plays {card}")
-        advance = int(card) + int(face)
-        events.append(Event("play", f"{side} plays {card} and rolls {face}", {}, (face,)))
-        if int(card) >= 7:
-            s["pending"] = {
-                "id": f"block-{s['turn']}",
-                "side": _other(side),
-                "text": f"{side} advances {advance}: block?",
-                "mover": side,
-                "advance": advance,
-            }
-            return Resolution(s, tuple(events))
-        self._advance(s, side, advance, events)
-        return Resolution(s, tuple(events))
-
     def _advance(self, s: dict[str, Any], side: str, advance: int, events: list[Event]) -> None:
         s["pos"][side] += advance
         events.append(Event("move", f"{side} advances {advance} to {s['pos'][side]}"))
@@ -295,7 +302,9 @@ class ToySystem:
         return f"card {code}"
 
     def capability(self, name: str) -> object | None:
-        """The toy offers an autoplayer, a scenario checker, rules help and a picture."""
+        """The toy offers an autoplayer, a scenario checker, rules help, a picture, its deal."""
+        if name == "deal":
+            return self
         if name in ("autoplay", "scenarios", "rules-help", "picture"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 
@@ -310,6 +319,21 @@ class ToySystem:
 
     def parse_standing_orders(self, text: str) -> Any:
         return _Policy(text)
+
+
+def _started(position: Any, hands: dict[str, list[str]], deck: list[str]) -> dict[str, Any]:
+    """A toy game's first state: ``hands`` dealt, ``deck`` the rest (top first)."""
+    return {
+        "game_id": position["game_id"],
+        "turn": 1,
+        "to_move": position["first"],
+        "pos": {"north": 0, "south": 0},
+        "hands": hands,
+        "deck": deck,
+        "pending": None,
+        "result": None,
+        "sides": {"north": {"standing": "block: ask\n"}, "south": {"standing": "block: ask\n"}},
+    }
 
 
 def _toml_line(message: str) -> int:

@@ -2,11 +2,11 @@
 
 A player joins a game by mailing the referee a signed statement::
 
-    game <id>
-    command join
-    side <side>
-    token <invite token>      (only when the invitation gave one)
-    nonce <64 hex digits>
+    game: <id>
+    command: join
+    side: <side>
+    token: <invite token>      (only when the invitation gave one)
+    nonce: <64 hex digits>
 
 The nonce (32 bytes from the operating system's random source) enters every
 die and every shuffle of the game (docs/audit.md), so the referee, which

@@ -86,7 +86,7 @@ or digits you never used in this game):
                                  zone, whole days): deadlines in that time are extended
                                  by days not already covered (at most 60 a game)
   command timezone ZONE          show deadlines in ZONE (e.g. Europe/Paris)
-  command join                   join a game: 'side <side>', 'nonce <64 hex digits>'
+  command join                   join a game: 'side: <side>', 'nonce: <64 hex digits>'
                                  (and 'token <invite token>' if you were invited)
                                  lines follow; signed with the key you will play with
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from engine.core.api import GameSystem, Prompt
+from engine.core.api import CardMove, CardPiles, GameSystem, Prompt
 from engine.core.tables import Tables
 from engine.dice import PROTOCOL_VERSION, EpochDice, HashChain, join_message
 from pbem.clock import Clock
@@ -222,9 +222,19 @@ def append_events(
         seq += 1
 
 
-def dice_log_payload(dice: EpochDice, prompt_kind: str) -> dict[str, Any]:
-    """Return what is stored of an epoch's dice: rolls, and shuffles without their order."""
-    return {
+def dice_log_payload(
+    dice: EpochDice,
+    prompt_kind: str,
+    cards: Sequence[CardMove] = (),
+    setup: CardPiles | None = None,
+) -> dict[str, Any]:
+    """Return what is stored of an epoch's dice: rolls, shuffles without their order, and
+    the cards the engine moved (``setup``: the piles before the deal, epoch 0 only).
+
+    The cards are secret while the game runs (they show the hands): the audit
+    record shows the drawn cards only once the deck is revealed.
+    """
+    out: dict[str, Any] = {
         "epoch": dice.epoch,
         "orders_hash": dice.orders_hash.hex(),
         "rolls": [
@@ -236,7 +246,15 @@ def dice_log_payload(dice: EpochDice, prompt_kind: str) -> dict[str, Any]:
             for s in dice.shuffles
         ],
         "prompt": prompt_kind,
+        "cards": [{"kind": m.kind, "side": m.side, "card": m.card, "pile": m.pile} for m in cards],
     }
+    if setup is not None:
+        out["setup"] = {
+            "deck": list(setup.deck),
+            "discard": list(setup.discard),
+            "hands": {side: list(hand) for side, hand in sorted(setup.hands.items())},
+        }
+    return out
 
 
 def find_or_add_player(

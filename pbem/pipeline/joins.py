@@ -2,13 +2,18 @@
 
 A game is created in status ``setup`` with its two hash chains committed
 (docs/audit.md, protocol v2). Every seat then needs a **join statement**
-signed by the player who takes it::
+signed by the player who takes it (the header syntax of every statement,
+``word: value``; the colon may be left out, as joins issued before the audit
+format 3 did)::
 
-    game <id>
-    command join
-    side <side>
-    token <the seat's invite token>      (only for a seat created without a key)
-    nonce <64 lowercase hex digits: 32 fresh random bytes>
+    game: <id>
+    command: join
+    side: <side>
+    token: <the seat's invite token>      (only for a seat created without a key)
+    nonce: <64 lowercase hex digits: 32 fresh random bytes>
+
+Lines outside the signature are ignored and quoted back to the player
+("ignored: outside your signature"), as for every other statement.
 
 The token of a seat works once: the first valid join binds the seat to the
 key that signed it; any other use is refused with the reason. The nonces of
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlmodel import Session, col, select
 
+from engine.core.capabilities import DEAL, find
 from engine.dice import EpochDice
 from pbem import sshsig
 from pbem.audit import statement_lines
@@ -105,10 +111,10 @@ def token_hash(token: str) -> str:
 def join_statement(game_id: str, side: str, *, token: str = "", nonce: bytes | None = None) -> str:
     """Return a join statement to sign, with a fresh nonce unless one is given."""
     nonce = secrets.token_bytes(32) if nonce is None else nonce
-    lines = [f"game {game_id}", "command join", f"side {side}"]
+    lines = [f"game: {game_id}", "command: join", f"side: {side}"]
     if token:
-        lines.append(f"token {token}")
-    lines.append(f"nonce {nonce.hex()}")
+        lines.append(f"token: {token}")
+    lines.append(f"nonce: {nonce.hex()}")
     return "\n".join(lines) + "\n"
 
 
@@ -128,7 +134,7 @@ def sign_joins(game_id: str, keys: Mapping[str, Ed25519PrivateKey]) -> dict[str,
 def parse_statement(text: str) -> dict[str, str]:
     """Return the ``game``, ``command``, ``side``, ``token`` and ``nonce`` lines of a statement.
 
-    Read exactly as the verifiers read it (``word value``, lower-case words).
+    Read exactly as the verifiers read it (``word: value``, the colon optional).
     Raises :class:`JoinRefused` for a line given twice (a statement means one thing).
     """
     lines = statement_lines(text)
@@ -199,11 +205,7 @@ def record_join(
                 f"({seat_key.fingerprint()}): {exc}",
             ) from exc
         raise JoinRefused("bad-signature", f"the join statement's signature: {exc}") from exc
-    if verified.unsigned_lines:
-        raise JoinRefused(
-            "unsigned-lines", "the join statement must be signed whole (lines outside it)"
-        )
-    text = verified.text
+    text = verified.text  # lines outside the signature are never read (handle_join quotes them)
     head = parse_statement(text)
     _check_head(ctx, side, head, row)
     key = verified.signer
@@ -263,22 +265,22 @@ def record_join(
 
 def _check_head(ctx: GameContext, side: str, head: Mapping[str, str], row: SeatJoin) -> None:
     if head.get("game", "") != ctx.id:
-        raise JoinRefused("wrong-game", f"the statement must name the game: 'game {ctx.id}'")
+        raise JoinRefused("wrong-game", f"the statement must name the game: 'game: {ctx.id}'")
     if head.get("command", "") != "join":
-        raise JoinRefused("bad-join", "the statement must say 'command join'")
+        raise JoinRefused("bad-join", "the statement must say 'command: join'")
     if head.get("side", "") != side:
-        raise JoinRefused("bad-side", f"the statement must name the seat: 'side {side}'")
+        raise JoinRefused("bad-side", f"the statement must name the seat: 'side: {side}'")
     if row.token_hash:
         token = head.get("token", "")
         if not token:
-            raise JoinRefused("no-token", "add the line 'token <your invite token>'")
+            raise JoinRefused("no-token", "add the line 'token: <your invite token>'")
         if not hmac.compare_digest(token_hash(token), row.token_hash):
             raise JoinRefused(
                 "bad-token", f"this is not the invite token of seat {side} in {ctx.id}"
             )
     nonce = head.get("nonce", "")
     if not NONCE.match(nonce):
-        raise JoinRefused("bad-nonce", f"add the line 'nonce <{NONCE_HELP}>'")
+        raise JoinRefused("bad-nonce", f"add the line 'nonce: <{NONCE_HELP}>'")
 
 
 def _deal(env: Env, ctx: GameContext) -> None:
@@ -291,7 +293,12 @@ def _deal(env: Env, ctx: GameContext) -> None:
         position = carry_tables(
             ctx.system, ctx.system.load_position(ctx.game.setup_text), ctx.state
         )
-        state = ctx.system.new_game(position, ctx.options.engine, setup)
+        dealer = find(ctx.system, DEAL)
+        if dealer is None:  # a system without cards
+            state, cards = ctx.system.new_game(position, ctx.options.engine, setup), None
+        else:
+            cards = dealer.deal(position, ctx.options.engine, setup)
+            state = cards.state
     except ValueError as exc:  # pragma: no cover - the same text was accepted at creation
         raise GameError(f"the engine refused the game: {exc}") from exc
     ctx.state = with_game_id(ctx.system, state, ctx.id)
@@ -303,7 +310,12 @@ def _deal(env: Env, ctx: GameContext) -> None:
     session.add(
         Snapshot(game_id=ctx.id, version=0, state_json=game.state_json, created_at=game.updated_at)
     )
-    append_events(session, ctx.id, 0, [(DICE_LOG, dice_log_payload(setup, "setup"))], env.clock)
+    payload = (
+        dice_log_payload(setup, "setup")
+        if cards is None
+        else dice_log_payload(setup, "setup", cards.moves, cards.setup)
+    )
+    append_events(session, ctx.id, 0, [(DICE_LOG, payload)], env.clock)
 
 
 def send_invitations(env: Env, ctx: GameContext, tokens: Mapping[str, str]) -> None:
@@ -323,11 +335,11 @@ def send_invitations(env: Env, ctx: GameContext, tokens: Mapping[str, str]) -> N
             "Join by replying with this statement, filled in and signed with the key you",
             "will play with (namespace pbem-orders, see docs/signing.md):",
             "",
-            f"game {ctx.id}",
-            "command join",
-            f"side {row.side}",
-            *([f"token {token}"] if token else []),
-            "nonce <your nonce>",
+            f"game: {ctx.id}",
+            "command: join",
+            f"side: {row.side}",
+            *([f"token: {token}"] if token else []),
+            "nonce: <your nonce>",
             "",
             f"Your nonce is {NONCE_HELP}; 'pbem join-statement {ctx.id} {row.side}"
             + (f" --token {token}" if token else "")
@@ -358,6 +370,22 @@ def _side_for(ctx: GameContext, head: Mapping[str, str], sender: str) -> str:
     return mine[0] if len(mine) == 1 else ""
 
 
+def _signed_part(found: SignedOrders | None) -> tuple[str, tuple[str, ...]]:
+    """The text a join's signature covers and the unsigned lines around it.
+
+    Checked against the key the signature carries (who that must be is
+    :func:`record_join`'s business); a signature that checks for no text
+    leaves the whole text, and :func:`record_join` refuses it.
+    """
+    if found is None:
+        return "", ()
+    try:
+        verified = verify_orders(found, SshSignature.from_armor(found.signature).public_key)
+    except SshSigError:
+        return found.text, ()
+    return verified.text, verified.ignored(found)
+
+
 def handle_join(
     env: Env, row: InboxMessage, mail: Inbound, ctx: GameContext, found: SignedOrders | None
 ) -> Outcome | None:
@@ -369,12 +397,13 @@ def handle_join(
     mine = ctx.sides_of(mail.sender)
     if not mine:
         return None
+    signed, ignored = _signed_part(found)
     try:
-        head = parse_statement(found.text if found is not None else "")
+        head = parse_statement(signed)
     except JoinRefused:
         head = {}
     side = _side_for(ctx, head, mail.sender)
-    step = Step(env, row, mail, ctx, side if side in mine else mine[0], "")
+    step = Step(env, row, mail, ctx, side if side in mine else mine[0], "", ignored=ignored)
     if found is None:
         return step.refuse(
             "unsigned", "a join must be signed with the key you will play with (docs/signing.md)"
@@ -387,7 +416,7 @@ def handle_join(
         return step.refuse(exc.code, str(exc))
     key = fresh.seats[side].key
     fp = key.fingerprint() if key is not None else ""
-    Step(env, row, mail, fresh, side, "").notice(
+    Step(env, row, mail, fresh, side, "", ignored=ignored).notice(
         "joined",
         f"You joined as {side}",
         f"You play {side} in {ctx.id} with key {fp}.\n"

@@ -1,7 +1,8 @@
-"""A game's audit record (docs/audit.md, protocol v2), built from the store.
+"""A game's audit record (docs/audit.md, format v3), built from the store.
 
 :func:`game_record` reads, in the caller's transaction, every epoch's dice
-log, revealed key and accepted signed orders, and every seat's signed join,
+log (rolls, shuffles and the cards the engine moved), revealed key and
+accepted signed orders, and every seat's signed join,
 and returns :func:`pbem.audit.build_record`'s dict with its end signed by the
 server key. ``pbem audit GAME`` exports it; the game-end mail attaches it.
 """
@@ -13,8 +14,9 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from engine.core.api import CardMove, CardPiles
 from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, shuffle_order
-from pbem.audit import AUDIT_VERSION, AuditEpoch, SignedText, build_record
+from pbem.audit import DICE_PROTOCOL, AuditEpoch, SignedText, build_record
 from pbem.pipeline.games import DICE_LOG, SETUP_HASH, GameContext, GameError, chains, game_join
 from pbem.server_key import ServerKey
 from pbem.store import DiceEpoch, Event, GameStatus, SeatJoin
@@ -38,7 +40,7 @@ def join_records(session: Session, game_id: str) -> list[dict[str, str]]:
 def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> dict[str, Any]:
     """Build the game's audit record from the store (see the module docstring)."""
     game_id = ctx.id
-    if ctx.game.dice_protocol < AUDIT_VERSION:
+    if ctx.game.dice_protocol < DICE_PROTOCOL:
         raise GameError(
             f"game {game_id} was created under dice protocol {ctx.game.dice_protocol}: "
             "export it with the pbem release it started under (docs/audit.md, migration)"
@@ -59,6 +61,7 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
     join = game_join(session, ctx) if ctx.game.status != GameStatus.SETUP else None
     _, deck_chain = chains(session, game_id)
     epochs: list[AuditEpoch] = []
+    setup: CardPiles | None = None
     total_shuffles = 0
     for epoch in sorted(set(logs) | set(keys)):
         log = logs.get(epoch, {})
@@ -76,8 +79,12 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
             )
             shuffles.append(ShuffleRecord(number, int(sh["epoch"]), str(sh["purpose"]), n, order))
             total_shuffles = max(total_shuffles, number)
+        cards = _card_moves(log)
         if epoch == 0:
-            epochs.append(AuditEpoch(EpochLog(0, None, SETUP_HASH, (), tuple(shuffles)), "", None))
+            setup = _setup(log)
+            epochs.append(
+                AuditEpoch(EpochLog(0, None, SETUP_HASH, (), tuple(shuffles)), "", None, cards)
+            )
             continue
         row = keys[epoch]
         if row.revealed_key is None:
@@ -97,6 +104,7 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
                 None
                 if not signed
                 else SignedText(signed["text"], signed["signature"], signed.get("signed")),
+                cards,
             )
         )
     deck_keys = deck_chain.keys(max(total_shuffles, 1)) if finished else None
@@ -111,4 +119,25 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
         server_key=server_key,
         deck_keys=deck_keys,
         tables_sha256=tables_sha256(ctx.system, ctx.state) or None,
+        cards_setup=setup,
+    )
+
+
+def _card_moves(log: dict[str, Any]) -> tuple[CardMove, ...]:
+    """The card moves an epoch's stored dice log holds (none before format v3)."""
+    return tuple(
+        CardMove(m["kind"], str(m["side"]), str(m["card"]), str(m["pile"]))
+        for m in log.get("cards", [])
+    )
+
+
+def _setup(log: dict[str, Any]) -> CardPiles | None:
+    """The piles before the deal, as the setup epoch's log stored them."""
+    setup = log.get("setup")
+    if setup is None:
+        return None
+    return CardPiles(
+        tuple(setup["deck"]),
+        tuple(setup["discard"]),
+        {side: tuple(hand) for side, hand in setup["hands"].items()},
     )

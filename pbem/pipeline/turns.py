@@ -24,7 +24,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from engine.dice import EpochDice
-from pbem.audit import AUDIT_VERSION, SignedText
+from pbem.audit import DICE_PROTOCOL, SignedText
 from pbem.clock import Clock
 from pbem.config import Config
 from pbem.deadlines import (
@@ -171,7 +171,7 @@ def apply_submission(
         ),
     ]
     items += [(e.kind, e.to_dict()) for e in result.events]
-    items.append((DICE_LOG, dice_log_payload(dice, prompt.kind)))
+    items.append((DICE_LOG, dice_log_payload(dice, prompt.kind, result.cards)))
     append_events(session, ctx.id, epoch, items, env.clock)
     session.flush()
     after_change(env, ctx, epoch=epoch, key_hex=key.hex(), ahead=ahead)
@@ -526,7 +526,7 @@ def finish_game(
     )
     record = ""
     key = env.mailer.server_key
-    if key is not None and ctx.game.dice_protocol >= AUDIT_VERSION:
+    if key is not None and ctx.game.dice_protocol >= DICE_PROTOCOL:
         # The complete record (signed joins and orders included), signed at its end.
         record = json.dumps(game_record(session, ctx, key), indent=1, ensure_ascii=False) + "\n"
     mailkinds.send_game_end(

@@ -29,6 +29,7 @@ from pbem.render.scene import (
     base_layers,
     base_of,
     block_colours,
+    counter_colour,
     lone_leader_prims,
     overlay_layers,
     unit_prims,
@@ -158,6 +159,8 @@ def _sprite(r: float, colour: str, token: Counter | Marker) -> Image.Image:
 
 def _paste(img: Image.Image, layout: Layout, view: Picture, token: Counter | Marker) -> None:
     colour = block_colours(view).get(token.side, "#2b2b2b")
+    if isinstance(token, Counter):
+        colour = counter_colour(token, {token.side: colour})
     sprite = _sprite(layout.r, colour, replace(token, hex=""))
     x, y = layout.px(view.centre(token.hex))
     r = layout.r

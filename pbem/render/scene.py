@@ -28,6 +28,7 @@ __all__ = [
     "base_layers",
     "base_of",
     "block_colours",
+    "counter_colour",
     "lone_leader_prims",
     "overlay_layers",
     "unit_prims",
@@ -140,6 +141,12 @@ def block_colours(p: Picture) -> dict[str, str]:
     return out
 
 
+def counter_colour(u: Counter, colours: dict[str, str]) -> str:
+    """The blocks' colour of ``u``: its own colour key if it has a known one, else its side's."""
+    own = _BLOCKS.get(u.colour.lower()) if u.colour else None
+    return own or colours.get(u.side, INK)
+
+
 def arrow_colours(p: Picture) -> dict[str, str]:
     return {s.side: _ARROWS[i % len(_ARROWS)] for i, s in enumerate(p.sides)}
 
@@ -165,7 +172,7 @@ def overlay_layers(layout: Layout, p: Picture, *, tokens: bool = True) -> tuple[
             tuple(
                 x
                 for u in (p.counters if tokens else ())
-                for x in unit_prims(layout, at(u.hex), u, colours.get(u.side, INK))
+                for x in unit_prims(layout, at(u.hex), u, counter_colour(u, colours))
             ),
         ),
         Layer(

@@ -1,0 +1,236 @@
+"""Chariots of Fire movement as pure functions of the charts (cof.md §6, §12.1).
+
+A move is traced step by step (:func:`trace_move`): each step enters a hex or turns one
+vertex, paying the Movement Cost Chart (``movement.toml``) and taking the hits the Cohesion
+Hit chart lists (``checks.toml``). Nothing here knows a game state: the caller says what
+stands where (terrain of a hex, hexsides crossed, enemy front hexes, friendly units), so the
+same functions serve movement, orderly withdrawal and the autoplayer.
+
+There are no zones of control in this volume (cof.md §6.5); what limits a unit near the enemy
+is facing: no turning in a hex that is an enemy's front hex (:func:`may_turn_in`), the
+start-adjacent allowance (:func:`start_turn_allowance`), and out-of-command units never
+entering a hex next to an enemy (:func:`out_of_command_may_enter`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from engine.cof.tables import CofTables, TroopType
+from engine.gboh.grid import VERTICES, GHex, column_front, front_hexes, side_between, turns
+
+__all__ = [
+    "MoveTrace",
+    "Terrainer",
+    "column_ma",
+    "enemy_front_hexes",
+    "entry_cost",
+    "facing_cost",
+    "may_turn_in",
+    "out_of_command_may_enter",
+    "start_turn_allowance",
+    "terrain_hits",
+    "trace_move",
+    "turn_hits",
+    "withdrawal_allowance",
+]
+
+Terrainer = Callable[[GHex], str]
+"""The terrain code (``movement.toml`` row) of a hex."""
+
+
+def _chart(charts: CofTables, code: str) -> int:
+    return charts.actions[code].value
+
+
+def entry_cost(
+    charts: CofTables,
+    troop: TroopType,
+    terrain: str,
+    hexsides: Iterable[str] = (),
+    *,
+    climb: bool = False,
+    through_friend: bool = False,
+    column: str | None = None,
+) -> int | None:
+    """MP to enter a hex of ``terrain`` across ``hexsides`` (cof.md §6.2, §6.6);
+    ``None`` if the unit may not enter it. ``column`` overrides the type's movement column
+    (a leader: ``chariot`` mounted, ``infantry`` on foot)."""
+    col = column or troop.move_column
+    cost = charts.terrain[terrain].cost(col)
+    if cost is None:
+        return None
+    for side in hexsides:
+        extra = charts.terrain[side].cost(col)
+        if extra is None:
+            return None
+        cost += extra
+    if climb:
+        extra = charts.terrain["climb"].cost(col)
+        if extra is None:
+            return None
+        cost += extra
+    if through_friend:
+        cost += _chart(charts, "through_friend")
+    return cost
+
+
+def terrain_hits(
+    charts: CofTables,
+    troop: TroopType,
+    terrain: str,
+    hexsides: Iterable[str] = (),
+    *,
+    in_column: bool = False,
+) -> int:
+    """Hits for entering ``terrain`` across ``hexsides`` (cof.md §6.2): chariots in Rough,
+    SI/HI (not in column) in Rough, Woods, Marsh and across a Minor River."""
+    per = charts.events["terrain_entry"].hits
+    hits = 0
+    for code in (terrain, *hexsides):
+        row = charts.terrain[code]
+        if (row.heavy_hit and troop.heavy and not in_column) or (
+            row.chariot_hit and troop.rough_hits
+        ):
+            hits += per
+    return hits
+
+
+def facing_cost(charts: CofTables, start: str, end: str) -> int:
+    """MP to turn from vertex ``start`` to ``end`` the short way (cof.md §6.5)."""
+    return turns(start, end) * _chart(charts, "facing_vertex")
+
+
+def turn_hits(
+    charts: CofTables, troop: TroopType, terrain: str, vertices: int, *, in_column: bool = False
+) -> int:
+    """Hits an SI/HI (not in column) takes turning ``vertices`` inside Rough, Marsh or Woods
+    (cof.md §6.2, §6.5)."""
+    if not troop.heavy or in_column or not charts.terrain[terrain].turn_hit:
+        return 0
+    return vertices * charts.events["turn_in_terrain"].hits
+
+
+def may_turn_in(h: GHex, enemy_fronts: frozenset[GHex], entered: bool) -> bool:
+    """Whether a moving unit may change facing in ``h`` (cof.md §6.5): never in a hex it has
+    entered that is an enemy unit's front hex (its start hex: :func:`start_turn_allowance`)."""
+    return not (entered and h in enemy_fronts)
+
+
+def start_turn_allowance(ma: int, fronting_enemies: int) -> int | None:
+    """MP a unit beginning its segment in enemy front hexes may spend on facing (cof.md §6.5):
+    ``None`` (no limit) when in none, half its MA rounded up in one, 0 in two or more."""
+    if fronting_enemies == 0:
+        return None
+    if fronting_enemies == 1:
+        return (ma + 1) // 2
+    return 0
+
+
+def enemy_front_hexes(enemies: Iterable[tuple[GHex, str]]) -> frozenset[GHex]:
+    """Every hex that is a front hex of one of ``enemies`` (hex, facing vertex)."""
+    return frozenset(x for h, f in enemies for x in front_hexes(h, f))
+
+
+def out_of_command_may_enter(h: GHex, enemy_hexes: frozenset[GHex]) -> bool:
+    """An out-of-command unit never enters a hex adjacent to an enemy unit (cof.md §5.5)."""
+    return not any(n in enemy_hexes for n in h.neighbours())
+
+
+def column_ma(charts: CofTables, ma: int, in_column: bool) -> int:
+    """MA in or out of column (cof.md §6.3: +1 in column)."""
+    return ma + _chart(charts, "column_ma_bonus") if in_column else ma
+
+
+def withdrawal_allowance(own_ma: int, enemy_ma: int) -> int:
+    """Orderly withdrawal: MP = own MA minus the approaching enemy's; 0 if not faster
+    (cof.md §6.4)."""
+    return max(0, own_ma - enemy_ma)
+
+
+@dataclass
+class MoveTrace:
+    """What a traced move costs and where it ends; ``problem`` says why it stopped short."""
+
+    hex: GHex
+    facing: str
+    mp: int = 0
+    hits: int = 0
+    path: list[GHex] = field(default_factory=list)
+    problem: str = ""
+
+
+def trace_move(
+    charts: CofTables,
+    troop: TroopType,
+    start: GHex,
+    facing: str,
+    steps: Sequence[str],
+    *,
+    ma: int,
+    terrain: Terrainer,
+    hexsides: Callable[[GHex, GHex], tuple[str, ...]] = lambda a, b: (),
+    enemy_fronts: frozenset[GHex] = frozenset(),
+    blocked: frozenset[GHex] = frozenset(),
+    friends: frozenset[GHex] = frozenset(),
+    in_column: bool = False,
+) -> MoveTrace:
+    """Follow ``steps`` (a hex number to enter, or a vertex to face: ``"1424"``, ``"NE"``)
+    from ``start`` facing ``facing`` (a hexside in column) within ``ma`` MP (cof.md §6.1-§6.6).
+
+    A unit enters only a front hex (in column: the hex ahead or either beside it, re-facing
+    free); turning costs MP per vertex, up to the type's limit per hex, never in an enemy
+    front hex it has entered; ``blocked`` hexes (enemy units, prohibited) are not entered;
+    passing a friend costs the extra MP and SI/HI hits. Stops at the first illegal step.
+    """
+    t = MoveTrace(start, facing, path=[start])
+    turned_here = 0
+    for step in steps:
+        if step in VERTICES:
+            if in_column:
+                t.problem = "a unit in column faces a hexside: it turns only by moving"
+                return t
+            n = turns(t.facing, step)
+            cost = facing_cost(charts, t.facing, step)
+            limit = troop.max_turns_in_hex
+            if limit and turned_here + n > limit:
+                t.problem = f"{troop.code} may turn at most {limit} vertices in one hex"
+                return t
+            if not may_turn_in(t.hex, enemy_fronts, entered=len(t.path) > 1):
+                t.problem = f"no facing change in {t.hex}: it is an enemy front hex"
+                return t
+            if t.mp + cost > ma:
+                t.problem = f"turning to {step} needs {cost} MP, {ma - t.mp} left"
+                return t
+            t.mp += cost
+            t.hits += turn_hits(charts, troop, terrain(t.hex), n, in_column=in_column)
+            turned_here += n
+            t.facing = step
+            continue
+        target = GHex.parse(step)
+        ahead = column_front(t.hex, t.facing) if in_column else front_hexes(t.hex, t.facing)
+        if target not in ahead:
+            t.problem = f"{target} is not a front hex of {t.hex} facing {t.facing}"
+            return t
+        if target in blocked:
+            t.problem = f"{target} may not be entered"
+            return t
+        sides = hexsides(t.hex, target)
+        price = entry_cost(charts, troop, terrain(target), sides, through_friend=target in friends)
+        if price is None:
+            t.problem = f"{troop.code} may not enter {target} ({terrain(target)})"
+            return t
+        if t.mp + price > ma:
+            t.problem = f"entering {target} needs {price} MP, {ma - t.mp} left"
+            return t
+        t.mp += price
+        t.hits += terrain_hits(charts, troop, terrain(target), sides, in_column=in_column)
+        if target in friends and troop.heavy:
+            t.hits += charts.events["through_friend"].hits
+        if in_column:
+            t.facing = side_between(t.hex, target)
+        t.hex = target
+        t.path.append(target)
+        turned_here = 0
+    return t
