@@ -154,6 +154,9 @@ class Score:
     hits: int
     flags: int
     kills_leader: bool = False
+    hit_faces: str = ""
+    """The faces that score a hit in this roll (before any is ignored), e.g. ``"BS"``: the
+    dice-fairness report compares them with a fair die's odds."""
 
 
 def _sword_ignores(w: Work, roller: WUnit, target: WUnit) -> int:
@@ -191,6 +194,7 @@ def roll_melee(w: Work, roller: WUnit, target: WUnit, dice: int, purpose: str) -
     helmet = (not s.elephant and w.leader_support(roller)) or bool(
         w.has_tag_rule("sacred-band", roller)
     )
+    hit_faces = sym + ("S" if s.swords_hit else "") + ("H" if helmet else "")
     faces = list(w.roll(dice, purpose))
     all_faces = list(faces)
     hits = flags = 0
@@ -215,7 +219,7 @@ def roll_melee(w: Work, roller: WUnit, target: WUnit, dice: int, purpose: str) -
                 flags += 1
         faces = list(w.roll(rerolls, purpose + " (sword re-roll)")) if rerolls else []
         all_faces += faces
-    return Score(tuple(all_faces), hits, flags)
+    return Score(tuple(all_faces), hits, flags, hit_faces=hit_faces)
 
 
 def score_ranged(w: Work, target: WUnit, dice: int, purpose: str) -> Score:
@@ -223,4 +227,4 @@ def score_ranged(w: Work, target: WUnit, dice: int, purpose: str) -> Score:
     faces = w.roll(dice, purpose)
     hits = sum(1 for f in faces if f == target.spec.symbol)
     flags = sum(1 for f in faces if f == "F")
-    return Score(faces, hits, flags)
+    return Score(faces, hits, flags, hit_faces=target.spec.symbol)

@@ -42,7 +42,6 @@ from engine.ccn.rules.retreat import take_flags
 from engine.ccn.rules.take_ground import ATTACK, BONUS
 
 __all__ = [
-    "MAX_SQUARES",
     "MIN_HAND",
     "FirstRoll",
     "break_square",
@@ -55,8 +54,6 @@ __all__ = [
     "square_first_roll",
 ]
 
-MAX_SQUARES = 4
-"""Square chart slots per player (ccn.md §21.1, [R] A21)."""
 MIN_HAND = 3
 """Fewest cards in hand that allow a square (ccn.md §21.3: not with 2 or fewer)."""
 
