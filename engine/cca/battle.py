@@ -92,6 +92,8 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
         target=tgt.id,
         hits=score.hits,
         flags=score.flags,
+        hit_faces=score.hit_faces,
+        side=u.side,
     )
     apply_roll(w, u, tgt, score, False, full)
 
@@ -212,6 +214,8 @@ def close_combat(
         target=tgt.id,
         hits=score.hits,
         flags=score.flags,
+        hit_faces=score.hit_faces,
+        side=att.side,
     )
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
@@ -250,6 +254,8 @@ def close_combat(
         target=att.id,
         hits=score.hits,
         flags=score.flags,
+        hit_faces=score.hit_faces,
+        side=tgt.side,
     )
     apply_roll(w, tgt, att, score, True, att_full)
 
@@ -290,5 +296,7 @@ def _first_strike(  # noqa: PLR0917
         target=att.id,
         hits=score.hits,
         flags=score.flags,
+        hit_faces=score.hit_faces,
+        side=tgt.side,
     )
     apply_roll(w, tgt, att, score, True, att_full)

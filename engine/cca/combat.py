@@ -15,8 +15,6 @@ from engine.hexgrid import Hex
 
 __all__ = ["Score", "los_clear", "melee_dice", "ranged_dice", "roll_melee", "score_ranged"]
 
-_THREE_VS_ELEPHANT = ("ELE", "WAR", "HCH", "CAM", "CCAM")
-
 
 def los_clear(w: Work, a: Hex, b: Hex) -> bool:
     """True if nothing strictly between ``a`` and ``b`` blocks the line (§9.3)."""
@@ -104,8 +102,8 @@ def melee_dice(  # noqa: PLR0917
             base = 1
         elif opp is None:
             base = 0
-        elif opp.type in _THREE_VS_ELEPHANT:
-            base = 3
+        elif opp.spec.elephant_dice:  # §10.4: its row says (3 against ELE WAR HCH camels)
+            base = opp.spec.elephant_dice
         elif opp.type == "BCH":
             full = target_full if role == "attack" else True
             base = 3 if full and w.state.option("elephant_vs_bch_full_strength") else 2
@@ -154,6 +152,9 @@ class Score:
     hits: int
     flags: int
     kills_leader: bool = False
+    hit_faces: str = ""
+    """The faces that score a hit in this roll (before any is ignored), e.g. ``"BS"``: the
+    dice-fairness report compares them with a fair die's odds."""
 
 
 def _sword_ignores(w: Work, roller: WUnit, target: WUnit) -> int:
@@ -191,6 +192,7 @@ def roll_melee(w: Work, roller: WUnit, target: WUnit, dice: int, purpose: str) -
     helmet = (not s.elephant and w.leader_support(roller)) or bool(
         w.has_tag_rule("sacred-band", roller)
     )
+    hit_faces = sym + ("S" if s.swords_hit else "") + ("H" if helmet else "")
     faces = list(w.roll(dice, purpose))
     all_faces = list(faces)
     hits = flags = 0
@@ -215,7 +217,7 @@ def roll_melee(w: Work, roller: WUnit, target: WUnit, dice: int, purpose: str) -
                 flags += 1
         faces = list(w.roll(rerolls, purpose + " (sword re-roll)")) if rerolls else []
         all_faces += faces
-    return Score(tuple(all_faces), hits, flags)
+    return Score(tuple(all_faces), hits, flags, hit_faces=hit_faces)
 
 
 def score_ranged(w: Work, target: WUnit, dice: int, purpose: str) -> Score:
@@ -223,4 +225,4 @@ def score_ranged(w: Work, target: WUnit, dice: int, purpose: str) -> Score:
     faces = w.roll(dice, purpose)
     hits = sum(1 for f in faces if f == target.spec.symbol)
     flags = sum(1 for f in faces if f == "F")
-    return Score(faces, hits, flags)
+    return Score(faces, hits, flags, hit_faces=target.spec.symbol)

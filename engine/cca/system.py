@@ -202,8 +202,8 @@ class CCASystem:
         return CARDS[code].name
 
     def capability(self, name: str) -> object | None:
-        """Forecast, autoplay, scenario checks, rules help, picture, tables (imported when
-        asked for)."""
+        """Forecast, autoplay, scenario checks, rules help, picture, tables, dice luck
+        (imported when asked for)."""
         if name == "deal":
             return self
         target = _CAPABILITIES.get(name)
@@ -221,6 +221,7 @@ _CAPABILITIES = {
     "rules-help": "engine.cca.cards:RulesHelp",
     "picture": "engine.cca.picture:PictureBuilder",
     "tables": "engine.cca.tables:TableProvider",
+    "dice-luck": "engine.cca.luck:DiceLuck",
 }
 
 

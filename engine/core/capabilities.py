@@ -23,6 +23,9 @@ The capabilities:
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
   board for the renderer (:mod:`engine.core.picture`).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
+- :data:`DICE_LUCK` (:class:`DiceLuck`): which dice thrown in a turn were
+  hit-or-miss throws, who threw them and which faces counted as hits (the
+  dice-fairness report of the public archive, ``pbem audit stats``).
 - :data:`DEAL` (:class:`Dealer`): ``new_game`` that also reports the cards:
   the piles before the first shuffle and every card moved while dealing
   (the audit record's card log, docs/audit.md). A system with a deck offers it.
@@ -46,6 +49,7 @@ __all__ = [
     "AUTOPLAY",
     "CAPABILITIES",
     "DEAL",
+    "DICE_LUCK",
     "FORECAST",
     "PICTURE",
     "RULES_HELP",
@@ -55,6 +59,7 @@ __all__ = [
     "Capability",
     "Dealer",
     "Dealt",
+    "DiceLuck",
     "Forecast",
     "Forecaster",
     "PictureBuilder",
@@ -63,6 +68,7 @@ __all__ = [
     "ScenarioInfo",
     "ScenarioProblem",
     "TableProvider",
+    "Throw",
     "find",
     "offered",
 ]
@@ -278,6 +284,39 @@ TABLES: Capability[TableProvider] = Capability(
 
 DEAL: Capability[Dealer] = Capability("deal", Dealer, "the cards dealt (audit card log)")
 
+
+@dataclass(frozen=True)
+class Throw:
+    """One hit-or-miss throw of dice: who threw, the die, the faces and which faces hit.
+
+    ``hit_faces`` are the faces that count as a hit for this throw (for a
+    C&C battle roll: the target's symbol, swords where they hit...); the
+    fairness report compares the dice showing one of them with the number a
+    fair die gives on average, ``len(faces) * len(hit_faces) / faces on the die``.
+    """
+
+    side: str
+    die: str
+    faces: tuple[str, ...]
+    hit_faces: frozenset[str]
+
+
+@runtime_checkable
+class DiceLuck(Protocol):
+    """Says which of a turn's dice were hit-or-miss throws (the dice-fairness report)."""
+
+    def throws(self, events: Sequence[Mapping[str, Any]]) -> Sequence[Throw]:
+        """The throws reported in the engine events of one epoch (their ``to_dict`` form).
+
+        Dice that score no hit or miss (a card's roll, a leader check) are left out.
+        """
+        ...
+
+
+DICE_LUCK: Capability[DiceLuck] = Capability(
+    "dice-luck", DiceLuck, "which dice hit, for the dice-fairness report"
+)
+
 CAPABILITIES: tuple[Capability[Any], ...] = (
     FORECAST,
     AUTOPLAY,
@@ -286,6 +325,7 @@ CAPABILITIES: tuple[Capability[Any], ...] = (
     RULES_HELP,
     TABLES,
     DEAL,
+    DICE_LUCK,
 )
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
 

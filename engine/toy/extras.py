@@ -1,4 +1,4 @@
-"""The toy race's optional capabilities: autoplayer, scenario checker, rules help, picture.
+"""The toy race's optional capabilities: autoplayer, scenarios, rules help, picture, luck.
 
 Each provider is given the system it serves (:func:`providers`), so this
 module does not import :mod:`engine.toy.system` (which imports it).
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.core.api import PositionError
-from engine.core.capabilities import ScenarioInfo, ScenarioProblem
+from engine.core.capabilities import ScenarioInfo, ScenarioProblem, Throw
 from engine.core.choices import below, choice_stream
 from engine.core.picture import Counter, Label, Picture, SideBand, cells, half_turn
 from engine.dice import EpochDice, HashChain, hash_orders
@@ -171,6 +171,22 @@ class _Picture:
         return half_turn(pic) if viewer == sides[0] else pic
 
 
+class _DiceLuck:
+    """Every toy roll is a d6 where 4, 5 or 6 counts as a hit: a block holds on 4+,
+    and a card's roll of 4+ is the better half of the race's advances."""
+
+    HITS = frozenset({"4", "5", "6"})
+
+    def throws(self, events: Sequence[Mapping[str, Any]]) -> Sequence[Throw]:
+        out = []
+        for e in events:
+            data = e.get("data")
+            faces = tuple(str(f) for f in e.get("dice", ()) or ())
+            if e.get("kind") in ("play", "block") and isinstance(data, Mapping) and faces:
+                out.append(Throw(str(data.get("side", "")), "d6", faces, self.HITS))
+        return out
+
+
 def providers(system: Any) -> dict[str, object]:
     """Return the capabilities ``system`` (the toy race) offers, by name."""
     return {
@@ -178,4 +194,5 @@ def providers(system: Any) -> dict[str, object]:
         "scenarios": _Scenarios(system),
         "rules-help": _RulesHelp(),
         "picture": _Picture(system),
+        "dice-luck": _DiceLuck(),
     }

@@ -132,7 +132,7 @@ class ToySystem:
                 (face,) = rng.roll(D6, 1, f"{p['side']} blocks")
                 if int(face) >= 4:
                     advance //= 2
-                events.append(Event("block", f"{p['side']} blocks", {}, (face,)))
+                events.append(Event("block", f"{p['side']} blocks", {"side": p["side"]}, (face,)))
             s["pending"] = None
             self._advance(s, mover, advance, events)
             return Resolution(s, tuple(events))
@@ -145,7 +145,9 @@ class ToySystem:
         cards = (CardMove("return", side, card), CardMove("draw", side, drawn))
         (face,) = rng.roll(D6, 1, f"{side} plays {card}")
         advance = int(card) + int(face)
-        events.append(Event("play", f"{side} plays {card} and rolls {face}", {}, (face,)))
+        events.append(
+            Event("play", f"{side} plays {card} and rolls {face}", {"side": side}, (face,))
+        )
         if int(card) >= 7:
             s["pending"] = {
                 "id": f"block-{s['turn']}",
@@ -302,10 +304,10 @@ class ToySystem:
         return f"card {code}"
 
     def capability(self, name: str) -> object | None:
-        """The toy offers an autoplayer, a scenario checker, rules help, a picture, its deal."""
+        """The toy offers an autoplayer, scenario checks, rules help, a picture, deal, dice luck."""
         if name == "deal":
             return self
-        if name in ("autoplay", "scenarios", "rules-help", "picture"):
+        if name in ("autoplay", "scenarios", "rules-help", "picture", "dice-luck"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 
             return extras.providers(self)[name]

@@ -3,6 +3,10 @@
 ``pbem audit GAME [--out FILE]`` exports a game's record from the store
 (``FILE`` if given) and checks it the same way.
 
+``pbem audit stats [FILE.json | GAME ...]`` prints the dice-fairness report
+(face counts, chi-squared, luck; docs/archive.md) of audit record files, of
+games in the store, or of every game in the store when none is named.
+
 ``pbem audit FILE.json`` runs the checks of ``verify_dice.py`` with the
 referee's own code (:mod:`pbem.audit`, :mod:`engine.dice`). The exit code is 0
 when everything verifies, 1 at the first discrepancy (a malformed record
@@ -14,6 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import make_url
 
 from pbem.audit import (
     AuditFormatError,
@@ -37,7 +44,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "the same with the standard library only."
         ),
     )
-    parser.add_argument("target", help="an audit record (JSON file) or a game id in the store")
+    parser.add_argument(
+        "target",
+        help="an audit record (JSON file), a game id in the store, or 'stats' for the dice report",
+    )
+    parser.add_argument(
+        "more",
+        nargs="*",
+        metavar="FILE_OR_GAME",
+        help="with 'stats': audit record files or game ids (default: every game in the store)",
+    )
     parser.add_argument("--out", type=Path, help="with a game id: write its record to this file")
     add_config_argument(parser, "TOML config file (to find the store for a game id)")
     parser.set_defaults(func=run)
@@ -46,6 +62,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Verify the record named by ``args.target``; return the exit code."""
     target = str(args.target)
+    more = list(getattr(args, "more", []) or [])
+    if target == "stats" and not Path(target).is_file():
+        return _stats(more, getattr(args, "config", None))
+    if more:
+        sys.stderr.write(
+            f"pbem audit: one record or game at a time (got {target} {' '.join(more)})\n"
+        )
+        return 2
     path = Path(target)
     if not path.is_file():
         return _audit_game(target, getattr(args, "out", None), getattr(args, "config", None))
@@ -64,8 +88,6 @@ def run(args: argparse.Namespace) -> int:
 def _audit_game(game_id: str, out: Path | None = None, config_path: str | None = None) -> int:
     """Export the game's record from the store (to ``out`` if given) and check it."""
     import json  # noqa: PLC0415
-
-    from sqlalchemy.engine import make_url  # noqa: PLC0415
 
     from pbem.config import ConfigError, load_config  # noqa: PLC0415
     from pbem.pipeline import load_server_key  # noqa: PLC0415
@@ -112,3 +134,51 @@ def _audit_game(game_id: str, out: Path | None = None, config_path: str | None =
         return 1
     sys.stdout.write(summary.describe() + "\n")
     return 0
+
+
+def _stats(targets: list[str], config_path: str | None) -> int:
+    """Print the dice-fairness report of record files or store games; 1 if any is flagged."""
+    from pbem.archive.reports import StatsError, record_reports, store_reports  # noqa: PLC0415
+    from pbem.archive.stats import report_lines  # noqa: PLC0415
+
+    files = [Path(t) for t in targets if Path(t).is_file()]
+    games = [t for t in targets if not Path(t).is_file()]
+    try:
+        reports = record_reports(files) if files else []
+        if games or not files:
+            reports += _store_stats(games, config_path, store_reports)
+    except StatsError as err:
+        sys.stderr.write(f"pbem audit stats: {err}\n")
+        return 2
+    for rep in reports:
+        sys.stdout.write("\n".join(report_lines(rep)) + "\n")
+    if not reports:
+        sys.stdout.write("no games with dice\n")
+    flagged = [r.title for r in reports if r.flagged]
+    if flagged:
+        sys.stdout.write(f"FLAGGED: {', '.join(flagged)} (see docs/archive.md)\n")
+        return 1
+    return 0
+
+
+def _store_stats(games: list[str], config_path: str | None, run: Any) -> Any:
+    from pbem.archive.reports import StatsError  # noqa: PLC0415
+    from pbem.config import ConfigError, load_config  # noqa: PLC0415
+    from pbem.store import Store, read_session  # noqa: PLC0415
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as err:
+        raise StatsError(str(err)) from err
+    url = make_url(config.database_url)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
+        what = f"{', '.join(games)} is not a file, and n" if games else "N"
+        raise StatsError(
+            f"{what}o store is configured (no database at {url.database}; pass --config)"
+        )
+    store = Store(config.database_url, busy_timeout_ms=config.database.busy_timeout_ms)
+    try:
+        with read_session(store) as session:
+            return run(session, games)
+    finally:
+        store.dispose()

@@ -116,6 +116,7 @@ def _message(
     board: RenderedBoard | None = None,
     *,
     files: tuple[tuple[str, bytes], ...] = (),
+    images: tuple[tuple[str, bytes], ...] = (),
 ) -> EmailMessage:
     cid = _cid(env)
     ctx = {**_common(env), **ctx, "board": _board(board, cid) if board else None}
@@ -170,6 +171,8 @@ def _message(
         msg.add_attachment(
             data.decode("utf-8"), subtype="plain", charset="utf-8", filename=filename
         )
+    for filename, data in images:
+        msg.add_attachment(data, maintype="image", subtype="png", filename=filename)
     if env.signer is not None:
         msg.add_attachment(
             env.signer(text).encode("ascii"),
@@ -327,6 +330,8 @@ def game_end_mail(m: GameEnd) -> EmailMessage:
         "audit_file": m.audit_file,
         "audit_attached": bool(m.audit_record),
         "score": m.score,
+        "fairness": list(m.fairness),
+        "fairness_files": [name for name, _ in m.images],
     }
     if m.winner is None:
         outcome = "a draw"
@@ -334,7 +339,7 @@ def game_end_mail(m: GameEnd) -> EmailMessage:
         outcome = "you won" if m.winner == env.recipient.side else "you lost"
     subject = f"game over, {outcome}" + (f" ({m.reason})" if m.reason else "")
     files = ((m.audit_file, m.audit_record.encode("utf-8")),) if m.audit_record else ()
-    return _message(env, subject, "game_end", ctx, m.board, files=files)
+    return _message(env, subject, "game_end", ctx, m.board, files=files, images=m.images)
 
 
 def compose(m: MailInput) -> EmailMessage:

@@ -294,3 +294,7 @@ class GameEnd:
     """How it ended, plainly: "south resigned", "draw agreed", "the battle is won"."""
     score: str = ""
     """The final score in one sentence (banners each side holds, and how many win)."""
+    fairness: tuple[str, ...] = ()
+    """The dice-fairness report in lines (docs/archive.md), empty when none was made."""
+    images: tuple[tuple[str, bytes], ...] = ()
+    """PNG pictures attached (file name, bytes): the fairness plots."""

@@ -284,10 +284,13 @@ def send_game_end(
     audit_record: str = "",
     reason: str = "",
     board_events: Sequence[Mapping[str, Any]] = (),
+    fairness: Sequence[str] = (),
+    images: Sequence[tuple[str, bytes]] = (),
 ) -> None:
     """Close the game for every player: who won and how, the score, the seeds, how to audit.
 
-    ``audit_record``: the game's complete audit record (JSON), attached to each mail.
+    ``audit_record``: the game's complete audit record (JSON), attached to each mail;
+    ``fairness`` and ``images``: the dice-fairness report's lines and PNG plots.
     """
     winner = None if result in ("draw", "") else result
     headline, score = end_words(ctx, winner, reason)
@@ -309,6 +312,8 @@ def send_game_end(
                 audit_record=audit_record,
                 reason=reason,
                 score=score,
+                fairness=tuple(fairness),
+                images=tuple(images),
             )
 
         outcome = "a draw" if winner is None else f"won by {winner}"
@@ -325,6 +330,7 @@ def send_game_end(
             f"Dice commitment: {ctx.game.dice_commitment}",
             f"Deck commitment: {ctx.game.deck_commitment}",
             *summary,
+            *fairness,
             "",
             "Check every die and shuffle: ask the operator for the audit record",
             f"(pbem audit {ctx.id} --out {ctx.id}.json) and run verify_dice.py on it.",

@@ -529,6 +529,7 @@ def finish_game(
     if key is not None and ctx.game.dice_protocol >= DICE_PROTOCOL:
         # The complete record (signed joins and orders included), signed at its end.
         record = json.dumps(game_record(session, ctx, key), indent=1, ensure_ascii=False) + "\n"
+    fairness, images = _fairness(session, ctx.id)
     mailkinds.send_game_end(
         env.mailer,
         ctx,
@@ -540,9 +541,22 @@ def finish_game(
         audit_record=record,
         reason=reason,
         board_events=raw,
+        fairness=fairness,
+        images=images,
     )
     # Listeners (clubs: ratings, ladders, tournaments, campaigns) act in this transaction.
     listeners.game_ended(env, ctx, result)
+
+
+def _fairness(session: Session, game_id: str) -> tuple[list[str], list[tuple[str, bytes]]]:
+    """The game's dice-fairness lines and plots for the end mail (none if they fail)."""
+    try:
+        from pbem.archive.reports import end_mail_report  # noqa: PLC0415 - matplotlib is slow
+
+        return end_mail_report(session, game_id)
+    except Exception:  # a report must never stop a game from ending
+        log.exception("game %s: cannot make the dice-fairness report", game_id)
+        return [], []
 
 
 def shown_deadline(env: Env, ctx: GameContext) -> Any:
