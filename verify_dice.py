@@ -46,10 +46,24 @@ _CCA_DECK = {
     "IR": 1, "CS": 1, "CTA": 2, "DS": 1, "DT": 2, "FS": 1, "SP": 1, "LN": 4, "MFM": 2,
     "CH": 2, "RA": 1,
 }  # fmt: skip
+_CCN_DECK = {
+    "scout_left": 2, "scout_centre": 2, "scout_right": 2, "probe_left": 4, "probe_centre": 6,
+    "probe_right": 4, "attack_left": 4, "attack_centre": 6, "attack_right": 4,
+    "assault_left": 2, "assault_centre": 2, "assault_right": 2, "coordinated_advance": 2,
+    "flank_attack": 2, "forward": 2, "recon_in_force": 2, "bayonet_charge": 2, "bombard": 2,
+    "cavalry_charge": 3, "counter_attack": 2, "elan": 1, "fire_and_hold": 2, "first_strike": 2,
+    "force_march": 2, "cold_steel": 1, "leadership": 2, "grande_manoeuvre": 1, "rally": 1,
+    "short_supply": 1,
+}  # fmt: skip
 SYSTEMS: dict[tuple[str, str], dict[str, Any]] = {
     ("cca", "1"): {
         "dice": {"cc-battle": ["G", "B", "R", "H", "F", "S"]},
         "deck": _CCA_DECK,
+        "sides": ["north", "south"],
+    },
+    ("ccn", "1"): {
+        "dice": {"ccn-battle": ["INF", "INF", "CAV", "ART", "FLAG", "SABRE"]},
+        "deck": _CCN_DECK,
         "sides": ["north", "south"],
     },
     ("toy", "1"): {  # the example system: a dice race with nine cards twice

@@ -1,4 +1,4 @@
-"""The engine alone: complete random C&C Ancients games per second per core.
+"""The engine alone: complete random C&C games per second per core (Ancients, Napoleonics).
 
 Each game starts from a bundled scenario and is played to its end (or
 ``--max-turns``) by ``engine.cca.autoplay.play_random_game``: random legal
@@ -8,6 +8,7 @@ mail: what one core can resolve. CPU time (``time.process_time``) is the
 per-core cost; wall time is shown too (other jobs share the machine).
 
     python bench/engine_bench.py --games 40 [--scenarios 001,007]
+    python bench/engine_bench.py --system ccn --games 30 --scenarios ccn-001-rolica
 
 The time inside ``system.resolve`` (one resolution: a turn or an answer)
 and inside ``system.parse_orders`` (checking a submission; autoplay checks
@@ -15,7 +16,7 @@ several drafts per turn) is measured separately, so the per-resolution cost
 is visible apart from the random players' own work.
 
 Board rendering has its own script: ``bench/render_bench.py``.
-Results: ``bench/results/engine.json``.
+Results: ``bench/results/engine.json`` (Napoleonics: ``engine-ccn.json``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from benchkit import Progress, machine, percentile, save_json, today  # noqa: E402
 
+from engine.cc.autoplay import play_random_game as cc_play  # noqa: E402
 from engine.cca.autoplay import play_random_game  # noqa: E402
+from engine.ccn.autoplay import RULES as CCN_RULES  # noqa: E402
 from engine.systems import get_system  # noqa: E402
 from pbem.scenarios import find_scenario  # noqa: E402
 
@@ -67,8 +70,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per scenario")
     parser.add_argument("--scenarios", default="001,007")
     parser.add_argument("--max-turns", type=int, default=200)
+    parser.add_argument("--system", default="cca", choices=("cca", "ccn"))
     args = parser.parse_args()
-    system = get_system("cca")
+    system = get_system(args.system)
+
+    def play(sysm: Any, pos: Any, seed: bytes, max_turns: int) -> Any:
+        if args.system == "ccn":
+            return cc_play(CCN_RULES, sysm, pos, seed, max_turns)
+        return play_random_game(sysm, pos, seed, max_turns=max_turns)
+
     rows = []
     for ref in args.scenarios.split(","):
         path = find_scenario(ref)
@@ -80,9 +90,7 @@ def main() -> None:
         bar = Progress(f"random games {path.stem}", args.games)
         for seed in range(args.games):
             c0, w0 = time.process_time(), time.perf_counter()
-            state, steps = play_random_game(
-                timed, position, f"bench-{seed}".encode(), max_turns=args.max_turns
-            )
+            state, steps = play(timed, position, f"bench-{seed}".encode(), args.max_turns)
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
             epochs += len(steps)
@@ -105,7 +113,8 @@ def main() -> None:
             }
         )
     save_json(
-        "engine.json", {"machine": machine(), "date": today(), "args": vars(args), "rows": rows}
+        "engine.json" if args.system == "cca" else f"engine-{args.system}.json",
+        {"machine": machine(), "date": today(), "args": vars(args), "rows": rows},
     )
     print(f"machine: {machine()}\ndate: {today()}\n")
     print(

@@ -3,7 +3,8 @@
 ``position("S C3 GB LN", "N C5 FR LC", leaders=["S C3 Wellesley"], hands=...)`` builds a
 started :class:`engine.ccn.state.State`: units as ``"<side letter> <hex> <nation> <type>
 [blocks]"``, leaders ``"<side letter> <hex> <name>"``, terrain ``{hex: code}``, hands per side
-(the rest of the 70 cards is the deck, in table order), south to move.
+(the rest of the 70 cards is the deck, in table order), south to move. :func:`play` checks
+and resolves a turn on it with scripted dice.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from engine.ccn.setup import new_game
 from engine.ccn.state import Leader, SideState, State, Unit
 from engine.ccn.strength import start_blocks
 from engine.ccn.work import bundled_tables
+from engine.core.api import Event
 from engine.hexgrid import Hex
+from engine.randomness import ScriptedDice
 
 SIDE = {"S": "south", "N": "north"}
 
@@ -66,3 +69,15 @@ def position(
         to_move=to_move,
     )
     return replace(new_game(state), deck=tuple(deck))
+
+
+def play(
+    state: State, text: str, dice: list[str], fill: str = "INF", side: str = "south"
+) -> tuple[State, list[Event]]:
+    """Check and resolve ``text`` for ``side`` with ``dice`` first, then ``fill`` faces (for
+    rolls such as leader checks the test does not look at)."""
+    from engine.ccn.system import SYSTEM
+
+    sub = SYSTEM.parse_orders(state, side, text)
+    res = SYSTEM.resolve(state, sub, ScriptedDice(dice + [fill] * 40))
+    return res.state, list(res.events)

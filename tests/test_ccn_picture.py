@@ -15,7 +15,9 @@ import pytest
 from engine.ccn.picture import PictureBuilder, build_picture, start_view
 from engine.ccn.scenario import load_scenario
 from engine.ccn.system import SYSTEM
-from engine.core.capabilities import PICTURE, SCENARIOS, find
+from engine.ccn.tables import bundled_texts, load_ccn_tables
+from engine.core.capabilities import AUTOPLAY, PICTURE, SCENARIOS, find
+from engine.randomness import ScriptedDice
 from pbem.render.ascii import render_ascii
 from pbem.render.svg import render_svg
 
@@ -144,3 +146,48 @@ def test_the_ccn_system_offers_the_picture_and_the_scenario_checks() -> None:
     )
     drawn = Counter(re.findall(r">([A-Z]{2,3})</text>", _units_layer(render_svg(pic))))
     assert sum(drawn.values()) == len(s.north.units) + len(s.south.units)
+
+
+def test_napoleonics_moves_and_losses_of_last_turn() -> None:
+    """ccn.md §18, §20: take ground and retire-and-reform are arrows; a lost unit keeps its type."""
+    events = [
+        {"kind": "retire", "text": "south LC retires and reforms F5 > F4 > F3",
+         "data": {"unit": "s9", "path": ["F5", "F4", "F3"]}},
+        {"kind": "take-ground", "text": "north HC takes ground E7 > E6", "data": {"unit": "n1"}},
+        {"kind": "eliminated", "text": "south PT LN in D4 is eliminated",
+         "data": {"unit": "s7", "hex": "D4"}},
+    ]  # fmt: skip
+    pic = build_picture(VIEW, events)
+    assert [(a.path, a.kind) for a in pic.arrows] == [
+        (("F5", "F4", "F3"), "retreat"),
+        (("E7", "E6"), "move"),
+    ]
+    assert [(lo.hex, lo.side, lo.label) for lo in pic.losses] == [("D4", "south", "LN")]
+
+
+def test_a_played_game_draws_every_turn() -> None:
+    """Turns of a real Roliça game: each turn's picture has the view's units, and its arrows,
+    battle marks and losses stand on board hexes with unit types as labels."""
+    types = set(load_ccn_tables(bundled_texts()).units)
+    player = find(SYSTEM, AUTOPLAY)
+    assert player is not None
+    state = SYSTEM.new_game(SYSTEM.load_position((ROOT / "001-rolica.toml").read_text("utf-8")))
+    faces = ["INF", "FLAG", "CAV", "SABRE", "ART", "INF", "INF"] * 300
+    drawn = Counter[str]()
+    for turn in range(16):
+        if SYSTEM.prompt(state).kind == "over":
+            break
+        side = SYSTEM.prompt(state).side
+        assert side is not None
+        text = player.orders(state, f"picture|{turn}".encode())
+        res = SYSTEM.resolve(state, SYSTEM.parse_orders(state, side, text), ScriptedDice(faces))
+        state = res.state
+        view = SYSTEM.public_view(state)
+        pic = build_picture(view, [e.to_dict() for e in res.events], viewer=side)
+        assert len(pic.counters) == len(view["units"])
+        board = {h.id for h in pic.hexes}
+        assert all(set(a.path) <= board for a in pic.arrows)
+        assert all({b.attacker, b.target} <= board for b in pic.battles)
+        assert all(lo.hex in board and lo.label in types for lo in pic.losses)
+        drawn.update(arrows=len(pic.arrows), battles=len(pic.battles), losses=len(pic.losses))
+    assert drawn["arrows"] and drawn["battles"]

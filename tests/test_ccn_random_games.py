@@ -22,7 +22,7 @@ import pytest
 from ccn_kit import position
 
 from engine.cc.autoplay import Step, play_random_game
-from engine.ccn.autoplay import _Random
+from engine.ccn.autoplay import RULES
 from engine.ccn.cards import DECK
 from engine.ccn.state import MAX_SQUARES, SIDES, State
 from engine.ccn.system import SYSTEM
@@ -106,7 +106,7 @@ def check_state(state: State, tr: Tracker, step: Step) -> None:
 
 def play(start: State, seed: bytes) -> tuple[Any, list[Step], Tracker]:
     tracker = Tracker(start)
-    final, steps = play_random_game(_Random(), SYSTEM, start, seed, TURN_CAP, on_step=tracker)
+    final, steps = play_random_game(RULES, SYSTEM, start, seed, TURN_CAP, on_step=tracker)
     return final, steps, tracker
 
 

@@ -7,7 +7,7 @@ scripted by face (INF, CAV, ART, FLAG, SABRE).
 from __future__ import annotations
 
 import pytest
-from ccn_kit import position
+from ccn_kit import play, position
 
 from engine.ccn.state import State
 from engine.ccn.system import SYSTEM
@@ -17,12 +17,8 @@ from engine.randomness import ScriptedDice
 FILL = ["INF"] * 40  # enough dice for leader checks etc. that the test does not look at
 
 
-def _play(
-    state: State, text: str, dice: list[str], side: str = "south"
-) -> tuple[State, list[Event]]:
-    sub = SYSTEM.parse_orders(state, side, text)
-    res = SYSTEM.resolve(state, sub, ScriptedDice(dice + FILL))
-    return res.state, list(res.events)
+def _play(state: State, text: str, dice: list[str]) -> tuple[State, list[Event]]:
+    return play(state, text, dice, "INF")
 
 
 def _kinds(events: list[Event]) -> list[str]:
@@ -188,3 +184,49 @@ def test_masked_state_hides_the_opponents_hand_and_square_cards() -> None:
                   + m.deck) == sorted(s.sides["north"].hand + tuple(
                       c for _, c in s.sides["north"].squares) + s.deck)  # fmt: skip
     assert "hand" not in str(SYSTEM.public_view(s)["sides"]["north"].get("hand_list", ""))
+
+
+def test_line_of_sight_blocked_by_woods() -> None:
+    """§23.10: woods between firer and target block the line of sight."""
+    s = position("S F2 GB FA", "N F5 FR LN", terrain={"F3": "woods", "F4": "woods"})
+    err = _refused(s, "card attack_centre\norder F2\nfire F2 at F5\n")
+    assert "line of sight" in err.message
+
+
+def test_assault_orders_as_many_as_command() -> None:
+    """§6.2, §24.1: an Assault card orders units equal to Command (the hand, card included)."""
+    hands = {"south": ("assault_centre", "probe_left", "probe_right"),
+             "north": ("probe_centre", "probe_left", "probe_right")}  # fmt: skip
+    s = position("S E3 GB LN", "S F3 GB LN", "S G3 GB LN", "S H3 GB LN", "N F8 FR LN",
+                 hands=hands)  # fmt: skip
+    SYSTEM.parse_orders(s, "south", "card assault_centre\norder E3, F3, G3\n")
+    err = _refused(s, "card assault_centre\norder E3, F3, G3, H3\n")
+    assert "too many" in err.message
+
+
+def test_cavalry_breaks_through_and_may_make_a_bonus_melee() -> None:
+    """§18.2, §18.3: cavalry that drives its target off breaks through, then may melee again."""
+    s = position("S F3 GB HC", "N F4 FR FA 1", "N G5 FR FA", "N A8 FR LN")
+    _, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4 advance bonus G5\n",
+                   ["ART", "INF", "INF", "INF", "INF", "INF"])  # fmt: skip
+    kinds = _kinds(ev)
+    assert "take-ground" in kinds
+    assert sum(1 for e in ev if e.kind == "battle") >= 2
+
+
+def test_defender_battles_back_when_it_holds_its_hex() -> None:
+    """§19: a defender that keeps its hex and a block battles back against the attacker."""
+    s = position("S F3 GB LN", "N F4 FR LN", "N A8 FR LN")
+    _, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4\n",
+                   ["INF", "ART", "ART", "ART", "ART", "INF"])  # fmt: skip
+    battles = [e for e in ev if e.kind == "battle"]
+    assert len(battles) == 2 and battles[1].data["how"] == "battle-back"
+
+
+def test_empty_deck_is_remade_from_the_discards() -> None:
+    """§25.4: when a card must be drawn from an empty deck the discards are shuffled in."""
+    s = position("S F3 GB LN", "N F8 FR LN")
+    cards = list(s.deck)
+    s = s.__class__(**{**s.__dict__, "deck": (), "discard": tuple(cards)})
+    s2, ev = _play(s, "card probe_centre\norder F3\n", [])
+    assert "shuffle" in _kinds(ev) and len(s2.deck) == len(cards)

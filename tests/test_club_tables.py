@@ -40,7 +40,13 @@ def club(**changes: tuple[str, str]) -> str:
         head = lines.index(f"[{row.replace('__', '.')}]")
         at = next(i for i in range(head + 1, len(lines)) if lines[i].startswith(f"{field} = "))
         lines[at] = f"{field} = {value}"
-        lines.insert(head + 2, f'sources = {{ {field} = "club: our house rule" }}')
+        mine = f'{field} = "club: our house rule"'
+        end = next((i for i in range(head + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+        given = next((i for i in range(head + 1, end) if lines[i].startswith("sources = {")), None)
+        if given is None:
+            lines.insert(head + 2, f"sources = {{ {mine} }}")
+        else:
+            lines[given] = lines[given][:-2] + f", {mine} }}"
     return "\n".join(lines) + "\n"
 
 

@@ -375,3 +375,44 @@ def test_daemon_runs_the_clubs_sweep_at_start(
     weekly = [r for r in kit.outbox() if r.kind == "standings"]
     assert sorted(r.recipient for r in weekly) == sorted(m.email for m in kit.members)
     kit.store.dispose()
+
+
+def test_a_club_plays_its_own_rules_tables(
+    store: Store, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    """docs/tables.md: a club's table file is checked against its system and played with."""
+    from test_club_tables import club as club_tables
+
+    from pbem.pipeline.games import load_game
+    from pbem.tablefile import tables_sha256
+
+    kit = make_club(store, config, clock, tmp_path, 2, system="cca")
+    good = tmp_path / "house.toml"
+    good.write_text(club_tables(units__MI=("melee", "2")), encoding="utf-8")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("system = 'cca'\n[units.MI]\nmelee = 'x'\n", encoding="utf-8")
+    with pytest.raises(ClubError, match="tables: "):
+        _set_rules(kit, tables=str(bad))
+    _set_rules(kit, tables=str(good))
+
+    def start(env: Env) -> str:
+        club = clubs.get_club(env.session, CLUB)
+        ref = clubs.resolve_scenario("cca-001-akragas")
+        ctx = clubs.start_club_game(
+            env,
+            club,
+            ref,
+            {"north": kit.members[0].id, "south": kit.members[1].id},
+            kind="friendly",
+            joins=kit.signer(),
+        )
+        return ctx.id
+
+    gid = str(_env(kit, start))
+    with store.transaction() as s:
+        ctx = load_game(s, gid)
+        assert ctx is not None
+        import hashlib
+
+        sha = hashlib.sha256(good.read_bytes()).hexdigest()
+        assert tables_sha256(ctx.system, ctx.state) == sha

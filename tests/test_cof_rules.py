@@ -482,3 +482,75 @@ def test_sectors_agree_with_the_six_neighbours_for_every_facing() -> None:
             assert all(sectors(h, f, x) == {"front"} for x in front_hexes(h, f))
             assert all(sectors(h, f, x) == {"flank"} for x in flank_hexes(h, f))
             assert all(sectors(h, f, x) == {"rear"} for x in rear_hexes(h, f))
+
+
+# --- pass-through, designation, heroes (cof.md §6.7, §8.2-§8.3, §10) --------------------
+
+
+def test_a_chariot_passes_through_an_enemy_chariot_but_never_stops_or_turns_there() -> None:
+    # cof.md §6.7 (Nihriya): 2036 and 2038 hold Assyrian chariots; the Hittite CH-2 passes.
+    enemy = frozenset({H("2036"), H("2038")})
+    ok = _nihriya(
+        ["1836", "1935", "2036", "2136", "SE", "SW", "2137", "2038", "1938"],
+        enemy_chariots=enemy,
+    )
+    assert ok.problem == ""
+    turn = _nihriya(["1836", "1935", "2036", "SE"], enemy_chariots=enemy)
+    assert "while passing through 2036" in turn.problem
+    stop = _nihriya(["1836", "1935", "2036"], enemy_chariots=enemy)
+    assert "may not stop in 2036" in stop.problem
+    si = movement.trace_move(
+        F,
+        T["SI"],
+        H("1935"),
+        "E",
+        ["2036"],
+        ma=4,
+        terrain=lambda h: "clear",
+        enemy_chariots=enemy,
+    )
+    assert "may not be entered" in si.problem
+
+
+def test_a_moved_heavy_unit_takes_a_hit_moving_again() -> None:
+    # cof.md §6.1: SI/HI only.
+    assert movement.moved_again_hits(B, T["SI"], True) == 1
+    assert movement.moved_again_hits(B, T["SI"], False) == 0
+    assert movement.moved_again_hits(B, T["CH2"], True) == 0
+
+
+def test_shock_designation() -> None:
+    # cof.md §8.2: must after moving adjacent or Engaged; may if adjacent all along; never LI,
+    # columns, routed units, units that turned in place.
+    assert shock.shock_duty(T["SI"], ended_adjacent=True) == "must"
+    assert shock.shock_duty(T["SI"], engaged=True) == "must"
+    assert shock.shock_duty(T["CH2"], adjacent_throughout=True) == "may"
+    assert shock.shock_duty(T["LI"], ended_adjacent=True) is None
+    assert shock.shock_duty(T["SI"], ended_adjacent=True, in_column=True) is None
+    assert shock.shock_duty(T["SI"], ended_adjacent=True, turned_in_place=True) is None
+
+
+def test_target_assignment_of_the_rulebook_example() -> None:
+    # cof.md §8.3 example: Hittite CH-2(C) in 2037 facing west fronts Egyptian SI(X) 1936
+    # and CH-2(Y) 1937; a CH-2 may not shock a chariot, so X is its only obligatory target.
+    enemies = {H("1935"): T["LI"], H("1936"): T["SI"], H("1937"): T["CH2"], H("1938"): T["CH2"]}
+    assert shock.front_targets(B, T["CH2"], H("2037"), "W", enemies) == [H("1936")]
+    # CH-3(A) in 2039 facing west: Z (1938) is the only unit in its front.
+    assert shock.front_targets(B, T["CH3"], H("2039"), "W", enemies) == [H("1938")]
+    assert shock.may_add_target(H("2037"), "W", H("2036"))  # a flank hex
+    assert not shock.may_add_target(H("2037"), "W", H("2137"))  # a rear hex
+
+
+def test_heroic_duel() -> None:
+    # cof.md §10.3: 1 hit, 2 at twice the lower total, 3 at three times; equal: none;
+    # survivors keep one hit of the duel (example: entered with 1, took 2 -> 2).
+    from engine.cof import heroes
+
+    assert heroes.duel_hits(5, 5) == 0
+    assert heroes.duel_hits(5, 9) == 1
+    assert heroes.duel_hits(5, 10) == 2
+    assert heroes.duel_hits(4, 12) == 3
+    r = heroes.duel_round((2, 7), (3, 3), (4, 6))
+    assert r.hits == (2, 0) and r.dead == (False, False)
+    assert heroes.hits_kept(1, 2) == 2
+    assert heroes.hero_drm(B, True) == 2 and heroes.hero_drm(B, False) == -2

@@ -21,6 +21,7 @@ import pytest
 from engine.core.capabilities import AUTOPLAY, TABLES, find
 from engine.systems import get_system, system_names
 from pbem.cli import main
+from pbem.commands.play import _nonces
 from pbem.enginecli import DiceSource, load, seed_bytes
 from pbem.scenarios import list_scenarios
 
@@ -33,18 +34,21 @@ def _scenario(name: str) -> Path:
     return found[0]
 
 
-def _orders(name: str, dice_seed: str | None = None) -> tuple[str, str]:
+def _orders(name: str, dice_seed: str | None = None, play: bool = False) -> tuple[str, str]:
     """The scenario's text and legal orders for the side to act, from the autoplayer.
 
     The deck is dealt as the command will deal it: shuffled from ``dice_seed``
-    (``--seed``), else in catalogue order.
+    (``--seed``), else in catalogue order; ``play``: with the sides' nonces that
+    ``pbem play --seed`` derives from the seed (they enter the shuffle).
     """
     system = get_system(name)
     text = _scenario(name).read_text(encoding="utf-8")
     if dice_seed is None:
         state = system.new_game(system.load_position(text))
     else:
-        _, state = load(name, text, DiceSource("game", seed=seed_bytes(dice_seed)))
+        seed = seed_bytes(dice_seed)
+        nonces = _nonces([], system.sides, seed) if play else None
+        _, state = load(name, text, DiceSource("game", seed=seed, nonces=nonces))
     player = find(system, AUTOPLAY)
     assert player is not None, f"system {name!r} offers no autoplayer"
     return text, player.orders(state, b"every-system")
@@ -179,7 +183,7 @@ def test_check_accepts_the_autoplayers_orders_and_refuses_nonsense(
 def test_play_a_turn_hot_seat(
     name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, orders = _orders(name, "01")
+    _, orders = _orders(name, "01", play=True)
     monkeypatch.setattr("sys.stdin", io.StringIO(orders + "end\nquit\n"))
     assert main(["play", str(_scenario(name)), "--seed", "01", "--no-board"]) == 0
     out = capsys.readouterr().out

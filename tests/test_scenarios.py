@@ -454,7 +454,8 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "cca-006-lake-trasimenus" in out
     assert "Carthaginian v Syracusan" in out
     assert "toy-race" in out  # the example system's scenario is listed too
-    assert len(out.splitlines()) == 17
+    assert "ccn-001-rolica" in out  # and the Napoleonics battles (issue 15)
+    assert sum(line.startswith("cca-") for line in out.splitlines()) == 15
 
 
 def test_cli_validate_reports_file_and_line(

@@ -79,7 +79,7 @@ def test_a_system_must_answer_to_its_name(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unknown_system_names_the_known_ones() -> None:
-    with pytest.raises(KeyError, match="known cca, toy"):
+    with pytest.raises(KeyError, match="known cca, ccn, toy"):
         get_system("chess")
 
 
@@ -144,7 +144,7 @@ def test_pbem_rules_prints_a_systems_help(capsys: pytest.CaptureFixture[str]) ->
 def test_the_built_in_systems_are_declared_as_entry_points_once_each(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """pyproject declares cca and toy in 'pbem.systems' as BUILT_IN does; listed once each."""
+    """pyproject declares cca, ccn and toy in 'pbem.systems' as BUILT_IN does; listed once each."""
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["pbem.systems"] == BUILT_IN
     assert main(["systems", "--json"]) == 0

@@ -53,15 +53,12 @@ def test_a_row_source_applies_to_each_value_unless_sources_names_another() -> No
 
 
 def test_a_club_file_changes_the_unit_table_the_rules_read() -> None:
-    club = TEXT.replace(
-        'source = "digest: cca.md §3.1"\nname = "heavy infantry"',
-        'source = "digest: cca.md §3.1"\nsources = { melee = "club: our house rule" }\n'
-        'name = "heavy infantry"',
-    )
-    lines = club.splitlines()
+    lines = TEXT.splitlines()
     hi = lines.index("[units.HI]")
     melee = next(i for i in range(hi, len(lines)) if lines[i].startswith("melee = "))
     lines[melee] = "melee = 6"
+    sources = next(i for i in range(hi, len(lines)) if lines[i].startswith("sources = {"))
+    lines[sources] = lines[sources][:-2] + ', melee = "club: our house rule" }'
     tables = load_cca_tables("\n".join(lines) + "\n")
     assert tables.units["HI"].melee == 6
     assert tables.data.provenance[("units", "HI", "melee")] == "club: our house rule"

@@ -56,7 +56,9 @@ __all__ = [
 NORTH, SOUTH = "north", "south"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-_MOVES = {"move", "retreat", "advance", "extra-hex", "evade-move"}
+# Moves drawn as arrows: Ancients' and Napoleonics' kinds (take ground, retire and reform).
+_MOVES = {"move", "retreat", "advance", "extra-hex", "evade-move", "take-ground", "retire"}
+_BACKWARDS = {"retreat", "evade-move", "retire"}
 _RANGED = {"fire"}
 _CLOSE = {"battle", "battle-back"}
 _HEX = re.compile(r"[A-Za-z]\d{1,2}")
@@ -157,7 +159,15 @@ def _result(data: Mapping[str, Any]) -> str:
 
 
 def _arrow_kind(kind: str) -> str:
-    return "retreat" if kind in ("retreat", "evade-move") else "move"
+    return "retreat" if kind in _BACKWARDS else "move"
+
+
+def _lost_code(text: str) -> str:
+    """The unit code in an elimination's text: the word before ' in HEX' (``north LI in J4``,
+    ``north FR LN in J4``), else the second word."""
+    words = [*text.split(), "", ""]
+    before = text.split(" in ", 1)[0].split() if " in " in text else []
+    return (before[-1] if len(before) >= 2 else words[1]) or "?"
 
 
 def last_turn(
@@ -207,8 +217,9 @@ def last_turn(
             and (h := on_board(grid, str(data.get("hex"))))
         ):
             # "north LI in J4 is eliminated": the unit has left the view, its words remain.
-            words = [*str(ev.get("text", "")).split(), "", ""]
-            side, code = units.get(unit, (words[0].lower(), words[1] or "?"))
+            text = str(ev.get("text", ""))
+            said = (text.split() or [""])[0].lower()
+            side, code = units.get(unit, (said, _lost_code(text)))
             losses.append(Loss(h, side, code))
     return arrows, battles, losses
 

@@ -15,8 +15,6 @@ from engine.hexgrid import Hex
 
 __all__ = ["Score", "los_clear", "melee_dice", "ranged_dice", "roll_melee", "score_ranged"]
 
-_THREE_VS_ELEPHANT = ("ELE", "WAR", "HCH", "CAM", "CCAM")
-
 
 def los_clear(w: Work, a: Hex, b: Hex) -> bool:
     """True if nothing strictly between ``a`` and ``b`` blocks the line (§9.3)."""
@@ -104,8 +102,8 @@ def melee_dice(  # noqa: PLR0917
             base = 1
         elif opp is None:
             base = 0
-        elif opp.type in _THREE_VS_ELEPHANT:
-            base = 3
+        elif opp.spec.elephant_dice:  # §10.4: its row says (3 against ELE WAR HCH camels)
+            base = opp.spec.elephant_dice
         elif opp.type == "BCH":
             full = target_full if role == "attack" else True
             base = 3 if full and w.state.option("elephant_vs_bch_full_strength") else 2

@@ -311,6 +311,9 @@ SAME_AS_BUNDLED: Mapping[str, str] = {
         "tables.toml with the unit table only (terrain, cards and leader checks were code "
         "with the values the file now gives)"
     ),
+    "2d07154065111ee21d859bc1c63708685c1a5e7585ae793165c84e1da7784499": (
+        "tables.toml before elephant_dice joined the unit rows (combat.py held the same values)"
+    ),
 }
 """Earlier bundled files whose every value the rules read is the bundled file's: a state
 that names one of them (stored before the change) plays on :data:`BUNDLED`. Add a file

@@ -58,6 +58,7 @@ class UnitSpec:
     ignore_b_vs_mounted: bool = False  # CAM, CCAM: 1 B when cavalry/chariots roll
     must_melee_after: int = 0  # WAR: moving this far obliges close combat (0 = never)
     rally: bool = True
+    elephant_dice: int = 0  # an elephant attacking this type rolls this (0: the type's dice)
 
     @property
     def mounted(self) -> bool:

@@ -36,7 +36,7 @@ from engine.core.api import GameSystem
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
-__all__ = ["AutoPlayer", "random_orders"]
+__all__ = ["RULES", "AutoPlayer", "random_orders"]
 
 
 def _toward(enemies: list[Hex], options: list[Hex], rng: Randomness) -> Hex:
@@ -137,6 +137,10 @@ class _Random:
         return random_orders(system, state, side, rng)
 
 
+RULES = _Random()
+"""The Napoleonics part of the shared random play (:func:`engine.cc.autoplay.play_random_game`)."""
+
+
 class AutoPlayer:
     """The ``autoplay`` capability (:mod:`engine.core.capabilities`) of C&C Napoleonics."""
 
@@ -144,12 +148,12 @@ class AutoPlayer:
         """Random legal orders (or an answer) for the side that must act."""
         from engine.ccn.system import SYSTEM  # noqa: PLC0415 - the system loads this lazily
 
-        _, text = random_submission(_Random(), SYSTEM, state, choice_stream(seed, label))
+        _, text = random_submission(RULES, SYSTEM, state, choice_stream(seed, label))
         return text
 
     def play_game(self, start: Any, seed: bytes, max_turns: int) -> Any:
         """A whole random game from a loaded scenario or position."""
         from engine.ccn.system import SYSTEM  # noqa: PLC0415
 
-        final, _ = play_random_game(_Random(), SYSTEM, start, seed, max_turns)
+        final, _ = play_random_game(RULES, SYSTEM, start, seed, max_turns)
         return final

@@ -38,6 +38,7 @@ from engine.ccn.rules.take_ground import (
 )
 from engine.ccn.strength import Strength
 from engine.ccn.work import WLeader, Work, WUnit
+from engine.core.api import CardMove
 from engine.hexgrid import Hex
 
 __all__ = ["card_dice", "fire", "fire_problem", "may_battle", "melee", "melee_problem"]
@@ -221,13 +222,14 @@ def melee_count(w: Work, u: WUnit, target: Hex, how: str = ATTACK) -> int:
     return battle_dice(base, card_dice(w, u, MELEE, target, how), red)
 
 
-def _first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool:
-    """The defender may play First Strike (ccn.md §24.2); True if the attack is cancelled."""
+def _first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool | None:
+    """The defender may play First Strike (ccn.md §24.2, one per melee): None if it does not,
+    else whether the attack is cancelled."""
     side = tgt.side
-    if "first_strike" not in w.hands[side] or w.first_strike_used is not None:
-        return False
+    if "first_strike" not in w.hands[side]:
+        return None
     if tgt.square and w.arm(att) == "cavalry":
-        return False  # a square attacked by cavalry rolls first anyway ([R] §24.2)
+        return None  # a square attacked by cavalry rolls first anyway ([R] §24.2)
     pol = w.decider.policy(side, "first-strike")
     auto = "no" if pol == "never" else None
     pick = w.decider.choose(
@@ -239,10 +241,11 @@ def _first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool:
         auto,
     )
     if pick != "yes":
-        return False
+        return None
     w.hands[side].remove("first_strike")
     w.discard.append("first_strike")
-    w.first_strike_used = side
+    w.cards.append(CardMove("discard", side, "first_strike"))
+    w.first_strikes += 1
     assert att.hex is not None and tgt.hex is not None
     start = att.hex
     dice = melee_count(w, tgt, att.hex, FIRST_STRIKE)
@@ -292,9 +295,11 @@ def melee(
     cancelled = False
     retired = False
     square_first = False
+    struck = None
     if how in (ATTACK, BONUS):
-        cancelled = _first_strike(w, att, tgt)
-        if not cancelled and w.first_strike_used != tgt.side:
+        struck = _first_strike(w, att, tgt)
+        cancelled = bool(struck)
+        if struck is None:
             retired = w.arm(tgt) == "cavalry" and offer_retire(w, tgt, att, how)
             if w.arm(att) == "cavalry" and w.arm(tgt) == "infantry":
                 offer_square(w, tgt, att, how)
@@ -331,9 +336,8 @@ def melee(
         left = _apply(w, att.side, tgt, got.hits, got.flags, att.hex)
     _follow_up(w, att, target, act, how, vacated=_vacated(w, target, att.side) if left else None)
     if how in (ATTACK, BONUS) and tgt.hex is not None and att.hex is not None:
-        first = w.first_strike_used == tgt.side and how == ATTACK
         may = may_battle_back(w, tgt, att, how, left, retired, square_first) is None
-        if not first and may and battle_back(w, tgt, att):
+        if struck is None and may and battle_back(w, tgt, att):
             melee(w, tgt, att.hex, None, BATTLE_BACK)
 
 

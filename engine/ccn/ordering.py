@@ -215,7 +215,7 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
                 bad(line, "La Grande Manoeuvre cannot order a unit in square (§21.6)")
             w.fallback = True
             return problems
-        limit = card.orders
+        limit = card.orders or len(ok)
         wrong = [_name(it) for it, _ in items if it not in ok]
         if wrong:
             bad(line, f"{card.name} cannot order {', '.join(wrong)}", tuple(_name(i) for i in ok))

@@ -10,7 +10,6 @@ standing orders every side starts with and records the tables' SHA-256.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -29,21 +28,21 @@ from engine.ccn.state import (
 )
 from engine.ccn.strength import start_blocks
 from engine.ccn.work import bundled_tables, tables_sha256
-from engine.core.api import PositionError
+from engine.core.api import CardMove, CardPiles, PositionError
+from engine.core.capabilities import Dealt
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
-__all__ = ["new_game", "scenario_state"]
+__all__ = ["deal", "new_game", "scenario_state"]
 
 
 def scenario_state(text: str) -> State:
     """The position a scenario file sets up (cards not yet dealt); PositionError by line."""
-    # The scenario loader is engine.ccn.scenario (its own change); imported by name until
-    # it is on main, so this module type-checks without it.
-    loader: Any = importlib.import_module("engine.ccn.scenario")
+    from engine.ccn.scenario import ScenarioFileError, load_scenario  # noqa: PLC0415
+
     try:
-        sc = loader.load_scenario(text)
-    except loader.ScenarioFileError as e:
+        sc = load_scenario(text)
+    except ScenarioFileError as e:
         first = e.problems[0]
         more = f" (and {len(e.problems) - 1} more)" if len(e.problems) > 1 else ""
         raise PositionError(first.line, first.message + more) from None
@@ -123,21 +122,34 @@ def new_game(
 
     Without ``rng`` the deck stays in table order (tests). Unknown options raise ValueError.
     """
+    state: State = deal(position, options, rng).state
+    return state
+
+
+def deal(
+    position: State, options: Mapping[str, Any] | None = None, rng: Randomness | None = None
+) -> Dealt:
+    """:func:`new_game`, with the piles before the deal and the cards it moved (the audit
+    record's card log, docs/audit.md)."""
     opts = dict(position.options)
     for k, v in (options or {}).items():
         if k not in DEFAULT_OPTIONS:
             raise ValueError(f"unknown option {k!r}: known {sorted(DEFAULT_OPTIONS)}")
         opts[k] = v
     state = replace(position, options=opts)
+    setup = CardPiles(state.deck, state.discard, {s: state.sides[s].hand for s in SIDES})
+    moves: list[CardMove] = []
     if state.deck_random:
         deck = list(state.deck)
         if rng is not None:
+            moves.append(CardMove("shuffle", pile="deck"))
             order = rng.permutation(len(deck), "shuffle the command deck")
             deck = [deck[i] for i in order]
         for side in SIDES:
             s = state.sides[side]
             need = max(0, s.command - len(s.hand) - len(s.squares))
             state = state.with_side(side, hand=s.hand + tuple(deck[:need]))
+            moves += [CardMove("draw", side, card) for card in deck[:need]]
             deck = deck[need:]
         state = replace(state, deck=tuple(deck), deck_random=False)
     for side in SIDES:
@@ -145,4 +157,4 @@ def new_game(
             state = state.with_side(side, standing=DEFAULT_STANDING)
     if not state.tables_sha256:
         state = replace(state, tables_sha256=tables_sha256(bundled_tables()))
-    return state
+    return Dealt(state, setup, tuple(moves))

@@ -52,12 +52,9 @@ SIDES = ("north", "south")
 MAX_SQUARES = 4
 """Square markers and chart slots per player (ccn.md §21.3, §27 A21)."""
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    # §27 A5: sand quarry blocks retreats of artillery only (True: of every unit, as the
-    # seed's retreat text lists it).
-    "sand_quarry_blocks_all_retreats": False,
-}
-"""Named rule options and their defaults (docs/rules-choices.md)."""
+DEFAULT_OPTIONS: dict[str, Any] = {}
+"""Named rule options and their defaults: none yet. The readings of ccn.md §27 are taken in
+the data (e.g. A5, sand quarry impassable to artillery only: terrain.toml) or in the rules."""
 
 
 def name_key(name: str) -> str:

@@ -28,6 +28,7 @@ from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import SIDES, State, state_from_dict, state_to_dict
 from engine.core.api import Prompt, Resolution
 from engine.core.canonical import canonical_json, load_json
+from engine.core.capabilities import Dealt
 from engine.randomness import Die, Randomness
 
 __all__ = ["SYSTEM", "CCNSystem"]
@@ -66,6 +67,17 @@ class CCNSystem:
         from engine.ccn.setup import new_game  # noqa: PLC0415
 
         return new_game(position, options, rng)
+
+    def deal(
+        self,
+        position: State,
+        options: Mapping[str, Any] | None = None,
+        rng: Randomness | None = None,
+    ) -> Dealt:
+        """:meth:`new_game`, with the piles before the deal and the cards it moved."""
+        from engine.ccn.setup import deal  # noqa: PLC0415
+
+        return deal(position, options, rng)
 
     def prompt(self, state: State) -> Prompt:
         """Say who must act now."""
@@ -160,7 +172,10 @@ class CCNSystem:
         return card_name(code)
 
     def capability(self, name: str) -> object | None:
-        """Autoplay, scenario checks and the board picture (imported when asked for)."""
+        """Autoplay, scenario checks, the board picture, rules help (imported when asked for);
+        the deal (the audit's card log) is the system itself."""
+        if name == "deal":
+            return self
         target = _CAPABILITIES.get(name)
         if target is None:
             return None
@@ -173,6 +188,7 @@ _CAPABILITIES = {
     "autoplay": "engine.ccn.autoplay:AutoPlayer",
     "scenarios": "engine.ccn.scenario:ScenarioChecker",
     "picture": "engine.ccn.picture:PictureBuilder",
+    "rules-help": "engine.ccn.rules_text:RulesHelp",
 }
 
 

@@ -22,7 +22,7 @@ from engine.ccn.policy import DEFAULT_STANDING, parse_policy
 from engine.ccn.state import SIDES, State, other, state_from_dict, state_to_dict
 from engine.ccn.steps import break_step, move_step
 from engine.ccn.work import GameOver, Work, WUnit, bundled_tables
-from engine.core.api import Resolution
+from engine.core.api import CardMove, Resolution
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
@@ -60,6 +60,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     if problems:  # validated before; a replay can only get here through a bug
         raise ValueError("; ".join(str(p) for p in problems))
     w.discard.append(code)  # §25: the played card is discarded (kept in play order)
+    w.cards.append(CardMove("discard", side, code))
     moving = True
     bound: dict[int, tuple[WUnit | None, Hex | None]] = {}
     for a in sub.actions:
@@ -139,7 +140,8 @@ def objectives(w: Work, moving: str) -> None:
                     w.add_banner(side, key)
 
 
-def _shuffle_in(w: Work, cards: list[str], why: str) -> list[str]:
+def _shuffle_in(w: Work, cards: list[str], pile: str, why: str) -> list[str]:
+    w.cards.append(CardMove("shuffle", pile=pile))
     order = w.rng.permutation(len(cards), why)
     return [cards[i] for i in order]
 
@@ -151,10 +153,11 @@ def _draw(w: Work, side: str, n: int) -> list[str]:
         if not w.deck:
             if not w.discard:
                 break
-            w.deck = _shuffle_in(w, w.discard, "shuffle the discards into a new deck")
+            w.deck = _shuffle_in(w, w.discard, "discard", "shuffle the discards into a new deck")
             w.discard = []
             w.log("shuffle", "the deck is empty: the discards are shuffled into a new deck")
         got.append(w.deck.pop(0))
+        w.cards.append(CardMove("draw", side, got[-1]))
     w.hands[side] += got
     if got:
         w.log(
@@ -170,11 +173,13 @@ def _end_of_turn(w: Work, side: str) -> None:
     """§25 in its [R] order: objectives, Élan reshuffle, First Strike replacement, draws."""
     objectives(w, other(side))
     if w.card == "elan":
-        w.deck = _shuffle_in(w, w.deck + w.discard, "Élan: shuffle discards and deck together")
+        w.deck = _shuffle_in(
+            w, w.deck + w.discard, "deck+discard", "Élan: shuffle discards and deck together"
+        )
         w.discard = []
         w.log("shuffle", "Élan: the discards and the deck are shuffled into a new deck")
-    if w.first_strike_used is not None:
-        _draw(w, w.first_strike_used, 1)
+    if w.first_strikes:
+        _draw(w, other(side), w.first_strikes)  # the defender's replacements come first
     if w.card is not None and CARDS[w.card].scout and not w.fallback:
         drawn = _draw(w, side, 2)
         if len(drawn) == 2:
@@ -191,6 +196,7 @@ def _end_of_turn(w: Work, side: str) -> None:
             drop = drawn[1 - names.index(keep)]
             w.hands[side].remove(drop)
             w.discard.append(drop)
+            w.cards.append(CardMove("discard", side, drop))
             w.log(
                 "scout",
                 f"{side} keeps one of the two cards drawn and discards the other",

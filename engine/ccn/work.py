@@ -21,7 +21,7 @@ from engine.cc.roster import GameOver, Roster, tell_roster
 from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
 from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
-from engine.core.api import Event
+from engine.core.api import CardMove, Event
 from engine.hexgrid import Board, Hex
 from engine.randomness import Randomness
 
@@ -103,6 +103,7 @@ class Work:
     deck: list[str] = field(default_factory=list)
     discard: list[str] = field(default_factory=list)
     marks: dict[str, Any] = field(default_factory=dict)
+    cards: list[CardMove] = field(default_factory=list)  # the card log (docs/audit.md)
     # --- per turn (ccn.md §26.1) ------------------------------------------
     card: str | None = None  # the card in effect (a Counter-Attack's copy)
     played: str | None = None  # the card actually played
@@ -117,7 +118,7 @@ class Work:
     bonus_used: set[str] = field(default_factory=set)  # cavalry bonus melee (§18.3)
     dice_bonus: dict[str, int] = field(default_factory=dict)  # card bonus all turn (§24)
     adjacent_at_order: set[str] = field(default_factory=set)  # Cold Steel's marked units
-    first_strike_used: str | None = None  # the side that played First Strike this turn
+    first_strikes: int = 0  # First Strike cards the defender played this turn (one per melee)
     checked: set[str] = field(default_factory=set)  # leaders checked in this combat (§16.1)
     supplied: str | None = None  # the unit Short Supply moved
     simulate: bool = False  # checking orders: no die is rolled

@@ -28,6 +28,7 @@ __all__ = [
     "entry_cost",
     "facing_cost",
     "may_turn_in",
+    "moved_again_hits",
     "out_of_command_may_enter",
     "start_turn_allowance",
     "terrain_hits",
@@ -143,6 +144,12 @@ def column_ma(charts: CofTables, ma: int, in_column: bool) -> int:
     return ma + _chart(charts, "column_ma_bonus") if in_column else ma
 
 
+def moved_again_hits(charts: CofTables, troop: TroopType, moved: bool) -> int:
+    """Hits an SI/HI already marked Moved takes each time it moves again this turn (cof.md
+    §6.1); advance after combat is not a move."""
+    return charts.events["moved_again"].hits if moved and troop.moved_hits else 0
+
+
 def withdrawal_allowance(own_ma: int, enemy_ma: int) -> int:
     """Orderly withdrawal: MP = own MA minus the approaching enemy's; 0 if not faster
     (cof.md §6.4)."""
@@ -174,6 +181,7 @@ def trace_move(
     enemy_fronts: frozenset[GHex] = frozenset(),
     blocked: frozenset[GHex] = frozenset(),
     friends: frozenset[GHex] = frozenset(),
+    enemy_chariots: frozenset[GHex] = frozenset(),
     in_column: bool = False,
 ) -> MoveTrace:
     """Follow ``steps`` (a hex number to enter, or a vertex to face: ``"1424"``, ``"NE"``)
@@ -182,7 +190,10 @@ def trace_move(
     A unit enters only a front hex (in column: the hex ahead or either beside it, re-facing
     free); turning costs MP per vertex, up to the type's limit per hex, never in an enemy
     front hex it has entered; ``blocked`` hexes (enemy units, prohibited) are not entered;
-    passing a friend costs the extra MP and SI/HI hits. Stops at the first illegal step.
+    passing a friend costs the extra MP and SI/HI hits. A chariot may pass through
+    ``enemy_chariots`` (non-engaged enemy CH or CH-2+RI hexes, cof.md §6.7) at the terrain's
+    cost, never turning or stopping there; the block roll is the caller's (it ends the move
+    in the hex before). Stops at the first illegal step.
     """
     t = MoveTrace(start, facing, path=[start])
     turned_here = 0
@@ -196,6 +207,9 @@ def trace_move(
             limit = troop.max_turns_in_hex
             if limit and turned_here + n > limit:
                 t.problem = f"{troop.code} may turn at most {limit} vertices in one hex"
+                return t
+            if t.hex in enemy_chariots:
+                t.problem = f"no facing change while passing through {t.hex}"
                 return t
             if not may_turn_in(t.hex, enemy_fronts, entered=len(t.path) > 1):
                 t.problem = f"no facing change in {t.hex}: it is an enemy front hex"
@@ -213,7 +227,7 @@ def trace_move(
         if target not in ahead:
             t.problem = f"{target} is not a front hex of {t.hex} facing {t.facing}"
             return t
-        if target in blocked:
+        if target in blocked or (target in enemy_chariots and not troop.pass_through):
             t.problem = f"{target} may not be entered"
             return t
         sides = hexsides(t.hex, target)
@@ -233,4 +247,6 @@ def trace_move(
         t.hex = target
         t.path.append(target)
         turned_here = 0
+    if t.hex in enemy_chariots:
+        t.problem = f"a chariot may not stop in {t.hex}, an enemy chariot's hex"
     return t

@@ -10,28 +10,71 @@ collapse and advance are steps of the Shock Segment the system object will chain
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.cof.tables import CRT_COLUMNS, CofTables, TroopType
+from engine.gboh.grid import GHex, flank_hexes, front_hexes
 
 __all__ = [
     "Shock",
     "base_column",
     "crt",
     "distribute_hits",
+    "front_targets",
     "leader_drm",
+    "may_add_target",
     "may_shock",
     "multiplied",
     "mutual_rout",
     "resolve_shock",
     "shifted_column",
+    "shock_duty",
     "superiority",
     "wing_leader_bonus",
 ]
 
 CHARIOTS = ("CH2", "CH3", "CH2RI")
 """The chariot types of the shock rules (cof.md §8.2)."""
+
+
+def shock_duty(
+    troop: TroopType,
+    *,
+    ended_adjacent: bool = False,
+    engaged: bool = False,
+    adjacent_throughout: bool = False,
+    in_column: bool = False,
+    routed: bool = False,
+    turned_in_place: bool = False,
+) -> str | None:
+    """A unit's shock designation (cof.md §8.2): ``must`` (ended its move with an enemy it may
+    shock in its front, or Engaged and activated), ``may`` (there all the Movement Segment
+    without moving: it must pass a TQ check) or ``None``. "Adjacent" means an enemy this
+    unit may shock in its front hexes (the caller tests that with :func:`front_targets`).
+    Light infantry, columns, routed units and units that used the start-adjacent facing
+    change never shock."""
+    if troop.shock == "never" or in_column or routed or turned_in_place:
+        return None
+    if ended_adjacent or engaged:
+        return "must"
+    return "may" if adjacent_throughout else None
+
+
+def front_targets(
+    charts: CofTables, troop: TroopType, h: GHex, facing: str, enemies: Mapping[GHex, TroopType]
+) -> list[GHex]:
+    """The enemy hexes in ``troop``'s front hexes it may shock: its obligatory targets unless
+    a friend attacks them (cof.md §8.3)."""
+    return [
+        x for x in front_hexes(h, facing) if x in enemies and may_shock(charts, troop, enemies[x])
+    ]
+
+
+def may_add_target(h: GHex, facing: str, target: GHex) -> bool:
+    """An attacker may take in defenders in its front or flank hexes (cof.md §8.3), never
+    in its rear."""
+    return target in front_hexes(h, facing) or target in flank_hexes(h, facing)
 
 
 def may_shock(charts: CofTables, attacker: TroopType, defender: TroopType) -> bool:

@@ -17,6 +17,9 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from pbem.clubs.campaign import load_spec
+from pbem.clubs.clubs import get_club, members, rules_of
+from pbem.clubs.ladder import ladder_table
 from pbem.clubs.models import (
     Campaign,
     Club,
@@ -27,6 +30,7 @@ from pbem.clubs.models import (
     TournamentPairing,
 )
 from pbem.clubs.reliability import reliability
+from pbem.clubs.tournament import swiss_standings
 from pbem.pipeline.games import current_key
 from pbem.store import Absence, Player
 
@@ -130,8 +134,6 @@ def _name(session: Session, player_id: int | None) -> str:
 
 def club_view(session: Session, club_id: str) -> ClubView:
     """A club's page."""
-    from pbem.clubs.clubs import get_club, members, rules_of  # noqa: PLC0415
-
     club: Club = get_club(session, club_id)
     rows = members(session, club_id)
     return ClubView(
@@ -161,8 +163,6 @@ class LadderLine:
 
 def ladder_view(session: Session, club_id: str) -> tuple[LadderLine, ...]:
     """A club's ladder, first place first."""
-    from pbem.clubs.ladder import ladder_table  # noqa: PLC0415
-
     return tuple(
         LadderLine(
             r.place,
@@ -231,8 +231,6 @@ class TournamentView:
 
 def tournament_view(session: Session, tid: str) -> TournamentView:
     """A tournament's page (standings by points, banners, Strength of Opposition)."""
-    from pbem.clubs.tournament import swiss_standings  # noqa: PLC0415
-
     t = session.get(Tournament, tid)
     if t is None:
         raise ValueError(f"no tournament {tid}")
@@ -308,8 +306,6 @@ class CampaignView:
 
 def campaign_view(session: Session, cid: str) -> CampaignView:
     """A campaign's page."""
-    from pbem.clubs.campaign import load_spec  # noqa: PLC0415
-
     c = session.get(Campaign, cid)
     if c is None:
         raise ValueError(f"no campaign {cid}")

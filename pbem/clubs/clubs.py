@@ -12,10 +12,10 @@ import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlmodel import Session, col, select
 
+from engine.core.tables import Tables
 from engine.systems import is_known
 from pbem.clock import Clock
 from pbem.clubs.models import Club, ClubGame, ClubMember
@@ -25,7 +25,8 @@ from pbem.pipeline.joins import SignedJoin, add_seat_joins, record_join, send_in
 from pbem.pipeline.systems import resolve_system
 from pbem.pipeline.turns import Env
 from pbem.scenarios import ScenarioError, find_scenario, load_file
-from pbem.store import Player
+from pbem.store import Player, Seat
+from pbem.tablefile import TablesFileError, read_tables
 
 __all__ = [
     "CLUB_ID",
@@ -93,11 +94,19 @@ def create_club(
 def set_rule(session: Session, club: Club, key: str, value: str) -> ClubRules:
     """Change one rule of ``club`` (checked, :class:`~pbem.clubs.rules.RuleError` if bad)."""
     rules = rules_of(club).with_value(key, value)
-    if key == "tables" and rules.tables and not Path(rules.tables).is_file():
-        raise ClubError(f"tables: no file {rules.tables!r}")
+    if key == "tables" and rules.tables:
+        _tables(club.system, rules.tables)  # checked against the club system's schema
     club.rules_json = rules.dumps()
     session.add(club)
     return rules
+
+
+def _tables(system: str, path: str) -> Tables:
+    """Read a club's rules tables file for ``system`` (every problem named, as ClubError)."""
+    try:
+        return read_tables(resolve_system(system), path)
+    except TablesFileError as exc:
+        raise ClubError(f"tables: {exc}") from exc
 
 
 def player_by_email(session: Session, email: str) -> Player:
@@ -241,6 +250,10 @@ def start_club_game(
             raise ClubError(f"{player.email} has no registered key")
         seats.append(NewSeat(side, player.name, player.email, key, player.time_zone))
     gid = game_id or _game_id(f"{club.id}-{scenario.id.split('-')[-1]}")
+    # The club's own rules tables, for games of the club's system (docs/tables.md).
+    tables = (
+        _tables(system.name, rules.tables) if rules.tables and system.name == club.system else None
+    )
     try:
         ctx = create_game(
             session,
@@ -253,6 +266,7 @@ def start_club_game(
             deck_seed=secrets.token_bytes(32),
             clock=env.clock,
             settings=rules.settings(),
+            tables=tables,
         )
     except GameError as exc:
         raise ClubError(str(exc)) from exc
@@ -276,7 +290,5 @@ def start_club_game(
 
 def seat_players(session: Session, game_id: str, sides: Sequence[str]) -> dict[str, int]:
     """Side -> player id of a game."""
-    from pbem.store import Seat  # noqa: PLC0415
-
     rows = session.exec(select(Seat).where(col(Seat.game_id) == game_id)).all()
     return {r.side: r.player_id for r in rows if r.side in sides}

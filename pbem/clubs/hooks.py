@@ -15,13 +15,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, or_, select
 
-from pbem.clubs.models import ClubGame
+from pbem.clubs.campaign import on_game_end as campaign_end
+from pbem.clubs.clubs import rules_of
+from pbem.clubs.ladder import on_game_end as ladder_end
+from pbem.clubs.models import Club, ClubGame, SeatOffer, TournamentPairing
+from pbem.clubs.ratings import rate_game
+from pbem.clubs.reliability import record_miss, why_excused
+from pbem.clubs.replacements import offer_seat
 from pbem.clubs.results import banners_of, outcome_of, record_result
+from pbem.clubs.rules import ClubRules
+from pbem.clubs.tournament import on_game_end
 from pbem.pipeline import listeners
 from pbem.pipeline.games import GameContext
 from pbem.pipeline.turns import Env
+from pbem.store import Game, GameStatus, SeatJoin
 
 __all__ = ["deadline_missed", "game_ended", "start_together"]
 
@@ -40,24 +49,15 @@ def game_ended(env: Env, ctx: GameContext, result: str) -> None:
     if row.rated:
         _rate(env, ctx, row)
     if row.kind == "tournament":
-        from pbem.clubs.tournament import on_game_end  # noqa: PLC0415
-
         on_game_end(env, row)
     elif row.kind == "ladder":
-        from pbem.clubs.ladder import on_game_end as ladder_end  # noqa: PLC0415
-
         ladder_end(env, row)
     elif row.kind == "campaign":
-        from pbem.clubs.campaign import on_game_end as campaign_end  # noqa: PLC0415
-
         campaign_end(env, row, ctx)
 
 
 def _close_offers(session: Session, game_id: str) -> None:
     """The game is over: its seats offered to replacements are no longer open."""
-    from sqlmodel import col, select  # noqa: PLC0415
-
-    from pbem.clubs.models import SeatOffer  # noqa: PLC0415
 
     for offer in session.exec(
         select(SeatOffer)
@@ -69,8 +69,6 @@ def _close_offers(session: Session, game_id: str) -> None:
 
 
 def _rate(env: Env, ctx: GameContext, row: ClubGame) -> None:
-    from pbem.clubs.ratings import rate_game  # noqa: PLC0415
-
     outcome: dict[int, float] = {}
     for side, seat in ctx.seats.items():
         assert seat.player.id is not None
@@ -84,11 +82,6 @@ def _rate(env: Env, ctx: GameContext, row: ClubGame) -> None:
 
 def deadline_missed(env: Env, ctx: GameContext, side: str, due_at: Any, in_a_row: int) -> None:
     """Record a missed turn deadline (reliability); offer the seat past the club's limit."""
-    from pbem.clubs.clubs import rules_of  # noqa: PLC0415
-    from pbem.clubs.models import Club  # noqa: PLC0415
-    from pbem.clubs.reliability import record_miss, why_excused  # noqa: PLC0415
-    from pbem.clubs.rules import ClubRules  # noqa: PLC0415
-
     seat = ctx.seats.get(side)
     if seat is None or seat.player.id is None:
         return
@@ -99,8 +92,6 @@ def deadline_missed(env: Env, ctx: GameContext, side: str, due_at: Any, in_a_row
     excused = why_excused(session, seat.player.id, ctx.id, due_at, rules.excused_misses)
     record_miss(session, seat.player.id, ctx.id, side, due_at, excused=excused)
     if club is not None and rules.replace_after and in_a_row >= rules.replace_after:
-        from pbem.clubs.replacements import offer_seat  # noqa: PLC0415
-
         offer_seat(env, ctx, side, reason=f"{in_a_row} deadlines missed in a row", quiet=True)
 
 
@@ -111,10 +102,6 @@ def start_together(session: Session, game_id: str) -> list[str] | None:
     waits (in setup) for the other, and both start when the last join of
     either arrives. Any other game is not this listener's (None).
     """
-    from sqlmodel import col, or_, select  # noqa: PLC0415
-
-    from pbem.clubs.models import TournamentPairing  # noqa: PLC0415
-    from pbem.store import Game, GameStatus, SeatJoin  # noqa: PLC0415
 
     pairing = session.exec(
         select(TournamentPairing).where(

@@ -25,13 +25,21 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
+from pbem.calendar import feed_name, player_feed
 from pbem.clock import Clock
+from pbem.clubs.clubs import member_ids
+from pbem.clubs.ladder import expire_challenges
+from pbem.clubs.models import Club, Tournament
+from pbem.clubs.standings import standings_mail
+from pbem.clubs.tournament import round_deadline
 from pbem.config import Config
 from pbem.outbox import make_message_id
+from pbem.pipeline import load_server_key
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
-from pbem.store import OutboxMessage, Player, Store
+from pbem.store import Game, GameStatus, OutboxMessage, Player, Seat, Store
+from pbem.store.files import private_dir
 
 if TYPE_CHECKING:
     from pbem.daemon import Daemon
@@ -67,12 +75,6 @@ def club_sweep(
 
 def sweep_in(env: Env) -> dict[str, int]:
     """Run the sweep in the caller's transaction (see the module docstring)."""
-    from pbem.clubs.clubs import member_ids  # noqa: PLC0415
-    from pbem.clubs.ladder import expire_challenges  # noqa: PLC0415
-    from pbem.clubs.models import Club, Tournament  # noqa: PLC0415
-    from pbem.clubs.standings import standings_mail  # noqa: PLC0415
-    from pbem.clubs.tournament import round_deadline  # noqa: PLC0415
-
     done = {"expired": 0, "adjudicated": 0, "standings": 0, "feeds": 0}
     session, now = env.session, env.clock.now()
     done["expired"] = len(expire_challenges(session, now))
@@ -107,10 +109,6 @@ def feeds_dir(config: Config) -> Path:
 
 def write_feeds(env: Env) -> int:
     """Write the feed of every player with a seat in an active game; return how many changed."""
-    from pbem.calendar import feed_name, player_feed  # noqa: PLC0415
-    from pbem.store import Game, GameStatus, Seat  # noqa: PLC0415
-    from pbem.store.files import private_dir  # noqa: PLC0415
-
     ids = env.session.exec(
         select(Seat.player_id)
         .join(Game, col(Game.id) == col(Seat.game_id))
@@ -135,8 +133,6 @@ def write_feeds(env: Env) -> int:
 
 def setup_daemon(daemon: Daemon) -> None:
     """Add the clubs' sweep to the daemon's scheduler."""
-    from pbem.pipeline import load_server_key  # noqa: PLC0415
-
     key = load_server_key(daemon.config.server_key_path)
 
     async def sweep() -> None:

@@ -37,6 +37,7 @@ from pbem.clubs.clubs import (
 )
 from pbem.clubs.models import ChallengeStatus, ClubGame, ClubMember, LadderChallenge
 from pbem.clubs.ratings import RatingView, rating
+from pbem.clubs.reliability import record_miss, reliability
 from pbem.pipeline.systems import resolve_system
 from pbem.pipeline.turns import Env
 from pbem.store import Player
@@ -147,8 +148,6 @@ def challenge(
                 "open (max_open)"
             )
     if rules.min_reliability:
-        from pbem.clubs.reliability import reliability  # noqa: PLC0415
-
         score = reliability(session, challenger_id, now).score
         if score < rules.min_reliability:
             raise ClubError(
@@ -211,8 +210,6 @@ def decline(session: Session, challenge_id: int, defender_id: int) -> LadderChal
 
 def expire_challenges(session: Session, now: datetime) -> list[LadderChallenge]:
     """Expire every open challenge past its answer time (a missed deadline of the defender)."""
-    from pbem.clubs.reliability import record_miss  # noqa: PLC0415
-
     rows = session.exec(
         select(LadderChallenge)
         .where(col(LadderChallenge.status) == ChallengeStatus.OPEN)

@@ -31,14 +31,18 @@ from pbem.clubs.clubs import (
     is_admin,
     member_ids,
     player_by_email,
+    remove_member,
+    rules_of,
     set_rule,
 )
 from pbem.clubs.models import Club
+from pbem.clubs.reliability import excuse
+from pbem.clubs.replacements import offer_seat
 from pbem.clubs.rules import RuleError
 from pbem.clubs.signed import Replayed, remember_once
 from pbem.clubs.standings import standings_mail
 from pbem.orders_text import VerifiedOrders
-from pbem.pipeline.games import current_key
+from pbem.pipeline.games import current_key, load_game
 from pbem.pipeline.inbound import Inbound
 from pbem.pipeline.steps import Outcome
 from pbem.pipeline.turns import Env
@@ -219,8 +223,6 @@ def _admin(env: Env, club_id: str, name: str, words: list[str]) -> str:
         if words[0] == "add":
             add_member(session, club, who, env.clock)
             return f"{who.email} is a member of {club_id}."
-        from pbem.clubs.clubs import remove_member  # noqa: PLC0415
-
         remove_member(session, club, who)
         return f"{who.email} left {club_id}."
     if name == "rules":
@@ -229,24 +231,17 @@ def _admin(env: Env, club_id: str, name: str, words: list[str]) -> str:
             if not eq:
                 raise ClubError(f"{item!r}: write KEY=VALUE")
             set_rule(session, club, key, value)
-        from pbem.clubs.clubs import rules_of  # noqa: PLC0415
-
         return "The rules are now:\n" + "\n".join(rules_of(club).lines())
     if name == "start" and len(words) == 1:
         t = tournament.start(env, words[0])
         return f"{t.id} started: {t.rounds} Swiss rounds, then the top {t.top}."
     if name == "offer-seat" and len(words) == 2:
-        from pbem.clubs.replacements import offer_seat  # noqa: PLC0415
-        from pbem.pipeline.games import load_game  # noqa: PLC0415
-
         ctx = load_game(session, words[0])
         if ctx is None:
             raise ClubError(f"no game {words[0]}")
         offer_seat(env, ctx, words[1], reason="the club's admin offered it")
         return f"The seat {words[1]} of {words[0]} is offered to the members."
     if name == "excuse" and len(words) == 1 and words[0].isdigit():
-        from pbem.clubs.reliability import excuse  # noqa: PLC0415
-
         excuse(session, int(words[0]))
         return f"Missed deadline {words[0]} is excused."
     raise ClubError(f"'{name} {' '.join(words)}' is not a club command")

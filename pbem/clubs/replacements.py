@@ -24,6 +24,8 @@ plays, so the record shows who played which turns.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlmodel import col, select
 
 from pbem.clubs.models import ClubGame, ClubMember, SeatOffer
@@ -204,8 +206,6 @@ def take_seat(env: Env, ctx: GameContext, player: Player, found: SignedOrders) -
 
 def _restart_clock(env: Env, ctx: GameContext, side: str) -> None:
     """Clear the seat's misses, give the replacement a fresh period, and tell everyone."""
-    from dataclasses import replace  # noqa: PLC0415
-
     ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
     ctx.game.options_json = ctx.options.dumps()
     env.session.add(ctx.game)

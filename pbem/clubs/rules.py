@@ -29,7 +29,7 @@ RULE_HELP: dict[str, str] = {
     "grace": "grace after a deadline, e.g. 0 or 6h",
     "missed_turn": "wait or forfeit",
     "forfeit_after": "missed deadlines in a row that forfeit (1-20)",
-    "tables": "a rules table file the club plays with ('' for the system's own)",
+    "tables": "the club's rules table file, checked against its system ('' for the bundled)",
     "rated": "whether club games are rated by default (yes/no)",
     "challenge_range": "how many places above himself a player may challenge (1-50)",
     "max_open": "ladder games a player may have open at once (1-20)",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 from email.utils import formataddr
 
+from pbem.clubs.clubs import get_club, member_ids
 from pbem.clubs.ladder import ladder_table
 from pbem.clubs.plots import rating_plot
 from pbem.clubs.ratings import history
@@ -125,8 +126,6 @@ def standings_text(env: Env, club_id: str) -> tuple[str, str]:
 
 def standings_mail(env: Env, club_id: str, *, player_id: int | None = None, week: str = "") -> int:
     """Mail the standings: to ``player_id`` with his rating plot, or to every member (weekly)."""
-    from pbem.clubs.clubs import get_club, member_ids  # noqa: PLC0415
-
     club = get_club(env.session, club_id)
     text, table = standings_text(env, club_id)
     head = f"{club.name}: ladder standings ({club.system})\n\n"

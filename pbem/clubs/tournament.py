@@ -391,7 +391,7 @@ def round_deadline(env: Env, tid: str) -> int:
             ):
                 continue
             if ctx.game.status == GameStatus.SETUP:
-                _forfeit_unjoined(env, ctx)
+                _forfeit_unjoined(env, ctx, row)
                 done += 1
                 continue
             banners = banners_of(ctx)
@@ -410,15 +410,33 @@ def round_deadline(env: Env, tid: str) -> int:
     return done
 
 
-def _forfeit_unjoined(env: Env, ctx: GameContext) -> None:
-    """A game whose players did not all join by the round deadline: the absent side loses.
+def _forfeit_unjoined(env: Env, ctx: GameContext, row: TournamentPairing) -> None:
+    """A game not started by the round deadline: the player who did not join loses it.
 
-    It never dealt, so it has no dice to reveal: it is marked abandoned with
-    its result, and scored like any other (nobody joined: a draw).
+    A player counts as joined only if he joined both games of the pairing
+    (they start together, so one joined game alone does not start). One
+    player joined, the other not: the first wins; neither: a draw. The game
+    never dealt, so it has no dice to reveal: it is marked abandoned with
+    its result, and scored like any other.
     """
-
-    joined = [s for s, row in joined_sides(env.session, ctx.id).items() if row.nonce]
-    result = joined[0] if len(joined) == 1 else "draw"
+    complete: set[int] = set()
+    for player in (row.a_id, row.b_id):
+        seats = []
+        for gid in (row.game_a, row.game_b):
+            game = load_game(env.session, gid) if gid else None
+            if game is None:
+                continue
+            joins = joined_sides(env.session, game.id)
+            seats += [
+                bool(joins[s].nonce)
+                for s, seat in game.seats.items()
+                if seat.player.id == player and s in joins
+            ]
+        if seats and all(seats):
+            assert player is not None
+            complete.add(player)
+    winners = [s for s, seat in ctx.seats.items() if seat.player.id in complete]
+    result = winners[0] if len(winners) == 1 else "draw"
     ctx.game.status = GameStatus.ABANDONED
     ctx.game.updated_at = env.clock.now()
     env.session.add(ctx.game)

@@ -207,18 +207,25 @@ def list_scenarios(directory: Path | None = None) -> list[Scenario]:
 
 
 def find_scenario(ref: str, directory: Path | None = None) -> Path:
-    """Resolve a path, a scenario id (``cca-007-cannae``) or its number or slug (``007``)."""
+    """Resolve a path, a scenario id (``cca-007-cannae``) or its number or slug (``007``).
+
+    A number or slug that scenarios of several systems share (``001``: ``cca-001-akragas``
+    and ``ccn-001-rolica``) means the first of them by id; the full id names the others.
+    """
     p = Path(ref)
     if p.suffix == ".toml" or p.exists():
         return p
-    matches = [
-        s.path
-        for s in list_scenarios(directory)
-        if s.path is not None and ref in (s.id, *_id_parts(s.id))
-    ]
-    if len(matches) != 1:
+    found = [s for s in list_scenarios(directory) if s.path is not None]
+    exact = [s.path for s in found if s.id == ref and s.path is not None]
+    if exact:
+        return exact[0]
+    matches = [s for s in found if ref in _id_parts(s.id)]
+    systems = {s.system for s in matches}
+    if not matches or len(matches) != len(systems):
         raise FileNotFoundError(f"no single bundled scenario matches {ref!r}")
-    return matches[0]
+    first = matches[0].path
+    assert first is not None
+    return first
 
 
 def _id_parts(sid: str) -> tuple[str, ...]:

@@ -175,11 +175,14 @@ def take_flags(  # noqa: PLR0917 (the rule reads this many things)
     repulse: bool = False,
 ) -> FlagResult:
     """Apply a roll's ``flags`` to ``u`` (module docstring): ignore, then retreat or, in
-    square, lose blocks. ``attacker`` is the hex the roll came from (field fortifications),
-    ``repulse`` marks a square's flags against cavalry (none ignored, §21.5), ``checked``
-    the leaders already checked in this combat."""
+    square, lose blocks. ``attacker`` is the hex the roll came from (field fortifications;
+    a square there makes flags against cavalry repulse flags, §21.5-§21.6, as ``repulse``
+    does: none ignored), ``checked`` the leaders already checked in this combat."""
     if flags <= 0 or u.hex is None:
         return FlagResult()
+    roller = ref.unit_at(attacker) if attacker is not None else None
+    if roller is not None and roller.side != u.side and roller.square and arm(ref, u) == "cavalry":
+        repulse = True  # a square's flags against cavalry, its artillery's included (§21.6)
     ignored = choose_ignored(ref.decider, u, flags, allowance(ref, u, attacker, repulse))
     if ignored:
         ref.log(
