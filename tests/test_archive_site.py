@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
+import json
 import re
 import shutil
 import subprocess
@@ -17,12 +18,13 @@ from pathlib import Path
 from urllib.parse import urldefrag
 
 import pytest
+from sqlmodel import col, select
 
 from pbem.archive.hooks import ArchivePage, register_pages, unregister_pages
 from pbem.archive.site import build_site
 from pbem.demo import check_system, run_demo
 from pbem.pipeline import load_server_key
-from pbem.store import Game, GameStatus, Store
+from pbem.store import Game, GameStatus, Snapshot, Store
 
 pytestmark = pytest.mark.skipif(check_system() is not None, reason="engine not ready")
 
@@ -227,20 +229,6 @@ def test_club_pages_plug_in_and_a_failing_provider_does_not_stop_the_build(
     assert "not checked: no server key" in (tmp_path / "games/arch-done/audit.html").read_text()
 
 
-# Headless Chromium will not open a window narrower than 500 px, so the page is laid out in a
-# 375 px wide root instead (a phone's width): nothing may stick out of it, but for what sits in
-# a horizontally scrolling box (.scroll, the wide tables).
-WIDTH = """<style>html { width: 375px; }</style>
-<script>
-var right = 0;
-document.querySelectorAll("body *").forEach(function (e) {
-  if (!e.closest(".scroll") && e.tagName !== "SCRIPT" && e.tagName !== "STYLE") {
-    right = Math.max(right, Math.ceil(e.getBoundingClientRect().right));
-  }
-});
-document.body.setAttribute("data-width", String(right));
-</script>
-</body>"""
 HARNESS = """<script>
 (function () {
   var trace = [document.body.getAttribute("data-step")];
@@ -254,40 +242,85 @@ HARNESS = """<script>
 </body>"""
 
 
-def _chromium(url: str) -> tuple[str, str]:
+def _chromium(url: str, budget: int = 3000) -> tuple[str, str]:
     """Load ``url`` in headless Chromium at 375 px; return the DOM after its scripts ran, and
-    the browser's log (console messages appear there as ``CONSOLE`` lines)."""
+    the browser's log (console messages appear there as ``CONSOLE`` lines, the frames' too)."""
     run = subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--window-size=375,800",
-         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000", "--dump-dom", url],
-        capture_output=True, text=True, timeout=90, check=False,
+         "--enable-logging=stderr", "--v=0", f"--virtual-time-budget={budget}",
+         "--allow-file-access-from-files", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout, run.stderr
 
 
+# Every page of the site in one browser: each in a 375 px wide frame (a phone's width; a frame
+# may be narrower than the 500 px a headless window will open at). Once a frame has loaded, the
+# harness notes whether the page has its <main> and how far right anything sticks out of it, but
+# for what sits in a horizontally scrolling box (.scroll, the wide tables).
+EVERY_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>every page</title></head>
+<body><script>
+var pages = %s, seen = [];
+pages.forEach(function (rel) {
+  var frame = document.createElement("iframe");
+  frame.width = "375";
+  frame.height = "600";
+  frame.onload = function () {
+    var doc = frame.contentDocument, right = 0;
+    doc.querySelectorAll("body *").forEach(function (e) {
+      if (!e.closest(".scroll") && e.tagName !== "SCRIPT" && e.tagName !== "STYLE") {
+        right = Math.max(right, Math.ceil(e.getBoundingClientRect().right));
+      }
+    });
+    seen.push(rel + "|" + (doc.querySelector("main") ? "main" : "no-main") + "|" + right);
+    document.body.setAttribute("data-seen", seen.join(" "));
+  };
+  frame.src = rel;
+  document.body.appendChild(frame);
+});
+</script></body></html>
+"""
+
+
+def _every_page_in_one_browser(root: Path) -> dict[str, tuple[bool, int]]:
+    """Load every page under ``root`` in one Chromium process (see EVERY_PAGE); return each
+    page's (has its <main>, width used) and assert that no page wrote to the console."""
+    rels = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html"))
+    harness = root / "every-page.html"
+    harness.write_text(EVERY_PAGE % json.dumps(rels), encoding="utf-8")
+    try:
+        dom, log = _chromium(harness.as_uri(), budget=20000)
+    finally:
+        harness.unlink()
+    errors = [line for line in log.splitlines() if "CONSOLE" in line]
+    assert not errors, "\n".join(errors[:20])
+    found = re.search(r'data-seen="([^"]*)"', dom)
+    seen = {}
+    for item in (found.group(1) if found else "").split():
+        rel, main, width = item.rsplit("|", 2)
+        seen[rel] = (main == "main", int(width))
+    assert sorted(seen) == rels, f"not loaded: {sorted(set(rels) - set(seen))}"
+    return seen
+
+
 @pytest.mark.chromium
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
 def test_the_site_in_headless_chromium(demo: Path, tmp_path: Path) -> None:
-    """Pages load without a console error, fit 375 px, and the replay steps forward and back."""
+    """Every page loads without a console error and fits 375 px; the replay steps forward and
+    back."""
     store = _store(demo)
     out = tmp_path / "site"
     try:
-        build_site(store, out, server_key=load_server_key(demo / "data" / "server_ed25519"))
+        build_site(store, out, server_key=load_server_key(demo / "data" / "server_ed25519"),
+                   running_delay=2)  # fmt: skip
     finally:
         store.dispose()
-    check_site(out)  # links and alt texts, as above
-    kinds = ["index.html", "dice.html", "games/arch-done/index.html", "games/arch-done/audit.html",
-             "systems/cca.html", next(p.relative_to(out).as_posix()
-                                      for p in out.glob("players/*.html"))]  # fmt: skip
-    for rel in kinds:  # each page as published, plus a line that measures its width
-        page = out / rel
-        measured = page.with_name(f"measured-{page.name}")
-        measured.write_text(page.read_text(encoding="utf-8").replace("</body>", WIDTH))
-        dom, log = _chromium(measured.as_uri())
-        assert "</main>" in dom, rel
-        assert "CONSOLE" not in log, (rel, log[-2000:])
-        width = int(re.search(r'data-width="(\d+)"', dom).group(1))  # type: ignore[union-attr]
+    pages = check_site(out)  # links and alt texts, as above
+    seen = _every_page_in_one_browser(out)
+    assert len(seen) == len(pages) >= 10  # index, dice, 2 games x 2, systems, players...
+    for rel, (has_main, width) in seen.items():
+        assert has_main, f"{rel} has no <main>"
         assert width <= 375, f"{rel} is {width} px wide at 375 px"
     replay = out / "games" / "arch-done" / "index.html"
     for step in ("e0", "e3"):  # a link to an epoch opens on it, the others hidden
@@ -301,3 +334,96 @@ def test_the_site_in_headless_chromium(demo: Path, tmp_path: Path) -> None:
     assert "CONSOLE" not in log, log[-2000:]
     last = max(int(x) for x in re.findall(r'data-epoch="(\d+)"', dom))
     assert f'data-trace="e0,e1,e2,e1,e{last},e0"' in dom  # Forward, Forward, Back, Last, First
+
+
+def test_a_club_rule_publishes_its_running_games_with_its_delay(demo: Path, tmp_path: Path) -> None:
+    """Two clubs each with a running game: only the one whose club set
+    ``archive_running_delay`` is published, that many epochs behind, and its
+    page shows no orders text, hand or deck (issue 18)."""
+    from pbem.clock import FakeClock
+    from pbem.clubs import clubs
+    from pbem.clubs.models import ClubGame
+    from pbem.clubs.rules import RuleError
+
+    directory = tmp_path / "demo"
+    shutil.copytree(demo, directory)
+    shutil.rmtree(directory / "mails")  # the next game reuses the mail names
+    quiet = asyncio.run(run_demo(directory, seed=4, max_epochs=5, timeout=60,
+                                 game_id="arch-quiet"))  # fmt: skip
+    assert not quiet.finished, quiet.message
+    store = _store(directory)
+    try:
+        with store.transaction() as s:
+            clock = FakeClock()
+            shows = clubs.create_club(s, "shows", "Shows club", "cca", clock)
+            keeps = clubs.create_club(s, "keeps", "Keeps club", "cca", clock)
+            for bad in ("-1", "1001", "soon", "2.5"):
+                with pytest.raises(RuleError, match=r"archive_running_delay: .*0 to 1000 or off"):
+                    clubs.set_rule(s, shows, "archive_running_delay", bad)
+            clubs.set_rule(s, shows, "archive_running_delay", "3")
+            clubs.set_rule(s, keeps, "archive_running_delay", "off")  # as by default
+            s.add(ClubGame(game_id="arch-running", club_id="shows"))
+            s.add(ClubGame(game_id="arch-quiet", club_id="keeps"))
+        out = tmp_path / "site"
+        report = build_site(
+            store, out, server_key=load_server_key(directory / "data" / "server_ed25519")
+        )
+        assert sorted(report.built) == ["arch-done", "arch-running"]
+        flagged = build_site(  # the operator's delay is a floor for club games, never a key
+            store, tmp_path / "site2", server_key=None, running_delay=5
+        )
+        assert "arch-quiet" not in flagged.built
+        with store.transaction() as s:  # what the referee alone knows of the game now
+            secret = json.loads(
+                s.exec(
+                    select(Snapshot.state_json)
+                    .where(col(Snapshot.game_id) == "arch-running")
+                    .order_by(col(Snapshot.version).desc())
+                ).first()
+                or "{}"
+            )
+    finally:
+        store.dispose()
+    pages = check_site(out)
+    text = {
+        p.relative_to(out).as_posix(): " ".join(" ".join(pg.text).split())
+        for p, pg in pages.items()
+    }
+    published = " ".join(
+        f.read_text(encoding="utf-8") for f in (out / "games/arch-running").glob("*.html")
+    )
+    hands = [side["hand"] for side in secret["sides"].values()]
+    assert hands and all(hands) and len(secret["deck"]) > 4
+    for cards in [*hands, secret["deck"][:4]]:  # no hand, no deck order, in any spelling
+        for sep in (", ", " ", ",", "</td><td>"):
+            assert sep.join(cards) not in published, cards
+    assert "evade: ask" not in published  # a side's standing orders stay private
+    assert "deck not revealed yet" in text["games/arch-running/audit.html"]
+    assert "arch-quiet" not in " ".join(text) + " ".join(text.values())
+    assert "arch-running" in text["index.html"] and "Keeps club" not in text["index.html"]
+    running = text["games/arch-running/index.html"]
+    assert "first 3 of 6 epochs" in running
+    assert "game arch-running turn" not in running  # no orders text
+    assert not (out / "games/arch-running/board-4.png").exists()
+    assert not (out / "games/arch-running/arch-running.audit.json").exists()
+    assert "first 1 of 6" in (tmp_path / "site2/games/arch-running/index.html").read_text()
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
+def test_the_one_browser_check_sees_a_console_error_in_any_page(tmp_path: Path) -> None:
+    """The check above would notice a console error or a too wide page in any framed page."""
+    good = "<!DOCTYPE html><html><body><main>fine</main></body></html>"
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "index.html").write_text(good)
+    (tmp_path / "deep" / "page.html").write_text(
+        good.replace("</main>", "</main><script>noSuchFunction();</script>")
+    )
+    with pytest.raises(AssertionError, match="noSuchFunction"):
+        _every_page_in_one_browser(tmp_path)
+    (tmp_path / "deep" / "page.html").write_text(
+        good.replace("fine", '<div style="width: 600px">wide</div>')
+    )
+    assert _every_page_in_one_browser(tmp_path) == {  # a page too wide for 375 px is measured
+        "index.html": (True, 367), "deep/page.html": (True, 608)
+    }  # fmt: skip

@@ -26,7 +26,7 @@ from sqlmodel import Session, col, select
 
 from engine.core.api import GameSystem
 from engine.core.capabilities import DICE_LUCK, find
-from pbem.archive.hooks import club_of_games
+from pbem.archive.hooks import club_of_games, club_running_delays
 from pbem.archive.stats import Tally
 from pbem.pipeline.games import DICE_LOG
 from pbem.pipeline.systems import resolve_system
@@ -39,6 +39,7 @@ __all__ = [
     "game_steps",
     "game_tally",
     "list_games",
+    "running_delay_of",
     "shown_epochs",
 ]
 
@@ -117,19 +118,46 @@ def _names(session: Session, game_id: str) -> dict[str, tuple[int, str]]:
     return out
 
 
+def running_delay_of(
+    game_id: str, operator: int | None, clubs: Mapping[str, int | None]
+) -> int | None:
+    """The delay (epochs) a running game is published with; None: not published.
+
+    A club game follows its club's ``archive_running_delay`` rule (None: never
+    while running); the operator's ``operator`` delay, when given, is a floor
+    (a club may wait longer, never less). A game outside clubs follows
+    ``operator`` alone.
+    """
+    if game_id not in clubs:
+        return operator
+    own = clubs[game_id]
+    if own is None:
+        return None
+    return max(own, operator or 0)
+
+
 def list_games(
-    session: Session, *, running_delay: int | None = None, salt: str = ""
+    session: Session,
+    *,
+    running_delay: int | None = None,
+    salt: str = "",
+    club_rules: bool = True,
 ) -> list[GameInfo]:
     """Every game the archive shows, oldest first.
 
-    Finished (and abandoned) games always; running ones only with a
-    ``running_delay`` (in epochs). ``salt`` enters every fingerprint (the
-    archive's templates and version), so a new look rebuilds every page.
+    Finished (and abandoned) games always; running ones with the delay
+    :func:`running_delay_of` gives from the operator's ``running_delay`` (in
+    epochs) and, for club games, the club's rule (``club_rules`` False: the
+    operator's delay for every game, e.g. the referee's own reports).
+    ``salt`` enters every fingerprint (the archive's templates and version),
+    so a new look rebuilds every page.
     """
     clubs = club_of_games(session)
+    delays = club_running_delays(session) if club_rules else {}
     out = []
     for game in session.exec(select(Game).order_by(col(Game.created_at), col(Game.id))).all():
-        shown = shown_epochs(game.status, game.epoch, running_delay)
+        delay = running_delay_of(game.id, running_delay, delays)
+        shown = shown_epochs(game.status, game.epoch, delay)
         if game.status not in OVER and shown == 0:
             continue
         out.append(_info(session, game, shown, clubs.get(game.id), salt))

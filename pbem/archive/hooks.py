@@ -6,6 +6,8 @@ The archive knows nothing of clubs' rules. It asks two things, both optional:
   tables (``pbem.clubs.models``: ``ClubGame.game_id``/``club_id`` and
   ``Club.name``) when that package is installed; empty otherwise, and then
   the index simply has no club column entries.
+- :func:`club_running_delays`: game id -> the club's ``archive_running_delay``
+  rule (epochs, or None when the club does not publish its running games).
 - :func:`club_pages`: extra pages (standings, ladders, tournament brackets):
   the clubs' read API drawn by :mod:`pbem.archive.clubpages`, every provider
   registered with :func:`register_pages`, and ``pbem.clubs.archive`` if that
@@ -30,6 +32,7 @@ __all__ = [
     "PageProvider",
     "club_of_games",
     "club_pages",
+    "club_running_delays",
     "register_pages",
     "unregister_pages",
 ]
@@ -74,6 +77,32 @@ def club_of_games(session: Session) -> dict[str, tuple[str, str]]:
         }
     except Exception:  # an older schema without the clubs' tables
         log.warning("the clubs' tables cannot be read; the archive lists no clubs")
+        return {}
+
+
+def club_running_delays(session: Session) -> dict[str, int | None]:
+    """Each club game's publishing delay for running games, from its club's rules.
+
+    None: the club does not publish its running games. Empty when there are no clubs.
+    """
+    models = _optional("pbem.clubs.models")
+    rules = _optional("pbem.clubs.rules")
+    club_game = getattr(models, "ClubGame", None)
+    club = getattr(models, "Club", None)
+    loads = getattr(getattr(rules, "ClubRules", None), "loads", None)
+    if club_game is None or club is None or loads is None:
+        return {}
+    try:
+        delays = {
+            c.id: getattr(loads(c.rules_json), "archive_running_delay", None)
+            for c in session.exec(select(club)).all()
+        }
+        return {
+            str(row.game_id): delays.get(row.club_id)
+            for row in session.exec(select(club_game)).all()
+        }
+    except Exception:  # an older schema without the clubs' tables
+        log.warning("the clubs' rules cannot be read; no running club game is published")
         return {}
 
 

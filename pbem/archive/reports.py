@@ -92,7 +92,11 @@ def store_reports(session: Session, game_ids: Iterable[str] = ()) -> list[Report
     """Reports from the store: the games asked for (default every game, running ones whole),
     each side, then each player, club and system over those games."""
     wanted = set(game_ids)
-    games = [g for g in list_games(session, running_delay=0) if not wanted or g.id in wanted]
+    games = [
+        g
+        for g in list_games(session, running_delay=0, club_rules=False)
+        if not wanted or g.id in wanted
+    ]
     missing = wanted - {g.id for g in games}
     if missing:
         raise StatsError(f"no game called {', '.join(sorted(missing))} with dice in the store")

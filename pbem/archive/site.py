@@ -155,8 +155,10 @@ def build_site(
 ) -> BuildReport:
     """Build (or bring up to date) the archive in ``out``; see the module docstring.
 
-    ``running_delay``: show running games too, ``N`` epochs behind their play
-    (None: finished games only). ``server_key`` signs the audit records the
+    ``running_delay``: show running games outside clubs too, ``N`` epochs
+    behind their play (None: finished games only); a running club game is
+    shown only if its club's ``archive_running_delay`` rule says so, never
+    fewer than ``N`` epochs behind. ``server_key`` signs the audit records the
     game pages publish and check (without it the pages say the record could
     not be built). ``force`` rebuilds every game.
     """
@@ -429,6 +431,7 @@ def _build_indexes(
             "",
             "Game archive",
             delay=running_delay,
+            club_running=any(g.club is not None and not g.over for g in games),
             months=[
                 {
                     "key": k,

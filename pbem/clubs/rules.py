@@ -37,6 +37,10 @@ RULE_HELP: dict[str, str] = {
     "excused_misses": "missed deadlines per game that are excused (0-5)",
     "replace_after": "missed deadlines in a row after which a seat is offered (0: never)",
     "min_reliability": "reliability (0-100) needed to enter tournaments and challenges",
+    "archive_running_delay": (
+        "publish the club's running games in the archive this many epochs behind the play"
+        " (0-1000), or off"
+    ),
 }
 
 
@@ -57,6 +61,8 @@ class ClubRules:
     excused_misses: int = 1
     replace_after: int = 3
     min_reliability: int = 0
+    archive_running_delay: int | None = None
+    """Epochs the archive stays behind a running club game; None: running games unpublished."""
 
     @classmethod
     def loads(cls, text: str) -> ClubRules:
@@ -86,7 +92,7 @@ class ClubRules:
 
     def lines(self) -> list[str]:
         """``key = value`` lines for mails and the CLI."""
-        return [f"{k} = {v}" for k, v in sorted(asdict(self).items())]
+        return [f"{k} = {'off' if v is None else v}" for k, v in sorted(asdict(self).items())]
 
 
 _INT_RANGES = {
@@ -97,7 +103,9 @@ _INT_RANGES = {
     "excused_misses": (0, 5),
     "replace_after": (0, 20),
     "min_reliability": (0, 100),
+    "archive_running_delay": (0, 1000),
 }
+OFF = ("off", "no", "none", "")
 
 
 def parse_rule(key: str, value: str) -> Any:
@@ -123,7 +131,12 @@ def parse_rule(key: str, value: str) -> Any:
         if len(value) > 200 or "\n" in value:
             raise RuleError("tables: a file name of at most 200 characters")
         return value
+    if key == "archive_running_delay" and value.lower() in OFF:
+        return None
     low, high = _INT_RANGES[key]
     if not value.isascii() or not value.isdigit() or not low <= int(value) <= high:
-        raise RuleError(f"{key}: {value!r}; a whole number from {low} to {high} ({RULE_HELP[key]})")
+        legal = f"a whole number from {low} to {high}" + (
+            " or off" if key == "archive_running_delay" else ""
+        )
+        raise RuleError(f"{key}: {value!r}; {legal} ({RULE_HELP[key]})")
     return int(value)

@@ -3,8 +3,10 @@
 Writes every finished game's replay and audit pages, the indexes by club,
 system, scenario, player and date, and the dice-fairness pages into ``DIR``.
 Run it again after games end: only the changed games' pages and the indexes
-are written. ``--running-delay N`` also publishes running games, ``N`` epochs
-behind their play and showing only what both players know.
+are written. ``--running-delay N`` also publishes running games outside
+clubs, ``N`` epochs behind their play and showing only what both players
+know; a club's running games follow its ``archive_running_delay`` rule (``N``
+is then a floor).
 """
 
 from __future__ import annotations
@@ -46,7 +48,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=int,
         metavar="N",
         default=None,
-        help="also publish running games, N epochs behind their play (default: finished only)",
+        help=(
+            "also publish running games outside clubs, N epochs behind their play (default:"
+            " finished only); club games follow their club's archive_running_delay, N a floor"
+        ),
     )
     build.add_argument("--force", action="store_true", help="rebuild every game's pages")
     add_config_argument(build, "TOML config file (the store and the server key)")
