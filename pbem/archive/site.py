@@ -26,8 +26,9 @@ import hashlib
 import json
 import shutil
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +76,20 @@ class BuildReport:
 class _Writer:
     """Writes a file only when its bytes change (so unchanged pages keep their mtime)."""
 
-    def __init__(self, root: Path, rep: BuildReport) -> None:
+    def __init__(self, root: Path, rep: BuildReport, drawn: Mapping[str, str]) -> None:
         self.root = root
         self.rep = rep
+        self.drawn_before = drawn
+        self.drawn: dict[str, str] = {}
+
+    def picture(self, rel: str, inputs: object, draw: Callable[[], bytes]) -> str:
+        """Write a plot, drawn only when its ``inputs`` changed since the last build."""
+        key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+        self.drawn[rel] = key
+        if self.drawn_before.get(rel) == key and (self.root / rel).is_file():
+            self.rep.unchanged += 1
+            return rel
+        return self.put(rel, draw())
 
     def put(self, rel: str, data: bytes | str) -> str:
         raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -150,8 +162,8 @@ def build_site(
     """
     out.mkdir(parents=True, exist_ok=True)
     rep = BuildReport()
-    w = _Writer(out, rep)
     manifest = _load_manifest(out)
+    w = _Writer(out, rep, manifest.get("plots", {}))
     old: dict[str, Any] = manifest.get("games", {})
     salt = _salt(running_delay, server_key)
     new: dict[str, Any] = {}
@@ -179,7 +191,8 @@ def build_site(
         shutil.rmtree(out / "games" / gone, ignore_errors=True)
         rep.removed.append(gone)
     _build_indexes(w, games, new, extra, running_delay)
-    w.put(MANIFEST, json.dumps({"version": ARCHIVE_VERSION, "games": new}, indent=1) + "\n")
+    data = {"version": ARCHIVE_VERSION, "games": new, "plots": w.drawn}
+    w.put(MANIFEST, json.dumps(data, indent=1) + "\n")
     return rep
 
 
@@ -355,9 +368,16 @@ def _build_indexes(
             rep: Report | None = None
             if grp.kind != "scenario":
                 rep = report(grp.name, grp.tally)
-                faces = w.put(f"{folder}/{grp.slug}-faces.png", faces_png(rep.faces, grp.name))
-                luck = w.put(
-                    f"{folder}/{grp.slug}-luck.png", luck_png({grp.name: rep.luck}, grp.name)
+                inputs = [grp.name, tally_to_json(grp.tally), ARCHIVE_VERSION]
+                faces = w.picture(
+                    f"{folder}/{grp.slug}-faces.png",
+                    inputs,
+                    partial(faces_png, rep.faces, grp.name),
+                )
+                luck = w.picture(
+                    f"{folder}/{grp.slug}-luck.png",
+                    inputs,
+                    partial(luck_png, {grp.name: rep.luck}, grp.name),
                 )
                 rep_view = pages.fairness_view(rep)
             rows = [
