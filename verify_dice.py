@@ -62,7 +62,10 @@ SYSTEMS: dict[tuple[str, str], dict[str, Any]] = {
         "sides": ["north", "south"],
     },
     ("ccn", "1"): {
-        "dice": {"ccn-battle": ["INF", "INF", "CAV", "ART", "FLAG", "SABRE"]},
+        "dice": {
+            "ccn-battle": ["INF", "INF", "CAV", "ART", "FLAG", "SABRE"],
+            "d6": ["1", "2", "3", "4", "5", "6"],
+        },
         "deck": _CCN_DECK,
         "sides": ["north", "south"],
     },

@@ -102,6 +102,11 @@ def test_a_square_is_marked_and_strength_visible() -> None:
     assert [m.name for m in pic.markers] == ["Ney"]
     text = render_ascii(pic)
     assert "QLN3" in text and "in square" in text
+    charted = {
+        **VIEW,
+        "sides": {**VIEW["sides"], "south": {**VIEW["sides"]["south"], "squares": ["s1"]}},
+    }  # type: ignore[dict-item]
+    assert "South square chart: 1 LN E5." in build_picture(charted).legend
     shapes = {c.label: c.symbol for c in pic.counters}
     assert shapes == {"HC": "triangle", "LN": "circle", "FA": "square"}
     assert {h.id: h.style for h in pic.hexes if h.terrain != "clear"} == {

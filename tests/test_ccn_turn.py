@@ -134,7 +134,8 @@ def test_cavalry_charge_asks_the_infantry_to_form_square() -> None:
     assert q.kind == "question" and q.side == "north" and q.question is not None
     assert "square" in q.question.answers
     sub = SYSTEM.parse_orders(s2, "north", "answer square\n")
-    s3 = SYSTEM.resolve(s2, sub, ScriptedDice(["ART", *FILL])).state
+    dice = ScriptedDice(["1", "ART", *FILL])  # a d6 picks the square's card (§21.4)
+    s3 = SYSTEM.resolve(s2, sub, dice).state
     assert s3.pending is None
     assert any(u.square for u in s3.units if u.id == "n2")
     assert len(s3.sides["north"].squares) == 1  # a card set aside (§21.4, §21.9)

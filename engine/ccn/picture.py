@@ -107,8 +107,20 @@ def _objectives(view: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _squares(view: Mapping[str, Any]) -> list[str]:
+    """Each side's square chart (ccn.md §21.4): slot number and the unit's type and hex."""
+    where = {str(u.get("id")): f"{u['type']} {u['hex']}" for u in view.get("units", []) or []}
+    out = []
+    for side, entry in sorted((view.get("sides") or {}).items()):
+        slots = [f"{i} {where[uid]}" for i, uid in enumerate(entry.get("squares") or [], 1)
+                 if uid in where]  # fmt: skip
+        if slots:
+            out.append(f"{str(side).capitalize()} square chart: {', '.join(slots)}.")
+    return out
+
+
 def _legend_of(view: Mapping[str, Any]) -> Callable[[Picture, str], tuple[str, ...]]:
-    objectives = _objectives(view)
+    objectives = _objectives(view) + _squares(view)
 
     def legend(p: Picture, viewer: str) -> tuple[str, ...]:
         who = viewer.capitalize() if viewer in (NORTH, SOUTH) else "South"

@@ -29,7 +29,7 @@ from engine.ccn.state import SIDES, State, state_from_dict, state_to_dict
 from engine.core.api import Prompt, Resolution
 from engine.core.canonical import canonical_json, load_json
 from engine.core.capabilities import Dealt
-from engine.randomness import Die, Randomness
+from engine.randomness import D6, Die, Randomness
 
 __all__ = ["SYSTEM", "CCNSystem"]
 
@@ -41,7 +41,8 @@ class CCNSystem:
     version = "1"
     title = "Commands & Colors: Napoleonics"
     sides: tuple[str, ...] = SIDES
-    dice: Mapping[str, Die] = {BATTLE_DIE.name: BATTLE_DIE}
+    dice: Mapping[str, Die] = {BATTLE_DIE.name: BATTLE_DIE, D6.name: D6}
+    """The battle die, and a d6 for the random square card (ccn.md §21.4)."""
     deck_contents: tuple[str, ...] = DECK
     """Every card of the deck, table order (the audit verifiers fix it, docs/audit.md)."""
 

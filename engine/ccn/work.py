@@ -23,7 +23,7 @@ from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
 from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
 from engine.core.api import CardMove, Event
 from engine.hexgrid import Board, Hex
-from engine.randomness import Randomness
+from engine.randomness import D6, Randomness
 
 __all__ = ["GameOver", "WLeader", "WUnit", "Work", "bundled_tables", "tables_sha256"]
 
@@ -243,10 +243,18 @@ class Work:
         return tuple(self.rng.roll(BATTLE_DIE, dice, purpose))
 
     def pick(self, n: int, purpose: str) -> int:
-        """A random index in ``range(n)`` from the committed stream (ccn.md §21.4, §26.3)."""
+        """A uniform index in ``range(n)`` from fair d6 rolls of the committed stream (ccn.md
+        §21.4, §26.3): base-6 digits, rejecting the biased top. Not a shuffle: the audit counts
+        every shuffle as a card move of the deck."""
         if n <= 1:
             return 0
-        return self.rng.permutation(n, purpose)[0]
+        while True:
+            value, size = 0, 1
+            while size < n:
+                value = value * 6 + int(self.rng.roll(D6, 1, purpose)[0]) - 1
+                size *= 6
+            if value < n * (size // n):
+                return value % n
 
     # --- banners and losses ----------------------------------------------
     def add_banner(self, side: str, reason: str) -> None:
