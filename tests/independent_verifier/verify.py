@@ -32,9 +32,25 @@ CCA_DECK = (
     + ["MO"] + ["LA"] * 3 + ["IL", "IC", "IR", "CS"] + ["CTA"] * 2 + ["DS"] + ["DT"] * 2
     + ["FS", "SP"] + ["LN"] * 4 + ["MFM"] * 2 + ["CH"] * 2 + ["RA"]
 )  # fmt: skip
+CCN_DECK = (
+    ["scout_left", "scout_centre", "scout_right"] * 2 + ["probe_left", "probe_right"] * 4
+    + ["probe_centre"] * 6 + ["attack_left", "attack_right"] * 4 + ["attack_centre"] * 6
+    + ["assault_left", "assault_centre", "assault_right", "coordinated_advance",
+       "flank_attack", "forward", "recon_in_force"] * 2
+    + ["bayonet_charge", "bombard"] * 2 + ["cavalry_charge"] * 3 + ["counter_attack"] * 2
+    + ["elan"] + ["fire_and_hold", "first_strike", "force_march"] * 2 + ["cold_steel"]
+    + ["leadership"] * 2 + ["grande_manoeuvre", "rally", "short_supply"]
+)  # fmt: skip
 TOY_DECK = [str(i) for i in range(1, 10)] * 2
 KNOWN = {
     ("cca", "1"): ({"cc-battle": ["G", "B", "R", "H", "F", "S"]}, Counter(CCA_DECK)),
+    ("ccn", "1"): (
+        {
+            "ccn-battle": ["INF", "INF", "CAV", "ART", "FLAG", "SABRE"],
+            "d6": ["1", "2", "3", "4", "5", "6"],
+        },
+        Counter(CCN_DECK),
+    ),
     ("toy", "1"): ({"d6": ["1", "2", "3", "4", "5", "6"]}, Counter(TOY_DECK)),
 }
 SEATS = ["north", "south"]
