@@ -318,12 +318,18 @@ def end_statement(
     tables: str,
     cards: int,
     cards_sha256: str,
+    replacements: int = 0,
+    replacements_sha256: str = "",
 ) -> str:
-    """The text the referee signs over the record's end (namespace pbem-audit)."""
+    """The text the referee signs over the record's end (namespace pbem-audit).
+
+    The 'replacements' line is there only when the record has seat changes.
+    """
+    seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
     return (
         f"pbem-audit {VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
-        f"tables {tables}\ncards {cards} {cards_sha256}\n"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}"
     )
 
 
@@ -337,7 +343,7 @@ class Discrepancy(Exception):
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements"}
 
 
 def _fields(
@@ -402,6 +408,77 @@ def _header(record: Any) -> tuple[str, dict[str, Any]]:
 # --- The checks --------------------------------------------------------------
 
 
+def _statement_lines(statement: str, what: str) -> dict[str, str]:
+    """A signed statement's lines by word ('word: value', the colon optional)."""
+    lines: dict[str, str] = {}
+    for raw in statement.split("\n"):
+        word, _, rest = raw.strip().partition(" ")
+        word, rest = word.lower(), rest.strip()
+        if word.endswith(":"):
+            word = word[:-1]
+        if word in ("game", "command", "side", "token", "nonce"):
+            if word in lines:
+                raise Discrepancy(f"{what}: the '{word}' line is given twice")
+            lines[word] = rest
+    return lines
+
+
+def check_replacements(
+    record: dict[str, Any], game_id: str, keys: dict[str, bytes], epochs: int
+) -> tuple[dict[str, list[tuple[int, bytes]]], str]:
+    """Check every seat change; return each side's (first epoch, key) list and the digest."""
+    changes: dict[str, list[tuple[int, bytes]]] = {}
+    text = ""
+    for i, rep in enumerate(_get(record, "replacements", list, "record")):
+        where = f"replacements[{i}]"
+        _fields(rep, where, {"side", "key", "from_epoch", "statement", "signature"})
+        side = _get(rep, "side", str, where)
+        key_text = _get(rep, "key", str, where)
+        try:
+            key = ssh_ed25519_key(key_text)
+        except ValueError as err:
+            raise Discrepancy(f"{where}: 'key': {err}") from None
+        first = _get(rep, "from_epoch", int, where)
+        statement = _get(rep, "statement", str, where)
+        signature = _get(rep, "signature", str, where)
+        if side not in keys:
+            raise Discrepancy(f"{where}: side {side!r} is unknown")
+        last = changes[side][-1][0] if side in changes else 0
+        if first <= last or first > epochs + 1:
+            raise Discrepancy(
+                f"{where}: from epoch {first} is out of order (after {last}, at most {epochs + 1})"
+            )
+        what = f"replacement of {side} from epoch {first}"
+        why = sshsig_verify(statement.encode("utf-8"), signature, key, ORDERS_NAMESPACE)
+        if why:
+            raise Discrepancy(f"{what}: {why}")
+        lines = _statement_lines(statement, what)
+        if (
+            lines.get("game") != game_id
+            or lines.get("command") != "replace"
+            or lines.get("side") != side
+            or not lines.get("nonce")
+        ):
+            raise Discrepancy(
+                f"{what}: the statement does not replace {side} in game {game_id} with a nonce"
+            )
+        changes.setdefault(side, []).append((first, key))
+        hashes = [sha256(t.encode("utf-8")).hex() for t in (key_text, statement, signature)]
+        text += f"{side} {first} {' '.join(hashes)}\n"
+    return changes, sha256(text.encode("utf-8")).hex()
+
+
+def key_at(
+    keys: dict[str, bytes], changes: dict[str, list[tuple[int, bytes]]], side: str, epoch: int
+) -> bytes:
+    """The key that held ``side``'s seat at ``epoch``: the join's, or the last replacement's."""
+    key = keys[side]
+    for first, new in changes.get(side, []):
+        if first <= epoch:
+            key = new
+    return key
+
+
 def check_joins(
     record: dict[str, Any], game_id: str, system: dict[str, Any]
 ) -> tuple[bytes, dict[str, bytes]]:
@@ -425,16 +502,7 @@ def check_joins(
         )
         if why:
             raise Discrepancy(f"join of {side}: {why}")
-        lines = {}
-        for raw in statement.split("\n"):
-            word, _, rest = raw.strip().partition(" ")  # 'word: value' (the colon optional)
-            word, rest = word.lower(), rest.strip()
-            if word.endswith(":"):
-                word = word[:-1]
-            if word in ("game", "command", "side", "token", "nonce"):
-                if word in lines:
-                    raise Discrepancy(f"join of {side}: the '{word}' line is given twice")
-                lines[word] = rest
+        lines = _statement_lines(statement, f"join of {side}")
         if lines.get("game") != game_id or lines.get("command") != "join":
             raise Discrepancy(f"join of {side}: the statement does not join game {game_id}")
         if lines.get("side") != side:
@@ -451,7 +519,11 @@ def check_joins(
 
 
 def check_dice(
-    record: dict[str, Any], game_id: str, join: bytes, keys: dict[str, bytes]
+    record: dict[str, Any],
+    game_id: str,
+    join: bytes,
+    keys: dict[str, bytes],
+    changes: dict[str, list[tuple[int, bytes]]],
 ) -> tuple[int, int, int, str]:
     """Check the dice chain, every roll and every signed order; return counts and final key."""
     table = record["die_faces"]
@@ -475,7 +547,7 @@ def check_dice(
         side = _get(ep, "side", str, f"epoch {e}")
         if side not in keys:
             raise Discrepancy(f"epoch {e}: side {side!r} has not joined the game")
-        n_orders += _check_orders(ep, e, side, orders_hash, keys)
+        n_orders += _check_orders(ep, e, side, orders_hash, key_at(keys, changes, side, e))
         mixed = stream_key(key, b"dice", join)
         for j, roll in enumerate(_get(ep, "rolls", list, f"epoch {e}")):
             where = f"epoch {e}, rolls[{j}]"
@@ -497,9 +569,7 @@ def check_dice(
     return len(epochs), n_rolls, n_orders, final
 
 
-def _check_orders(
-    ep: dict[str, Any], e: int, side: str, orders_hash: str, keys: dict[str, bytes]
-) -> int:
+def _check_orders(ep: dict[str, Any], e: int, side: str, orders_hash: str, key: bytes) -> int:
     """Check an epoch's signed orders against its orders hash; 0 for a referee's default."""
     orders = ep["orders"]
     if orders is None:
@@ -513,7 +583,7 @@ def _check_orders(
     why = sshsig_verify(
         signed.encode("utf-8"),
         _get(orders, "signature", str, f"epoch {e}: 'orders'"),
-        keys[side],
+        key,
         ORDERS_NAMESPACE,
     )
     if why:
@@ -776,8 +846,12 @@ def check_end(
     shuffles: int,
     revealed: bool,
     cards: list[str],
+    seats: tuple[int, str] = (0, ""),
 ) -> str:
-    """Check the referee's signature over the record's end; return the referee's fingerprint."""
+    """Check the referee's signature over the record's end; return the referee's fingerprint.
+
+    ``seats``: the number of seat changes and the digest of their text.
+    """
     end = _get(record, "end", dict, "record")
     _fields(end, "end", {"epochs", "final_key", "shuffles", "cards", "signature"})
     signed = tuple(_get(end, name, int, "end") for name in ("epochs", "shuffles", "cards"))
@@ -803,6 +877,8 @@ def check_end(
         tables=record.get("tables_sha256", ""),
         cards=moves,
         cards_sha256=sha256(text.encode("utf-8")).hex(),
+        replacements=seats[0],
+        replacements_sha256=seats[1],
     )
     why = sshsig_verify(
         statement.encode("utf-8"),
@@ -819,7 +895,13 @@ def verify(record: Any) -> str:
     """Check a whole record; return the OK line or raise Discrepancy."""
     game_id, system = _header(record)
     join, keys = check_joins(record, game_id, system)
-    n_epochs, n_rolls, n_orders, final = check_dice(record, game_id, join, keys)
+    changes, digest = (
+        check_replacements(record, game_id, keys, len(_get(record, "epochs", list, "record")))
+        if "replacements" in record
+        else ({}, "")
+    )
+    n_changes = sum(len(c) for c in changes.values())
+    n_epochs, n_rolls, n_orders, final = check_dice(record, game_id, join, keys, changes)
     revealed, shuffles = check_deck(record, game_id, n_epochs, join, system)
     n_shuffles = len(shuffles)
     lines, draws = check_cards(record, system, shuffles, n_epochs, revealed)
@@ -831,6 +913,7 @@ def verify(record: Any) -> str:
         shuffles=n_shuffles,
         revealed=revealed,
         cards=lines,
+        seats=(n_changes, digest),
     )
     if revealed:
         deck = f"{n_shuffles} shuffles recomputed, {draws} draws re-derived"

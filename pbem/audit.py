@@ -51,6 +51,14 @@ from pbem.audit_schema import (
     fields_of,
     hex32,
 )
+from pbem.audit_seats import (
+    REPLACEMENT_FIELDS,
+    Replacement,
+    SeatKeys,
+    check_replacements,
+    parse_replacements,
+    replacements_digest,
+)
 from pbem.orders_text import canonicalize
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey, SshSigError
@@ -89,7 +97,7 @@ END_NAMESPACE = "pbem-audit"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements"}
 _fields = fields_of
 _field = field_of
 _hex32 = hex32
@@ -198,6 +206,7 @@ class AuditRecord:
     cards: CardLog
     tables_sha256: str
     end: End
+    replacements: tuple[Replacement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,12 +249,19 @@ def end_statement(
     tables: str,
     cards: int,
     cards_sha256: str,
+    replacements: int = 0,
+    replacements_sha256: str = "",
 ) -> str:
-    """The text the referee signs over a record's end (docs/audit.md, section 5)."""
+    """The text the referee signs over a record's end (docs/audit.md, section 5).
+
+    The ``replacements`` line is there only when the record has seat changes,
+    so a record without any signs exactly the text it always did.
+    """
+    seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
     return (
         f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
-        f"tables {tables}\ncards {cards} {cards_sha256}\n"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}"
     )
 
 
@@ -262,6 +278,7 @@ def build_record(
     deck_keys: Sequence[bytes] | None = None,
     tables_sha256: str | None = None,
     cards_setup: CardPiles | None = None,
+    replacements: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -271,7 +288,9 @@ def build_record(
     ``signature``. Pass ``deck_keys`` (``[d_1 .. d_K]``) only once the game is
     over: then shuffle orders, the drawn cards and ``cards_setup`` (the piles
     before the deal) are included; before, they are left out, since they are
-    the hidden deck. The end is signed with ``server_key``.
+    the hidden deck. ``replacements``: each seat change's ``side``, ``key``,
+    ``from_epoch``, ``statement`` and ``signature`` (docs/audit.md), in the
+    order they happened. The end is signed with ``server_key``.
     """
     tables = system_tables(system, system_version)
     if tables is None:
@@ -329,6 +348,8 @@ def build_record(
         tables=tables_sha256 or "",
         cards=len(card_log.moves),
         cards_sha256=cards_digest(card_log),
+        replacements=len(replacements),
+        replacements_sha256=replacements_digest(replacements),
     )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
@@ -354,6 +375,10 @@ def build_record(
     }
     if tables_sha256:
         record["tables_sha256"] = tables_sha256
+    if replacements:
+        record["replacements"] = [
+            {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements
+        ]
     return record
 
 
@@ -512,6 +537,9 @@ def parse_record(data: object) -> AuditRecord:
         ),
         cards=parse_cards(_field(rec, "cards", dict, "record"), revealed, tables.sides),
         tables_sha256=rec.get("tables_sha256", ""),
+        replacements=parse_replacements(_field(rec, "replacements", list, "record"), _key)
+        if "replacements" in rec
+        else (),
         end=End(
             epochs=_field(end, "epochs", int, "end"),
             final_key=_field(end, "final_key", str, "end"),
@@ -613,7 +641,7 @@ def _check_joins(record: AuditRecord) -> tuple[bytes, dict[str, SshPublicKey]]:
     return join_message(record.game_id, nonces), keys
 
 
-def _check_orders(item: AuditEpoch, keys: Mapping[str, SshPublicKey]) -> int:
+def _check_orders(item: AuditEpoch, keys: SeatKeys) -> int:
     orders, e = item.orders, item.log.epoch
     if orders is None:
         return 0
@@ -621,15 +649,13 @@ def _check_orders(item: AuditEpoch, keys: Mapping[str, SshPublicKey]) -> int:
     digest = hashlib.sha256(orders.text.encode("utf-8")).digest()
     if digest != item.log.orders_hash or canonicalize(signed) != orders.text:
         raise AuditMismatch(f"epoch {e}: the signed orders do not hash to the epoch's orders hash")
-    why = _why_not(signed.encode("utf-8"), orders.signature, keys[item.side], "pbem-orders")
+    why = _why_not(signed.encode("utf-8"), orders.signature, keys.at(item.side, e), "pbem-orders")
     if why:
         raise AuditMismatch(f"epoch {e}: orders of {item.side}: {why}")
     return 1
 
 
-def _check_epochs(
-    record: AuditRecord, join: bytes, keys: Mapping[str, SshPublicKey]
-) -> tuple[int, int]:
+def _check_epochs(record: AuditRecord, join: bytes, keys: SeatKeys) -> tuple[int, int]:
     prev = record.dice_commitment
     n_rolls = n_orders = 0
     for i, item in enumerate(record.epochs):
@@ -737,6 +763,8 @@ def _check_end(record: AuditRecord) -> None:
         tables=record.tables_sha256,
         cards=cards,
         cards_sha256=cards_digest(record.cards),
+        replacements=len(record.replacements),
+        replacements_sha256=replacements_digest([r.entry() for r in record.replacements]),
     )
     why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
     if why:
@@ -745,7 +773,15 @@ def _check_end(record: AuditRecord) -> None:
 
 def check_record(record: AuditRecord) -> AuditSummary:
     """Check every signature, recompute every roll and (if revealed) every shuffle."""
-    join, keys = _check_joins(record)
+    join, joined = _check_joins(record)
+    keys = check_replacements(
+        record.replacements,
+        game_id=record.game_id,
+        joined=joined,
+        epochs=len(record.epochs),
+        why_not=_why_not,
+        statement_lines=statement_lines,
+    )
     n_rolls, n_orders = _check_epochs(record, join, keys)
     _check_shuffles(record, join)
     draws = check_cards(

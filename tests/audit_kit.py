@@ -39,6 +39,8 @@ def _key(seed: int) -> Ed25519PrivateKey:
 
 
 PLAYER_KEYS = {"north": _key(1), "south": _key(2)}
+REPLACEMENT_KEY = _key(4)
+"""The key of a member who takes north's seat (docs/clubs.md, replacement players)."""
 REFEREE = ServerKey.from_private_key(_key(3), comment="pbem server")
 NONCES = {"north": bytes(range(32)), "south": bytes(range(32, 64))}
 
@@ -69,8 +71,25 @@ SETUP = CardPiles(DECK, (), {"north": (), "south": ()})
 """The piles before the deal: the deck in catalogue order, no card held."""
 
 
-def play(*, mixed: bool = True) -> tuple[HashChain, HashChain, list[AuditEpoch], int]:
-    """The game's epochs; ``mixed=False`` derives the dice without the nonces (protocol v1)."""
+def replacement(
+    side: str = "north", from_epoch: int = 3, key: Ed25519PrivateKey = REPLACEMENT_KEY
+) -> dict[str, Any]:
+    """A seat change as the record lists it: the replacement's signed replace statement."""
+    text = f"game {GAME}\ncommand replace\nside {side}\nnonce 4f1a2b3c4d5e6f70\n"
+    return {
+        "side": side,
+        "key": sshsig.public_key_of(key).openssh(),
+        "from_epoch": from_epoch,
+        "statement": text,
+        "signature": sshsig.sign(text.encode(), key),
+    }
+
+
+def play(
+    *, mixed: bool = True, replaced_from: int | None = None
+) -> tuple[HashChain, HashChain, list[AuditEpoch], int]:
+    """The game's epochs; ``mixed=False`` derives the dice without the nonces (protocol v1);
+    ``replaced_from``: north's orders from that epoch on are signed by REPLACEMENT_KEY."""
     dice_chain = HashChain(bytes(range(32)), 64)
     deck = HashChain(bytes(range(100, 132)), 8)
     join = join_message(GAME, NONCES) if mixed else None
@@ -86,7 +105,9 @@ def play(*, mixed: bool = True) -> tuple[HashChain, HashChain, list[AuditEpoch],
     for e in range(1, 6):
         side = SIDES[(e - 1) % 2]
         text = canonicalize(f"game {GAME}\nturn {e}\nside {side}\ncard 2L\n")
-        signed = SignedText(text, sshsig.sign(text.encode(), PLAYER_KEYS[side]))
+        swapped = side == "north" and replaced_from is not None and e >= replaced_from
+        signer = REPLACEMENT_KEY if swapped else PLAYER_KEYS[side]
+        signed = SignedText(text, sshsig.sign(text.encode(), signer))
         rng = EpochDice(
             GAME,
             e,
@@ -123,10 +144,12 @@ def record(
     upto: int | None = None,
     tables: str | None = None,
     colon: str = "",
+    replaced_from: int | None = None,
 ) -> dict[str, Any]:
     """The audit record as the referee exports it (``upto``: only the first epochs;
-    ``tables``: the SHA-256 of the rules tables the referee names)."""
-    dice_chain, deck, epochs, shuffles = play(mixed=mixed)
+    ``tables``: the SHA-256 of the rules tables the referee names; ``replaced_from``:
+    a replacement took north's seat and signs its orders from that epoch on)."""
+    dice_chain, deck, epochs, shuffles = play(mixed=mixed, replaced_from=replaced_from)
     if upto is not None:
         epochs = epochs[: upto + 1]
         shuffles = sum(len(e.log.shuffles) for e in epochs)
@@ -142,6 +165,7 @@ def record(
         deck_keys=deck.keys(shuffles) if game_over else None,
         cards_setup=SETUP,
         tables_sha256=tables,
+        replacements=[] if replaced_from is None else [replacement(from_epoch=replaced_from)],
     )
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -222,6 +224,14 @@ def test_demo_by_mail_then_audit_verify(
     assert capsys.readouterr().out.startswith("OK")
     for die in get_system(name).dice.values():
         assert record["die_faces"][die.name] == list(die.faces)
+    root = Path(__file__).resolve().parent.parent
+    for verifier in (root / "verify_dice.py", root / "tests/independent_verifier/verify.py"):
+        proc = subprocess.run(
+            [sys.executable, "-I", str(verifier), str(path)],
+            capture_output=True, text=True, check=False, timeout=120,
+        )  # fmt: skip
+        assert proc.stdout.startswith(f"OK {record['game_id']}"), (verifier.name, proc.stdout,
+                                                                   proc.stderr)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", SYSTEMS)

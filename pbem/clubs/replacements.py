@@ -189,8 +189,10 @@ def take_seat(env: Env, ctx: GameContext, player: Player, found: SignedOrders) -
                     "old": old.email,
                     "new": player.email,
                     "key": signer,
+                    "public_key": key.openssh(),
                     "from_epoch": ctx.game.epoch + 1,
                     "statement": verified.text,
+                    "signed": verified.signed_bytes.decode("utf-8", "replace"),
                     "signature": found.signature,
                 },
             )

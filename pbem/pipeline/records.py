@@ -2,9 +2,10 @@
 
 :func:`game_record` reads, in the caller's transaction, every epoch's dice
 log (rolls, shuffles and the cards the engine moved), revealed key and
-accepted signed orders, and every seat's signed join,
-and returns :func:`pbem.audit.build_record`'s dict with its end signed by the
-server key. ``pbem audit GAME`` exports it; the game-end mail attaches it.
+accepted signed orders, every seat's signed join and every seat change
+(a replacement's signed statement), and returns
+:func:`pbem.audit.build_record`'s dict with its end signed by the server key.
+``pbem audit GAME`` exports it; the game-end mail attaches it.
 """
 
 from __future__ import annotations
@@ -17,12 +18,20 @@ from sqlmodel import Session, col, select
 from engine.core.api import CardMove, CardPiles
 from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, shuffle_order
 from pbem.audit import DICE_PROTOCOL, AuditEpoch, SignedText, build_record
-from pbem.pipeline.games import DICE_LOG, SETUP_HASH, GameContext, GameError, chains, game_join
+from pbem.pipeline.games import (
+    DICE_LOG,
+    SETUP_HASH,
+    GameContext,
+    GameError,
+    chains,
+    current_key,
+    game_join,
+)
 from pbem.server_key import ServerKey
-from pbem.store import DiceEpoch, Event, GameStatus, SeatJoin
+from pbem.store import DiceEpoch, Event, GameStatus, Player, SeatJoin
 from pbem.tablefile import tables_sha256
 
-__all__ = ["game_record", "join_records"]
+__all__ = ["game_record", "join_records", "replacement_records"]
 
 
 def join_records(session: Session, game_id: str) -> list[dict[str, str]]:
@@ -120,7 +129,35 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
         deck_keys=deck_keys,
         tables_sha256=tables_sha256(ctx.system, ctx.state) or None,
         cards_setup=setup,
+        replacements=replacement_records(session, game_id),
     )
+
+
+def replacement_records(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """Return the game's seat changes (``pbem.replaced`` events) for the audit record."""
+    out: list[dict[str, Any]] = []
+    for ev in session.exec(
+        select(Event)
+        .where(col(Event.game_id) == game_id)
+        .where(col(Event.kind) == "pbem.replaced")
+        .order_by(col(Event.id))
+    ).all():
+        p = json.loads(ev.payload_json)
+        key = p.get("public_key")
+        if key is None:  # logged before the event named the whole key: the player's key now
+            player = session.exec(select(Player).where(col(Player.email) == p["new"])).first()
+            found = None if player is None or player.id is None else current_key(session, player.id)
+            key = "" if found is None else found.openssh()
+        out.append(
+            {
+                "side": p["side"],
+                "key": key,
+                "from_epoch": int(p["from_epoch"]),
+                "statement": p.get("signed", p["statement"]),  # the exact text signed
+                "signature": p["signature"],
+            }
+        )
+    return out
 
 
 def _card_moves(log: dict[str, Any]) -> tuple[CardMove, ...]:

@@ -32,9 +32,25 @@ CCA_DECK = (
     + ["MO"] + ["LA"] * 3 + ["IL", "IC", "IR", "CS"] + ["CTA"] * 2 + ["DS"] + ["DT"] * 2
     + ["FS", "SP"] + ["LN"] * 4 + ["MFM"] * 2 + ["CH"] * 2 + ["RA"]
 )  # fmt: skip
+CCN_DECK = (
+    ["scout_left", "scout_centre", "scout_right"] * 2 + ["probe_left", "probe_right"] * 4
+    + ["probe_centre"] * 6 + ["attack_left", "attack_right"] * 4 + ["attack_centre"] * 6
+    + ["assault_left", "assault_centre", "assault_right", "coordinated_advance",
+       "flank_attack", "forward", "recon_in_force"] * 2
+    + ["bayonet_charge", "bombard"] * 2 + ["cavalry_charge"] * 3 + ["counter_attack"] * 2
+    + ["elan"] + ["fire_and_hold", "first_strike", "force_march"] * 2 + ["cold_steel"]
+    + ["leadership"] * 2 + ["grande_manoeuvre", "rally", "short_supply"]
+)  # fmt: skip
 TOY_DECK = [str(i) for i in range(1, 10)] * 2
 KNOWN = {
     ("cca", "1"): ({"cc-battle": ["G", "B", "R", "H", "F", "S"]}, Counter(CCA_DECK)),
+    ("ccn", "1"): (
+        {
+            "ccn-battle": ["INF", "INF", "CAV", "ART", "FLAG", "SABRE"],
+            "d6": ["1", "2", "3", "4", "5", "6"],
+        },
+        Counter(CCN_DECK),
+    ),
     ("toy", "1"): ({"d6": ["1", "2", "3", "4", "5", "6"]}, Counter(TOY_DECK)),
 }
 SEATS = ["north", "south"]
@@ -164,6 +180,37 @@ def check(rec: dict[str, Any]) -> str:
         [game] + [p for s in sorted(nonces, key=str.encode) for p in (s, nonces[s])]
     ).encode()
 
+    # §5 "Seat changes", §6.5: replacement players and the key that held each seat.
+    changes = rec.get("replacements", [])
+    held: dict[str, list[tuple[int, str]]] = {s: [] for s in SEATS}
+    seat_lines = []
+    for r in changes:
+        need(sorted(r) == ["from_epoch", "key", "side", "signature", "statement"],
+             "a seat change has other fields")  # fmt: skip
+        side, first = r["side"], r["from_epoch"]
+        need(side in SEATS, f"seat change of {side!r}")
+        after = held[side][-1][0] if held[side] else 0
+        need(integer(first) and after < first <= len(rec["epochs"]) + 1,
+             f"seat change of {side} from epoch {first} out of order")  # fmt: skip
+        need(signed_by(r["statement"], r["signature"], r["key"], "pbem-orders"),
+             f"replace statement of {side} not signed by its key")  # fmt: skip
+        words = join_words(r["statement"])
+        need(words.get("game") == game and words.get("command") == "replace"
+             and words.get("side") == side and bool(words.get("nonce")),
+             f"the replace statement does not take {side} in {game}")  # fmt: skip
+        held[side].append((first, r["key"]))
+        digests = [
+            hashlib.sha256(r[f].encode()).hexdigest() for f in ("key", "statement", "signature")
+        ]
+        seat_lines.append(f"{side} {first} {' '.join(digests)}\n")
+
+    def seat_key(side: str, e: int) -> str:
+        key = keys[side]
+        for first, k in held[side]:
+            if first <= e:
+                key = k
+        return key
+
     # §3, §6.4-6: dice chain, orders, rolls.
     prev = bytes.fromhex(rec["dice"]["commitment"])
     rolls = 0
@@ -181,7 +228,7 @@ def check(rec: dict[str, Any]) -> str:
             need(canonical(signed) == text, f"epoch {e}: signed text is not the orders")
             need(hashlib.sha256(text.encode()).hexdigest() == ep["orders_hash"],
                  f"epoch {e}: orders hash")  # fmt: skip
-            need(signed_by(signed, orders["signature"], keys[ep["side"]], "pbem-orders"),
+            need(signed_by(signed, orders["signature"], seat_key(ep["side"], e), "pbem-orders"),
                  f"epoch {e}: orders not signed by {ep['side']}")  # fmt: skip
         k_e = hmac.new(key, b"dice|" + join, hashlib.sha256).digest()
         for c, roll in enumerate(ep["rolls"], 1):
@@ -296,6 +343,9 @@ def check(rec: dict[str, Any]) -> str:
         f"deck {'revealed' if revealed else 'hidden'}\ntables {rec.get('tables_sha256', '')}\n"
         f"cards {len(cards['moves'])} {hashlib.sha256(log_text.encode()).hexdigest()}\n"
     )
+    if seat_lines:
+        seat_text = "".join(seat_lines)
+        text += f"replacements {len(seat_lines)} {hashlib.sha256(seat_text.encode()).hexdigest()}\n"
     need(signed_by(text, end["signature"], rec["referee_key"], "pbem-audit"),
          "the referee's signature over the end does not hold")  # fmt: skip
     return f"OK {game}: {n_ep} epochs, {rolls} rolls, {len(shuffles)} shuffles, {draws} draws"
