@@ -131,6 +131,20 @@ def test_break_a_square_returns_its_card() -> None:
     assert str(s2.unit("s1").hex) == "F4"
 
 
+def test_leadership_orders_a_leader_with_his_square() -> None:
+    """§24.2 Leadership, §9.6: a leader with a unit in square is ordered with it (the square
+    may battle); he still may not move out of the square."""
+    s = position("S F3 GB LN", "N F4 FR LN", leaders=["S F3 Wellesley"], hands=_hands("leadership"))
+    s = s.with_unit("s1", square=True).with_side("south", squares=(("s1", "probe_left"),),
+                                                 hand=("leadership", "probe_right"))  # fmt: skip
+    _, ev = _play(s, "card leadership\n", [])
+    ordered = next(e for e in ev if e.kind == "ordered")
+    assert ordered.data["units"] == ["s1"] and ordered.data["leaders"] == ["Wellesley"]
+    with pytest.raises(OrdersError) as exc:
+        SYSTEM.parse_orders(s, "south", "card leadership\nmove leader Wellesley to F2\n")
+    assert exc.value.line == 2  # the leader cannot be moved out: no hex is reachable
+
+
 def test_short_supply_sends_a_unit_to_its_baseline() -> None:
     """§24.2 Short Supply: any unit goes to an empty hex of its owner's baseline row."""
     s = position("S F3 GB LN", "N F5 FR LN", hands=_hands("short_supply"))

@@ -177,7 +177,9 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
             if host is not None:
                 if not card.detach:
                     bad(n, f"{card.name} cannot order a leader to detach (§6.3)", legal)
-                elif host.square:
+                elif host.square and code != "leadership":
+                    # Leadership orders a leader *with* his unit (§24.2): he leaves the square
+                    # only if he moves, which the move check refuses (§9.6).
                     bad(n, f"leader {it.name} may not leave a unit in square (§9.6)")
     if problems:
         return problems
