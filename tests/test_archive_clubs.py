@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from club_kit import make_club
-from test_archive_site import check_site
+from test_archive_site import CHROMIUM, _every_page_in_one_browser, check_site
 from test_clubs_tournament import _create, _play_out
 
 from pbem.archive.site import build_site
@@ -39,3 +39,7 @@ def test_club_games_ladder_and_tournament_pages(
         link.startswith("../games/") for link in pages[out / "clubs/c1-tournament-open4.html"].links
     )
     assert "@club.test" not in " ".join(text.values())  # never a player's address
+    if CHROMIUM.exists():  # the club pages in headless Chromium too: no console error, 375 px
+        for rel, (has_main, width) in _every_page_in_one_browser(out).items():
+            assert has_main, f"{rel} has no <main>"
+            assert width <= 375, f"{rel} is {width} px wide at 375 px"
