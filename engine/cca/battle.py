@@ -36,6 +36,22 @@ def _moot(w: Work, act: Action | None, why: str) -> None:
     w.log("moot", f"{line}order skipped: {why}", line=act.line if act else 0)
 
 
+def _log_roll(w: Work, u: WUnit, tgt: WUnit, score: Score, *, kind: str, said: str) -> None:
+    """Log a roll of ``u`` against ``tgt`` (``said``, then the faces): hits, flags, which
+    faces hit and who rolled."""
+    w.log(
+        kind,
+        f"{said}: {' '.join(score.faces)}",
+        score.faces,
+        unit=u.id,
+        target=tgt.id,
+        hits=score.hits,
+        flags=score.flags,
+        hit_faces=score.hit_faces,
+        side=u.side,
+    )
+
+
 def apply_roll(  # noqa: PLR0917
     w: Work, roller: WUnit, target: WUnit, score: Score, close: bool, target_full: bool
 ) -> tuple[bool, bool]:
@@ -84,16 +100,8 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
         return
     full = w.full_strength(tgt)
     score = score_ranged(w, tgt, dice, f"fire {u.hex} at {target_hex}")
-    w.log(
-        "fire",
-        f"{u.label} fires at {tgt.label} with {dice} dice: {' '.join(score.faces)}",
-        score.faces,
-        unit=u.id,
-        target=tgt.id,
-        hits=score.hits,
-        flags=score.flags,
-        hit_faces=score.hit_faces,
-        side=u.side,
+    _log_roll(
+        w, u, tgt, score, kind="fire", said=f"{u.label} fires at {tgt.label} with {dice} dice"
     )
     apply_roll(w, u, tgt, score, False, full)
 
@@ -206,16 +214,8 @@ def close_combat(
         _moot(w, act, f"{att.label} has no dice against {target_hex}")
         return
     score = roll_melee(w, att, tgt, dice, f"close combat {att.hex} at {target_hex}")
-    w.log(
-        "battle",
-        f"{att.label} rolls {dice} dice at {tgt.label}: {' '.join(score.faces)}",
-        score.faces,
-        unit=att.id,
-        target=tgt.id,
-        hits=score.hits,
-        flags=score.flags,
-        hit_faces=score.hit_faces,
-        side=att.side,
+    _log_roll(
+        w, att, tgt, score, kind="battle", said=f"{att.label} rolls {dice} dice at {tgt.label}"
     )
     eliminated, moved = apply_roll(w, att, tgt, score, True, def_full)
     if eliminated or moved:
@@ -246,16 +246,8 @@ def close_combat(
     if pick != "battle-back":
         return
     score = roll_melee(w, tgt, att, dice, f"battle back {tgt.hex} at {att.hex}")
-    w.log(
-        "battle-back",
-        f"{tgt.label} battles back with {dice} dice: {' '.join(score.faces)}",
-        score.faces,
-        unit=tgt.id,
-        target=att.id,
-        hits=score.hits,
-        flags=score.flags,
-        hit_faces=score.hit_faces,
-        side=tgt.side,
+    _log_roll(
+        w, tgt, att, score, kind="battle-back", said=f"{tgt.label} battles back with {dice} dice"
     )
     apply_roll(w, tgt, att, score, True, att_full)
 
@@ -288,15 +280,5 @@ def _first_strike(  # noqa: PLR0917
         _no_dice(w, tgt, "strike first", att)
         return
     score = roll_melee(w, tgt, att, dice, f"first strike {tgt.hex} at {att.hex}")
-    w.log(
-        "battle",
-        f"{tgt.label} strikes first with {dice} dice: {' '.join(score.faces)}",
-        score.faces,
-        unit=tgt.id,
-        target=att.id,
-        hits=score.hits,
-        flags=score.flags,
-        hit_faces=score.hit_faces,
-        side=tgt.side,
-    )
+    _log_roll(w, tgt, att, score, kind="battle", said=f"{tgt.label} strikes first with {dice} dice")
     apply_roll(w, tgt, att, score, True, att_full)
