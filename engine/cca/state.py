@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
+from engine.cc.lookups import Lookups, name_key
 from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
 from engine.cca.tables import BUNDLED, CcaTables, load_cca_tables, named
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
@@ -52,11 +53,6 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "mounted_charge_detach": False,
 }
 """Named rule options and their defaults (docs/rules-choices.md)."""
-
-
-def name_key(name: str) -> str:
-    """Compare leader names forgivingly: case, spaces, dashes and underscores ignored."""
-    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def other(side: str) -> str:
@@ -110,8 +106,10 @@ class Special:
 
 
 @dataclass(frozen=True)
-class State:
-    """A whole game position (see the module docstring)."""
+class State(Lookups[Unit, Leader, SideState]):
+    """A whole game position (see the module docstring); look-ups in engine.cc.lookups."""
+
+    DEFAULTS: ClassVar[Mapping[str, Any]] = DEFAULT_OPTIONS
 
     game_id: str
     name: str
@@ -139,44 +137,6 @@ class State:
     def tables_sha256(self) -> str:
         """The SHA-256 of the rules tables file the game is played with."""
         return self.tables.sha256
-
-    # --- look-ups (read-only helpers used everywhere) ----------------------
-    def terrain_at(self, h: Hex) -> str:
-        for th, name in self.terrain:
-            if th == h:
-                return name
-        return "clear"
-
-    def option(self, name: str) -> Any:
-        return self.options.get(name, DEFAULT_OPTIONS.get(name))
-
-    def unit(self, uid: str) -> Unit:
-        for u in self.units:
-            if u.id == uid:
-                return u
-        raise KeyError(uid)
-
-    def unit_at(self, h: Hex) -> Unit | None:
-        for u in self.units:
-            if u.hex == h:
-                return u
-        return None
-
-    def leader(self, name: str) -> Leader:
-        key = name_key(name)
-        for ld in self.leaders:
-            if name_key(ld.name) == key:
-                return ld
-        raise KeyError(name)
-
-    def leader_at(self, h: Hex) -> Leader | None:
-        for ld in self.leaders:
-            if ld.hex == h:
-                return ld
-        return None
-
-    def side(self, side: str) -> SideState:
-        return self.sides[side]
 
     def with_side(self, side: str, **changes: Any) -> State:
         sides = dict(self.sides)

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
+from engine.cc.lookups import Lookups, name_key
 from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
 
@@ -55,11 +56,6 @@ MAX_SQUARES = 4
 DEFAULT_OPTIONS: dict[str, Any] = {}
 """Named rule options and their defaults: none yet. The readings of ccn.md §27 are taken in
 the data (e.g. A5, sand quarry impassable to artillery only: terrain.toml) or in the rules."""
-
-
-def name_key(name: str) -> str:
-    """Compare leader names forgivingly: case, spaces, dashes and underscores ignored."""
-    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def other(side: str) -> str:
@@ -156,8 +152,10 @@ class Special:
 
 
 @dataclass(frozen=True)
-class State:
-    """A whole game position (see the module docstring)."""
+class State(Lookups[Unit, Leader, SideState]):
+    """A whole game position (see the module docstring); look-ups in engine.cc.lookups."""
+
+    DEFAULTS: ClassVar[Mapping[str, Any]] = DEFAULT_OPTIONS
 
     game_id: str
     name: str
@@ -182,50 +180,12 @@ class State:
     marks: Mapping[str, Any] = field(default_factory=dict)  # objective and special bookkeeping
     tables_sha256: str = ""  # SHA-256 of the rules tables the game is played with
 
-    # --- look-ups (read-only helpers used everywhere) ----------------------
-    def terrain_at(self, h: Hex) -> str:
-        for th, name in self.terrain:
-            if th == h:
-                return name
-        return "clear"
-
     def fortified_sides(self, h: Hex) -> tuple[Hex, ...]:
         """The neighbours of ``h`` across its fortified hexsides (§23.5; empty if none)."""
         for fh, ns in self.fortified:
             if fh == h:
                 return ns
         return ()
-
-    def option(self, name: str) -> Any:
-        return self.options.get(name, DEFAULT_OPTIONS.get(name))
-
-    def unit(self, uid: str) -> Unit:
-        for u in self.units:
-            if u.id == uid:
-                return u
-        raise KeyError(uid)
-
-    def unit_at(self, h: Hex) -> Unit | None:
-        for u in self.units:
-            if u.hex == h:
-                return u
-        return None
-
-    def leader(self, name: str) -> Leader:
-        key = name_key(name)
-        for ld in self.leaders:
-            if name_key(ld.name) == key:
-                return ld
-        raise KeyError(name)
-
-    def leader_at(self, h: Hex) -> Leader | None:
-        for ld in self.leaders:
-            if ld.hex == h:
-                return ld
-        return None
-
-    def side(self, side: str) -> SideState:
-        return self.sides[side]
 
     def with_side(self, side: str, **changes: Any) -> State:
         sides = dict(self.sides)
