@@ -7,11 +7,11 @@ move them, so a :class:`Roster` keeps a hex index it rebuilds lazily after a pie
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from engine.hexgrid import Hex
 
-__all__ = ["GameOver", "Roster", "tell_roster"]
+__all__ = ["GameOver", "Placed", "Roster", "tell_roster"]
 
 
 class _Placed(Protocol):
@@ -27,7 +27,7 @@ class Roster(dict[str, _P], Generic[_P]):
     Look-ups by hex are the rules' hottest path; a scan of every piece per
     look-up cost about a third of a random game. A piece added with
     ``roster[id] = piece`` tells the roster when its ``hex`` changes (see
-    :meth:`WUnit.__setattr__`), so rules keep assigning ``u.hex`` directly.
+    :class:`Placed`), so rules keep assigning ``u.hex`` directly.
     Where two pieces share a hex the first added wins, as the scan did.
     """
 
@@ -61,6 +61,15 @@ def tell_roster(piece: object) -> None:
     roster = piece.__dict__.get("_roster")
     if roster is not None:
         roster.moved()
+
+
+class Placed:
+    """A mutable piece a :class:`Roster` holds: assigning its ``hex`` tells the roster."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "hex":
+            tell_roster(self)
 
 
 class GameOver(Exception):

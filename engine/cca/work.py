@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Roster, tell_roster
+from engine.cc.roster import GameOver, Placed, Roster
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import ALIASES, TerrainSpec, mover_kind
 from engine.cca.units import UnitSpec
@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - until engine/dice.py lands
 
 
 @dataclass
-class WUnit:
+class WUnit(Placed):
     """A unit being resolved (mutable)."""
 
     id: str
@@ -46,11 +46,6 @@ class WUnit:
     tags: tuple[str, ...]
     spec: UnitSpec = field(compare=False, repr=False)  # its row of the game's unit table
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name == "hex":
-            tell_roster(self)
-
     def gone(self) -> bool:
         """True once the unit has left the board (a method, so type narrowing never sticks)."""
         return self.hex is None
@@ -61,17 +56,12 @@ class WUnit:
 
 
 @dataclass
-class WLeader:
+class WLeader(Placed):
     """A leader being resolved (mutable)."""
 
     name: str
     side: str
     hex: Hex | None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name == "hex":
-            tell_roster(self)
 
 
 @dataclass

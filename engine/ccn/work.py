@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Roster, tell_roster
+from engine.cc.roster import GameOver, Placed, Roster
 from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
 from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
@@ -41,7 +41,7 @@ def tables_sha256(t: CcnTables) -> str:
 
 
 @dataclass
-class WUnit:
+class WUnit(Placed):
     """A unit being resolved (mutable; the rules' ``UnitLike``)."""
 
     id: str
@@ -54,11 +54,6 @@ class WUnit:
     square: bool
     tags: tuple[str, ...]
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name == "hex":
-            tell_roster(self)
-
     def gone(self) -> bool:
         """True once the unit has left the board (a method, so type narrowing never sticks)."""
         return self.hex is None
@@ -70,18 +65,13 @@ class WUnit:
 
 
 @dataclass
-class WLeader:
+class WLeader(Placed):
     """A leader being resolved (mutable; the rules' ``LeaderLike``)."""
 
     name: str
     side: str
     hex: Hex | None
     nation: str = ""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name == "hex":
-            tell_roster(self)
 
 
 @dataclass
