@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from engine.cc.deal import deal_cards, merged_options
 from engine.cca.cards import CARDS, DECK
 from engine.cca.orders import Submission
 from engine.cca.position import load_position, write_position
@@ -82,12 +83,9 @@ class CCASystem:
         rng: Randomness | None = None,
     ) -> Dealt:
         """:meth:`new_game`, with the piles before the deal and the cards it moved."""
-        opts = dict(position.options)
-        for k, v in (options or {}).items():
-            if k not in DEFAULT_OPTIONS:
-                raise ValueError(f"unknown option {k!r}: known {sorted(DEFAULT_OPTIONS)}")
-            opts[k] = v
-        state = replace(position, options=opts)
+        state = replace(
+            position, options=merged_options(position.options, options, DEFAULT_OPTIONS)
+        )
         for sp in state.specials:  # a hand schedule sets the first turn's hand size
             if sp.rule == "hand-schedule" and sp.params.get("sizes") and state.deck_random:
                 side = str(sp.params["side"])
@@ -96,18 +94,11 @@ class CCASystem:
         setup = CardPiles(state.deck, state.discard, {s: state.sides[s].hand for s in SIDES})
         moves: list[CardMove] = []
         if state.deck_random:
-            deck = list(state.deck)
-            if rng is not None:
-                moves.append(CardMove("shuffle", pile="deck"))
-                order = rng.permutation(len(deck), "shuffle the command deck")
-                deck = [deck[i] for i in order]
-            for side in SIDES:
-                s = state.sides[side]
-                need = max(0, s.command - len(s.hand))
-                state = state.with_side(side, hand=s.hand + tuple(deck[:need]))
-                moves += [CardMove("draw", side, card) for card in deck[:need]]
-                deck = deck[need:]
-            state = replace(state, deck=tuple(deck), deck_random=False)
+            room = {s: max(0, state.sides[s].command - len(state.sides[s].hand)) for s in SIDES}
+            deck, drawn, moves = deal_cards(state.deck, rng, room)
+            for side, cards in drawn.items():
+                state = state.with_side(side, hand=state.sides[side].hand + cards)
+            state = replace(state, deck=deck, deck_random=False)
         from engine.cca.policy import DEFAULT_STANDING  # noqa: PLC0415
 
         for side in SIDES:

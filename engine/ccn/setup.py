@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from engine.cc.deal import deal_cards, merged_options
 from engine.ccn.cards import DECK
 from engine.ccn.policy import DEFAULT_STANDING
 from engine.ccn.state import (
@@ -131,27 +132,18 @@ def deal(
 ) -> Dealt:
     """:func:`new_game`, with the piles before the deal and the cards it moved (the audit
     record's card log, docs/audit.md)."""
-    opts = dict(position.options)
-    for k, v in (options or {}).items():
-        if k not in DEFAULT_OPTIONS:
-            raise ValueError(f"unknown option {k!r}: known {sorted(DEFAULT_OPTIONS)}")
-        opts[k] = v
-    state = replace(position, options=opts)
+    state = replace(position, options=merged_options(position.options, options, DEFAULT_OPTIONS))
     setup = CardPiles(state.deck, state.discard, {s: state.sides[s].hand for s in SIDES})
     moves: list[CardMove] = []
     if state.deck_random:
-        deck = list(state.deck)
-        if rng is not None:
-            moves.append(CardMove("shuffle", pile="deck"))
-            order = rng.permutation(len(deck), "shuffle the command deck")
-            deck = [deck[i] for i in order]
-        for side in SIDES:
-            s = state.sides[side]
-            need = max(0, s.command - len(s.hand) - len(s.squares))
-            state = state.with_side(side, hand=s.hand + tuple(deck[:need]))
-            moves += [CardMove("draw", side, card) for card in deck[:need]]
-            deck = deck[need:]
-        state = replace(state, deck=tuple(deck), deck_random=False)
+        sides = state.sides
+        # a square's chart card stays out of the hand it was taken from (§21.4)
+        room = {s: max(0, sides[s].command - len(sides[s].hand) - len(sides[s].squares))
+                for s in SIDES}  # fmt: skip
+        deck, drawn, moves = deal_cards(state.deck, rng, room)
+        for side, cards in drawn.items():
+            state = state.with_side(side, hand=state.sides[side].hand + cards)
+        state = replace(state, deck=deck, deck_random=False)
     for side in SIDES:
         if not state.sides[side].standing:
             state = state.with_side(side, standing=DEFAULT_STANDING)
