@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import io
 import math
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from pbem.archive.stats import FaceReport, LuckReport
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["faces_png", "luck_png"]
 
@@ -23,6 +24,8 @@ _FLAGGED = "#d35400"
 
 
 def _png(fig: Figure) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415 - heavy
+
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=80, metadata={"Software": None})
@@ -32,6 +35,8 @@ def _png(fig: Figure) -> bytes:
 def faces_png(faces: tuple[FaceReport, ...], title: str) -> bytes:
     """Bars of each face's count, the fair expectation as a line with its ±2σ band."""
     shown = [f for f in faces if f.n] or list(faces[:1])
+    from matplotlib.figure import Figure  # noqa: PLC0415 - heavy: only when a plot is drawn
+
     fig = Figure(figsize=(6.0, 2.6 * max(1, len(shown))), layout="constrained")
     for i, rep in enumerate(shown, 1):
         ax = fig.add_subplot(len(shown), 1, i)
@@ -61,6 +66,8 @@ def luck_png(series: dict[str, LuckReport], title: str) -> bytes:
 
     The most extreme run of each line is drawn thicker.
     """
+    from matplotlib.figure import Figure  # noqa: PLC0415 - heavy: only when a plot is drawn
+
     fig = Figure(figsize=(6.0, 2.8), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     ax.axhline(0.0, color="#555555", linewidth=0.8)

@@ -26,8 +26,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from scipy import stats as sps
-
 __all__ = [
     "ALPHA",
     "MIN_EXPECTED",
@@ -187,6 +185,8 @@ def _face_report(die: str, faces: tuple[str, ...], counts: Counter[str]) -> Face
     expected = n / len(faces) if faces else 0.0
     if n == 0 or len(faces) < 2:
         return FaceReport(die, faces, tuple(observed), expected, 0.0, 1.0, False)
+    from scipy import stats as sps  # noqa: PLC0415 - heavy: only when a report is computed
+
     result = sps.chisquare(observed)
     return FaceReport(
         die,
@@ -228,6 +228,8 @@ def _luck(throws: Sequence[ThrowScore]) -> LuckReport:
     expected = sum(t.expected for t in throws)
     var = sum(t.variance for t in throws)
     z = (hits - expected) / math.sqrt(var) if var > 0 else 0.0
+    from scipy import stats as sps  # noqa: PLC0415 - heavy: only when a report is computed
+
     p = float(2.0 * sps.norm.sf(abs(z))) if var > 0 else 1.0
     cumulative, total = [], 0.0
     for t in throws:
