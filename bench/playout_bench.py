@@ -11,7 +11,8 @@ comparison inside one run means anything):
   autoplayer's ``play_game`` for the others.
 - ``playout``: the system's playout (:mod:`engine.core.playout`): random
   actions applied directly, the fast stream (``FastRandomness``) for choices
-  and dice, ``rollout`` from the dealt game to its end.
+  and dice, from the dealt game to its end (a whole turn at a time where the
+  playout offers ``play_turn``; "epochs" counts its orders and answers).
 
     python bench/playout_bench.py --games 20 --rounds 3
     python bench/playout_bench.py --systems cca --scenarios cca/001,cca/007 --modes mail
@@ -81,10 +82,15 @@ def _playout_game(system: Any, position: Any, seed: bytes) -> tuple[Any, int]:
     dealt = system.new_game(position, None, EpochDice("g", 0, None, b"\0" * 32, deck=deck))
     rng = FastRandomness(seed)
     ps = po.start(dealt)
+    turn = getattr(po, "play_turn", None)
     epochs = 0
     while not po.is_over(ps) and epochs < 2400:
-        ps = po.apply(ps, po.random_action(ps, rng), rng)
-        epochs += 1
+        if turn is not None:  # a whole turn at once: its questions answered on the spot
+            ps, done = turn(ps, rng)
+            epochs += len(done)
+        else:
+            ps = po.apply(ps, po.random_action(ps, rng), rng)
+            epochs += 1
     return po.game_state(ps), epochs
 
 

@@ -45,6 +45,14 @@ _NOTATION = re.compile(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$")
 _DIRECTIONS: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
 
 
+_LINES: dict[tuple[int, int, int, int], tuple[tuple[Hex, ...], ...]] = {}
+"""Lines drawn so far (:meth:`Hex.line_to`), by the two hexes' coordinates."""
+
+_SHAPES: dict[tuple[str, int, int], object] = {}
+"""Each board shape's hexes, hex set and neighbours, computed once per shape (a state
+loaded from JSON makes a new :class:`Board`; its geometry is the same)."""
+
+
 class HexNotationError(ValueError):
     """A hex name that cannot be read, or a hex that is not on the board."""
 
@@ -161,8 +169,20 @@ class Hex:
         Each step is a tuple of one hex, or of two hexes where the line runs
         exactly along their shared edge (a tie). The first step is ``(self,)``
         and the last ``(other,)``. Exact rational arithmetic: no floats, so
-        the result is the same on every machine.
+        the result is the same on every machine. Lines are kept once drawn
+        (they depend on the two hexes only; line of sight asks for the same
+        ones all game long).
         """
+        key = (self.x, self.y, other.x, other.y)
+        line = _LINES.get(key)
+        if line is None:
+            line = self._line_to(other)
+            if len(_LINES) >= 65536:
+                _LINES.clear()
+            _LINES[key] = line
+        return line
+
+    def _line_to(self, other: Hex) -> tuple[tuple[Hex, ...], ...]:
         n = self.distance(other)
         if n == 0:
             return ((self,),)
@@ -191,15 +211,23 @@ class Board:
     @cached_property
     def hexes(self) -> tuple[Hex, ...]:
         """Every hex, row by row from South's baseline, left to right."""
-        out: list[Hex] = []
-        for row in range(1, self.deep + 1):
-            count = self.wide if row % 2 else self.wide - 1
-            out.extend(Hex.from_offset(c, row) for c in range(count))
-        return tuple(out)
+        key = ("hexes", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            out: list[Hex] = []
+            for row in range(1, self.deep + 1):
+                count = self.wide if row % 2 else self.wide - 1
+                out.extend(Hex.from_offset(c, row) for c in range(count))
+            got = _SHAPES[key] = tuple(out)
+        return got  # type: ignore[return-value]
 
     @cached_property
     def _hexset(self) -> frozenset[Hex]:
-        return frozenset(self.hexes)
+        key = ("hexset", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            got = _SHAPES[key] = frozenset(self.hexes)
+        return got  # type: ignore[return-value]
 
     def __contains__(self, h: object) -> bool:
         return h in self._hexset
@@ -234,7 +262,13 @@ class Board:
     @cached_property
     def _adjacent(self) -> dict[Hex, tuple[Hex, ...]]:
         # Rules ask for neighbours in their inner loops (reach, supports).
-        return {h: tuple(n for n in h.neighbours() if n in self) for h in self.hexes}
+        key = ("adjacent", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            got = _SHAPES[key] = {
+                h: tuple(n for n in h.neighbours() if n in self) for h in self.hexes
+            }
+        return got  # type: ignore[return-value]
 
     def neighbours(self, h: Hex) -> tuple[Hex, ...]:
         """Neighbours of ``h`` that are on the board."""

@@ -171,3 +171,29 @@ def test_determinize_keeps_what_the_side_sees_and_ignores_where_hidden_cards_lie
     alt = po.start(system.from_json(json.dumps(swapped)))
     again = po.game_state(po.determinize(alt, side, FastRandomness(5)))
     assert system.to_json(again) == system.to_json(system.from_json(json.dumps(got)))
+
+
+@pytest.mark.parametrize("scenario", ["cca/001-akragas.toml", "cca/007-cannae.toml"])
+def test_a_playout_turn_mailed_action_by_action_reaches_the_same_state(scenario: str) -> None:
+    """A turn planned while it is played, its questions answered on the spot (no replay),
+    gives the state that mailing its orders and answers gives, dice from one stream."""
+    system = get_system("cca")
+    po: Any = playout_for(system)
+    for i in range(3):
+        seed = f"turn-{i}".encode()
+        state, _ = _new_game(system, scenario, seed)
+        ps = po.start(state)
+        choices, dice_p, dice_m = FastRandomness(seed), FastRandomness(b"d"), FastRandomness(b"d")
+        answers = 0
+        for _ in range(200):
+            if po.is_over(ps):
+                break
+            ps, actions = po.play_turn(ps, choices, dice_p)
+            assert actions[0].kind == "orders" or system.prompt(state).kind == "question"
+            for a in actions:
+                sub = system.parse_orders(state, a.side, po.text(ps, a))
+                state = system.resolve(state, sub, dice_m).state
+                answers += a.kind == "answer"
+            assert system.to_json(po.game_state(ps)) == system.to_json(state)
+        assert po.is_over(ps) and system.prompt(state).kind == "over"
+        assert answers > 0

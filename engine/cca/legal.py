@@ -41,8 +41,14 @@ def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
     """Hexes ``u`` may close-combat (adjacent) or fire at (range and sight): enemy units
     and lone enemy leaders (§8.7, §9.1, §16.3)."""
     assert u.hex is not None
+    here = u.hex
+    board = w.state.board
+    # Only a hex holding a piece can be a target: those, in the board's order.
+    held = {p.hex for p in w.units.values() if p.hex is not None}
+    held.update(ld.hex for ld in w.leaders.values() if ld.hex is not None)
+    most = 0 if close else fire_range(w, u)
     out = []
-    for h in w.state.board.hexes:
+    for h in sorted((h for h in held if h in board), key=lambda h: (h.y, h.x)):
         e = w.unit_at(h)
         ld = w.leader_at(h)
         enemy = (e is not None and e.side != u.side) or (
@@ -50,10 +56,8 @@ def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
         )
         if not enemy:
             continue
-        d = u.hex.distance(h)
-        if (close and d == 1) or (
-            not close and 2 <= d <= fire_range(w, u) and los_clear(w, u.hex, h)
-        ):
+        d = here.distance(h)
+        if (close and d == 1) or (not close and 2 <= d <= most and los_clear(w, here, h)):
             out.append(str(h))
     return tuple(out)
 

@@ -125,6 +125,29 @@ def end_rule(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
     return f"warriors moving {moved} hexes {WARRIORS_MUST_CLOSE}"
 
 
+def _steps(w: Work, u: WUnit, start: Hex, n: Hex, *, d: int, max_steps: int) -> tuple[bool, bool]:
+    """:func:`step_rule` for ending on ``n`` after ``d`` steps, and for passing through it.
+
+    The same rule, asked once for both (the search's inner loop): entering at
+    all, then a friendly unit (only light foot passing through under LT or
+    MFM), a lone friendly leader (a unit entering it stops; one with a leader
+    may not), Stop terrain (ends a move).
+    """
+    if _can_enter(w, u, start, n) is not None:
+        return False, False
+    friend = w.unit_at(n)
+    other = friend is not None and friend is not u
+    lone = w.leader_at(n)
+    att = w.attached(u)
+    joins = lone is not None and not other and lone is not att
+    end_ok = not other and not (joins and att is not None)
+    if d >= max_steps or joins:
+        return end_ok, False
+    if other and not _through_friends(w, u, d + 1):
+        return end_ok, False
+    return end_ok, mover_kind(u.spec) not in w.terrain(n).stop
+
+
 def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
     """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order)."""
     assert u.hex is not None
@@ -139,8 +162,7 @@ def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
                 if n in seen:
                     continue
                 p = (*path, n)
-                end_ok = step_rule(w, u, start, n, True, d) is None
-                pass_ok = d < max_steps and step_rule(w, u, start, n, False, d + 1) is None
+                end_ok, pass_ok = _steps(w, u, start, n, d=d, max_steps=max_steps)
                 if end_ok or pass_ok:
                     seen.add(n)
                 if end_ok:
@@ -193,8 +215,12 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...], off: bool = False) -> None
         ld.hex = u.hex
     w.moved[u.id] = w.moved.get(u.id, 0) + len(path)
     if path:
-        w.log("move", f"{u.side} {u.type} moves {start} > " + " > ".join(map(str, path)),
-              unit=u.id, path=[str(start), *map(str, path)])
+        w.log(
+            "move",
+            f"{u.side} {u.type} moves {start} > " + " > ".join(map(str, path)),
+            unit=u.id,
+            path=[str(start), *map(str, path)],
+        )
     joined = w.leader_at(u.hex)
     if ld is None and joined is not None and joined.side == u.side and path:
         w.log("attach", f"leader {joined.name} joins the {u.type} in {u.hex}", leader=joined.name)
@@ -218,9 +244,7 @@ def leader_allowance(w: Work, ld: WLeader) -> int:
     return most if leave is None else min(most, leave)
 
 
-def leader_step_rule(
-    w: Work, ld: WLeader, start: Hex, h: Hex, last: bool
-) -> str | None:
+def leader_step_rule(w: Work, ld: WLeader, start: Hex, h: Hex, last: bool) -> str | None:
     """Why a lone leader may not enter ``h`` (``last``: its move ends there), §7.3, §16.6.
 
     The one rule behind both :func:`leader_reach` and :func:`check_leader_path`.
@@ -295,8 +319,12 @@ def do_leader_move(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> None:
     start = ld.hex
     ld.hex = path[-1] if path else start
     if path:
-        w.log("move", f"{ld.side} leader {ld.name} moves {start} > " + " > ".join(map(str, path)),
-              leader=ld.name, path=[str(start), *map(str, path)])
+        w.log(
+            "move",
+            f"{ld.side} leader {ld.name} moves {start} > " + " > ".join(map(str, path)),
+            leader=ld.name,
+            path=[str(start), *map(str, path)],
+        )
     host = w.unit_at(ld.hex)
     if path and host is not None and host.side == ld.side:
         w.log("attach", f"leader {ld.name} joins the {host.type} in {ld.hex}", leader=ld.name)

@@ -1,17 +1,326 @@
-"""The Ancients playout (:mod:`engine.core.playout`)."""
+"""The Ancients playout (:mod:`engine.core.playout`): a random turn planned on the board it moves.
+
+The mail path's random player plans a turn on one working copy, writes it as
+text, and the engine checks the text on a second copy and resolves it on a
+third (each computing every unit's reach again); an answer replays the turn.
+A playout turn (:meth:`AncientsPlayout.play_turn`) is planned and resolved on
+one working copy: the card, what it orders (checked by the rules' own
+:func:`~engine.cca.ordering.order_units`), each move chosen from the unit's
+reach and carried out at once, the battles chosen on the board after the
+moves (before any die, as a mail would write them), then resolved by the
+rules' own code; questions are answered at random on the spot, so nothing is
+replayed. The orders written down (:class:`~engine.cca.orders.Submission`)
+and the answers are returned as actions: mailed with the same dice they give
+the same state (``tests/test_playout.py``).
+
+Orders as actions (:meth:`~AncientsPlayout.random_action`,
+``legal_actions``) are planned the same way on a copy that rolls no dice (as
+the orders check does), and :meth:`~AncientsPlayout.apply` resolves them
+without checking them again or going through text.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+from engine.cc.decide import Decider
 from engine.cc.playout import CCPlayout
+from engine.cc.roster import GameOver
+from engine.cca import combat, movement
+from engine.cca.autoplay import _effective_card, _own_refs
+from engine.cca.ordering import order_units
+from engine.cca.orders import Action as Line
+from engine.cca.orders import Ref, Submission
+from engine.cca.policy import DEFAULT_STANDING, parse_policy
+from engine.cca.state import State
+from engine.cca.work import Work, WUnit
+from engine.core.api import Question
+from engine.core.playout import Action, FastRandomness
+from engine.core.replay import AnswerBook
+from engine.hexgrid import Hex
+from engine.randomness import Randomness, ScriptedDice
 
 __all__ = ["AncientsPlayout"]
 
 
+class _Unplannable(Exception):
+    """The planner found no orders it could write (the mail path's random player takes over)."""
+
+
+class _RandomBook(AnswerBook):
+    """Answers every question at once, at random (the default one time in five)."""
+
+    def __init__(self, rng: FastRandomness) -> None:
+        super().__init__(())
+        self.rng = rng
+        self.given: list[tuple[str, str]] = []
+
+    def next_answer(self, question: Question) -> str:
+        answers = question.answers
+        if not answers or self.rng.below(100) < 20:
+            ans = question.default
+        else:
+            ans = answers[self.rng.below(len(answers))]
+        self.given.append((question.side, ans))
+        return ans
+
+
+_POLICIES: dict[str, Any] = {}
+
+
+def _policies(state: State) -> dict[str, Any]:
+    """Each side's standing orders over the defaults (parsed once per text)."""
+    out = {}
+    for side, v in state.sides.items():
+        text = v.standing
+        pol = _POLICIES.get(text)
+        if pol is None:
+            pol = parse_policy(DEFAULT_STANDING).merged(parse_policy(text))
+            if len(_POLICIES) < 256:
+                _POLICIES[text] = pol
+        out[side] = pol
+    return out
+
+
+_LINES = ("",) * 64
+"""Quotes for problems the planner drops (never shown)."""
+
+
+def _order(w: Work, side: str, state: State, rng: FastRandomness) -> Submission:
+    """Choose a card and what it orders; leave the ordered units marked on ``w``."""
+    hand = list(state.sides[side].hand)
+    playable = [c for c in hand if c != "FS"] or hand
+    order = rng.permutation(len(playable))
+    for i in order:
+        code = playable[i]
+        refs = _own_refs(state, side, _effective_card(state, code), rng)
+        for _ in range(12):
+            sub = Submission(
+                game=state.game_id, turn=state.turn, side=side, card=code,
+                orders=tuple(_ref(r) for r in refs), card_line=4,
+                order_lines=tuple(range(5, 5 + len(refs))), lines=_LINES[: 5 + len(refs)],
+                card_title=state.tables.cards[code].name if code in state.tables.cards else code,
+            )  # fmt: skip
+            problems = order_units(w, side, sub, validating=True)
+            if not problems:
+                return sub
+            bad = {p.line for p in problems if p.line > 0}
+            if not bad or 4 in bad or not refs:
+                break
+            refs = [r for n, r in enumerate(refs, 5) if n not in bad]
+    raise _Unplannable(f"no card of {hand} can be played")
+
+
+def _ref(text: str) -> Ref:
+    if text.lower().startswith("leader "):
+        return Ref(leader=text.split(" ", 1)[1])
+    return Ref(hex=Hex.parse(text))
+
+
+def _moves(w: Work, side: str, rng: FastRandomness, lines: list[Line]) -> list[Line]:
+    """Move ordered units (three in four) toward the enemy, carried out on ``w`` at once;
+    each move is added to ``lines`` before it is made (it may end the battle)."""
+    if w.effect in ("CS", "DS"):
+        return lines
+    ordered = [u for u in w.units.values() if u.id in w.ordered and u.hex is not None]
+    for i in rng.permutation(len(ordered)):
+        u = ordered[i]
+        if u.hex is None or u.id in w.pinned or rng.below(100) >= 75:
+            continue
+        dests = movement.reach(w, u)
+        choices = sorted(h for h in dests if h != u.hex)
+        if not choices:
+            continue
+        to = _toward(w, side, choices, rng)
+        lines.append(Line("move", Ref(hex=u.hex), to=to))
+        movement.do_move(w, u, dests[to])
+    return lines
+
+
+def _toward(w: Work, side: str, choices: list[Hex], rng: FastRandomness) -> Hex:
+    """Mostly a hex nearest the enemy (random games should fight), sometimes any hex."""
+    enemies = [(e.hex.x, e.hex.y) for e in w.units.values() if e.hex is not None and e.side != side]
+    if not enemies or rng.below(100) < 30:
+        return choices[rng.below(len(choices))]
+    best: list[Hex] = []
+    low = 1 << 30
+    for h in choices:
+        x, y = h.x, h.y
+        gap = 1 << 30
+        for ex, ey in enemies:
+            dx, dy = abs(x - ex), abs(y - ey)
+            d = dy + (dx - dy) // 2 if dx > dy else dy
+            if d < gap:  # noqa: PLR1730 - min() costs a call in the inner loop
+                gap = d
+        if gap < low:
+            low, best = gap, [h]
+        elif gap == low:
+            best.append(h)
+    return best[rng.below(len(best))]
+
+
+def _battles(w: Work, side: str, rng: FastRandomness) -> list[Line]:
+    """Battle lines on the board after the moves, each one the orders check accepts."""
+    from engine.cca.legal import targets  # noqa: PLC0415
+    from engine.cca.validate import _dice_against  # noqa: PLC0415
+
+    lines: list[Line] = []
+    eff = w.effect
+    close_ok = eff not in ("MFM", "DS")
+    fire_ok = eff not in ("CS", "DT", "CH")
+    ordered = [u for u in w.units.values() if u.id in w.ordered and u.hex is not None]
+    must: list[WUnit] = []
+    for i in rng.permutation(len(ordered)):
+        u = ordered[i]
+        assert u.hex is not None
+        need = u.spec.must_melee_after
+        forced = bool(need) and w.moved.get(u.id, 0) >= need
+        if movement.moved_too_far_to_battle(w, u):
+            if forced:
+                must.append(u)
+            continue
+        adjacent = bool(w.enemy_units_adjacent(u))
+        if adjacent or forced:
+            if close_ok and (forced or rng.below(100) < 85):
+                legal = targets(w, u, True)
+                if legal:
+                    line = Line("attack", Ref(hex=u.hex), target=_hex(legal[rng.below(len(legal))]))
+                    if _dice_against(w, u, line) >= 1:
+                        lines.append(line)
+                        continue
+            if forced:
+                must.append(u)
+            continue
+        if not fire_ok or combat.fire_range(w, u) <= 0:
+            continue
+        legal = targets(w, u, False)
+        shots = 2 if eff == "DS" else 1
+        for _ in range(shots):
+            if legal and rng.below(100) < 85:
+                line = Line("fire", Ref(hex=u.hex), target=_hex(legal[rng.below(len(legal))]))
+                if _dice_against(w, u, line) >= 1:
+                    lines.append(line)
+    if must:
+        raise _Unplannable("warriors that moved must attack and cannot")
+    return lines
+
+
+def _hex(text: str) -> Hex:
+    return Hex.parse(text)
+
+
+class _Plan:
+    """A turn's moves and battles chosen at random while it is played (a :class:`TurnPlan`)."""
+
+    def __init__(self, rng: FastRandomness, sub: Submission) -> None:
+        self.rng = rng
+        self.sub = sub
+        self.moved: list[Line] = []
+
+    def moves(self, w: Work, side: str) -> list[Line]:
+        return _moves(w, side, self.rng, self.moved)
+
+    def battles(self, w: Work, side: str) -> list[Line]:
+        return _battles(w, side, self.rng)
+
+    def written(self, sub: Submission) -> None:
+        self.sub = sub
+
+
 class AncientsPlayout(CCPlayout):
-    """The ``playout`` capability of C&C Ancients."""
+    """The ``playout`` capability of C&C Ancients (see the module docstring)."""
 
     def __init__(self) -> None:
         from engine.cca.autoplay import _Random  # noqa: PLC0415 - the system loads this lazily
         from engine.cca.system import SYSTEM  # noqa: PLC0415
 
         super().__init__(SYSTEM, _Random())
+
+    def play_turn(
+        self, ps: State, rng: FastRandomness, dice: Randomness | None = None
+    ) -> tuple[State, list[Action]]:
+        """A whole random turn (orders and every answer it asks for); the actions taken.
+
+        Choices come from ``rng``, dice from ``dice`` (``rng`` if None). A state
+        waiting for an answer is answered first (at random); an ended game is
+        returned as it is. Mailing the actions in order, every epoch rolling
+        from one stream that continues (``dice``), reaches the same state.
+        """
+        from engine.cca.turn import play_planned  # noqa: PLC0415
+
+        roll = rng if dice is None else dice
+        done: list[Action] = []
+        while ps.pending is not None and ps.result is None:
+            a = self.random_action(ps, rng)
+            ps = self.apply(ps, a, roll)
+            done.append(a)
+            if ps.pending is None:
+                return ps, done
+        if ps.result is not None:
+            return ps, done
+        side = ps.to_move
+        book = _RandomBook(rng)
+        w = Work.start(ps, roll, Decider(_policies(ps), book))
+        try:
+            sub = _order(w, side, ps, rng)
+        except _Unplannable:
+            return self._by_mail(ps, rng, roll, done)
+        plan = _Plan(rng, sub)
+        try:
+            final = play_planned(w, side, sub, plan)
+        except GameOver as over:
+            result = over.result
+            w.log("victory", "the battle is a draw" if result == "draw"
+                  else f"{result} wins the battle", result=result)  # fmt: skip
+            final = replace(w.freeze(), result=result, pending=None)
+            if plan.sub is sub:  # it ended during the moves: the moves made are the orders
+                first = 6 if sub.orders else 5
+                moved = tuple(replace(a, line=first + i) for i, a in enumerate(plan.moved))
+                plan.sub = replace(sub, actions=moved)
+        done.append(Action(side, "orders", plan.sub))
+        done += [Action(s, "answer", Submission(side=s, answer=a)) for s, a in book.given]
+        return final, done
+
+    def _by_mail(
+        self, ps: State, rng: FastRandomness, roll: Randomness, done: list[Action]
+    ) -> tuple[State, list[Action]]:
+        a = CCPlayout.random_action(self, ps, rng)
+        ps = self.apply(ps, a, roll)
+        done.append(a)
+        while ps.pending is not None and ps.result is None:
+            b = self.random_action(ps, rng)
+            ps = self.apply(ps, b, roll)
+            done.append(b)
+        return ps, done
+
+    def rollout(self, ps: Any, rng: FastRandomness, max_epochs: int = 2000) -> Any:
+        epochs = 0
+        while ps.result is None and epochs < max_epochs:
+            ps, acts = self.play_turn(ps, rng)
+            epochs += len(acts)
+        return ps
+
+    def _orders(self, ps: Any, side: str, rng: FastRandomness) -> Action:
+        """Random orders planned on a copy that rolls no dice, as the orders check does."""
+        w = Work.start(ps, ScriptedDice([]), Decider({}, AnswerBook(())))
+        w.simulate = True
+        try:
+            sub = _order(w, side, ps, rng)
+            moves = _moves(w, side, rng, [])
+            battles = _battles(w, side, rng)
+        except _Unplannable:
+            return super()._orders(ps, side, rng)
+        first = 6 if sub.orders else 5
+        lines = tuple(replace(a, line=first + i) for i, a in enumerate((*moves, *battles)))
+        return Action(side, "orders", replace(sub, actions=lines))
+
+    def _answers(self, ps: Any, q: Question) -> list[Action]:
+        return [Action(q.side, "answer", Submission(side=q.side, answer=a))
+                for a in (q.answers or (q.default,))]  # fmt: skip
+
+    def text(self, ps: Any, action: Action) -> str:
+        sub: Submission = action.payload
+        if sub.answer is not None:
+            return f"answer {sub.answer}\n"
+        return sub.notation()

@@ -11,6 +11,7 @@ the turn from its start (engine.core.replay) and goes on with fresh dice.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from engine.cc.decide import Decider
 from engine.cc.turnloop import StandingRules, resolve_turn
@@ -25,7 +26,7 @@ from engine.cca.work import Work, WUnit
 from engine.core.api import CardMove, Resolution
 from engine.randomness import Randomness
 
-__all__ = ["resolve"]
+__all__ = ["TurnPlan", "play_planned", "resolve"]
 
 
 class _Rules(StandingRules):
@@ -40,9 +41,23 @@ class _Rules(StandingRules):
 
     @staticmethod
     def play(w: Work, side: str, orders: str) -> State:
-        _turn(w, side, parse_submission(orders))
+        _turn(w, side, _parsed(orders))
         _end_of_turn(w, side)
         return _advance(w.freeze(), w, side)
+
+
+_PARSED: dict[str, Submission] = {}
+
+
+def _parsed(orders: str) -> Submission:
+    """The orders of a turn, parsed once (a turn's text is parsed again at every answer)."""
+    sub = _PARSED.get(orders)
+    if sub is None:
+        sub = parse_submission(orders)
+        if len(_PARSED) >= 512:
+            _PARSED.clear()
+        _PARSED[orders] = sub
+    return sub
 
 
 def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
@@ -50,7 +65,21 @@ def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution
     return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng)
 
 
-def _turn(w: Work, side: str, sub: Submission) -> None:
+class TurnPlan(Protocol):
+    """Orders chosen while the turn is played (a playout), instead of written beforehand.
+
+    ``moves`` chooses the moves and carries them out on the working copy;
+    ``battles`` then chooses the battle lines on the board after the moves,
+    before any die of a battle is rolled (as a mail would write them);
+    ``written`` is told the whole submission, as the turn's orders.
+    """
+
+    def moves(self, w: Work, side: str) -> list[Action]: ...
+    def battles(self, w: Work, side: str) -> list[Action]: ...
+    def written(self, sub: Submission) -> None: ...
+
+
+def _turn(w: Work, side: str, sub: Submission, plan: TurnPlan | None = None) -> None:
     code = sub.card
     assert code is not None
     w.log("card", f"{side} plays {w.state.tables.cards[code].name}", side=side, card=code)
@@ -67,11 +96,26 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
         w.la_section = ",".join(secs) if secs else None  # a line hex is in two sections
     names = [f"{u.type} {u.hex}" for u in w.units.values() if u.id in w.ordered]
     names += [f"leader {n}" for n in sorted(w.ordered_leaders)]
-    w.log("ordered", "ordered: " + (", ".join(names) or "nothing"),
-          units=sorted(w.ordered), leaders=sorted(w.ordered_leaders))
+    w.log(
+        "ordered",
+        "ordered: " + (", ".join(names) or "nothing"),
+        units=sorted(w.ordered),
+        leaders=sorted(w.ordered_leaders),
+    )
+    actions = sub.actions
+    todo = actions
+    if plan is not None:  # the moves are carried out as they are chosen
+        moves = plan.moves(w, side)
+        battles = plan.battles(w, side)
+        # Number the lines as the orders' text prints them (battles are bound by line).
+        head = (sub.game, sub.turn, sub.side, sub.card)
+        first = 1 + sum(x is not None for x in head) + (1 if sub.orders else 0)
+        actions = tuple(replace(a, line=first + i) for i, a in enumerate((*moves, *battles)))
+        todo = actions[len(moves) :]
+        plan.written(replace(sub, actions=actions))
     phase = 1
     bound: dict[int, tuple[WUnit | None, WUnit | None]] = {}
-    for a in sub.actions:
+    for a in todo:
         if a.verb == "enter":
             why = enter_step(w, side, a)
             if why:
@@ -85,7 +129,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
             continue
         if phase == 1:
             phase = 2
-            bound = _bind(w, sub.actions)
+            bound = _bind(w, actions)
             end_of_turn_specials(w)  # objectives are taken where moves end (hold-banner)
         _battle(w, a, bound.get(a.line, (None, None)))
     if w.card == "SP" or (w.card is not None and code == "SP"):
@@ -112,13 +156,13 @@ def _battle(w: Work, a: Action, bound: tuple[WUnit | None, WUnit | None]) -> Non
         w.log("moot", f"line {a.line}: {a.verb} skipped: the unit is gone", line=a.line)
         return
     if u.id not in w.ordered:
-        w.log("moot", f"line {a.line}: {a.verb} skipped: the {u.type} was not ordered",
-              line=a.line)
+        w.log("moot", f"line {a.line}: {a.verb} skipped: the {u.type} was not ordered", line=a.line)
         return
     assert a.target is not None
     if t is not None and t.hex != a.target:
-        w.log("moot", f"line {a.line}: {a.verb} skipped: the target has left {a.target}",
-              line=a.line)
+        w.log(
+            "moot", f"line {a.line}: {a.verb} skipped: the target has left {a.target}", line=a.line
+        )
         return
     if a.verb == "fire":
         fire(w, u, a.target, a)
@@ -173,3 +217,14 @@ def _advance(s: State, w: Work, side: str) -> State:
     s = s.with_side(side, turns=s.sides[side].turns + 1)
     return replace(s, to_move=other(side), turn=s.turn + 1, last_card=last)
 
+
+def play_planned(w: Work, side: str, sub: Submission, plan: TurnPlan) -> State:
+    """Play a turn whose card and orders are ``sub`` and whose actions ``plan`` chooses.
+
+    ``w`` was started on the state the turn starts from; questions go to its
+    decider (a playout answers them at once). Returns the state after the
+    turn; :class:`~engine.cc.roster.GameOver` ends the battle as in :func:`resolve`.
+    """
+    _turn(w, side, sub, plan)
+    _end_of_turn(w, side)
+    return _advance(w.freeze(), w, side)

@@ -106,8 +106,9 @@ class Work:
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
         w = cls(state=state, rng=rng, decider=decider, active=state.to_move)
         for u in state.units:
-            w.units[u.id] = WUnit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags,
-                                  state.tables.units[u.type])
+            w.units[u.id] = WUnit(
+                u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags, state.tables.units[u.type]
+            )
             w.start_hex[u.id] = u.hex
         for ld in state.leaders:
             w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex)
@@ -166,10 +167,16 @@ class Work:
         return h in self.state.board
 
     def unit_at(self, h: Hex | None) -> WUnit | None:
-        return None if h is None else self.units.at(h)
+        index = self.units._at  # the roster's hex index (rules' hottest look-up)
+        if index is None:
+            return None if h is None else self.units.at(h)
+        return None if h is None else index.get(h)
 
     def leader_at(self, h: Hex | None) -> WLeader | None:
-        return None if h is None else self.leaders.at(h)
+        index = self.leaders._at
+        if index is None:
+            return None if h is None else self.leaders.at(h)
+        return None if h is None else index.get(h)
 
     def attached(self, u: WUnit) -> WLeader | None:
         ld = self.leader_at(u.hex)
