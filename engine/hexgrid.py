@@ -114,8 +114,9 @@ class Hex:
         return (self.x - (self.y % 2)) // 2
 
     def __str__(self) -> str:
-        if 0 <= self.col < len(_LETTERS):
-            return f"{_LETTERS[self.col]}{self.row}"
+        col = (self.x - (self.y % 2)) // 2  # self.col, once (events print many hexes)
+        if 0 <= col < len(_LETTERS):
+            return f"{_LETTERS[col]}{self.y + 1}"
         return f"({self.x},{self.y})"
 
     def __repr__(self) -> str:

@@ -173,11 +173,21 @@ def test_determinize_keeps_what_the_side_sees_and_ignores_where_hidden_cards_lie
     assert system.to_json(again) == system.to_json(system.from_json(json.dumps(got)))
 
 
-@pytest.mark.parametrize("scenario", ["cca/001-akragas.toml", "cca/007-cannae.toml"])
-def test_a_playout_turn_mailed_action_by_action_reaches_the_same_state(scenario: str) -> None:
-    """A turn planned while it is played, its questions answered on the spot (no replay),
-    gives the state that mailing its orders and answers gives, dice from one stream."""
-    system = get_system("cca")
+TURNS = [
+    ("cca", "cca/001-akragas.toml"),
+    ("cca", "cca/007-cannae.toml"),
+    ("ccn", "ccn/001-rolica.toml"),
+]
+
+
+@pytest.mark.parametrize(("name", "scenario"), TURNS, ids=[t[1] for t in TURNS])
+def test_a_playout_turn_mailed_action_by_action_reaches_the_same_state(
+    name: str, scenario: str
+) -> None:
+    """A whole turn played at once, its questions answered on the spot (no replay; for
+    Ancients, planned while it is played), gives the state that mailing its orders and
+    then its answers gives, every epoch's dice from one stream."""
+    system = get_system(name)
     po: Any = playout_for(system)
     for i in range(3):
         seed = f"turn-{i}".encode()

@@ -23,9 +23,10 @@ from engine.cca.movement import leader_reach, reach
 from engine.cca.state import State
 from engine.cca.work import Work, WUnit
 from engine.core.replay import AnswerBook
+from engine.hexgrid import Hex
 from engine.randomness import ScriptedDice
 
-__all__ = ["legal_actions", "targets", "unit_options"]
+__all__ = ["legal_actions", "target_hexes", "targets", "unit_options"]
 
 
 def legal_actions(state: State, side: str, card: str | None = None) -> dict[str, Any]:
@@ -40,6 +41,11 @@ def legal_actions(state: State, side: str, card: str | None = None) -> dict[str,
 def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
     """Hexes ``u`` may close-combat (adjacent) or fire at (range and sight): enemy units
     and lone enemy leaders (§8.7, §9.1, §16.3)."""
+    return tuple(str(h) for h in target_hexes(w, u, close))
+
+
+def target_hexes(w: Work, u: WUnit, close: bool) -> list[Hex]:
+    """:func:`targets` as hexes, in the board's order."""
     assert u.hex is not None
     here = u.hex
     board = w.state.board
@@ -47,7 +53,7 @@ def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
     held = {p.hex for p in w.units.values() if p.hex is not None}
     held.update(ld.hex for ld in w.leaders.values() if ld.hex is not None)
     most = 0 if close else fire_range(w, u)
-    out = []
+    out: list[Hex] = []
     for h in sorted((h for h in held if h in board), key=lambda h: (h.y, h.x)):
         e = w.unit_at(h)
         ld = w.leader_at(h)
@@ -58,8 +64,8 @@ def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
             continue
         d = here.distance(h)
         if (close and d == 1) or (not close and 2 <= d <= most and los_clear(w, here, h)):
-            out.append(str(h))
-    return tuple(out)
+            out.append(h)
+    return out
 
 
 def unit_options(state: State, side: str, card: str | None) -> list[dict[str, Any]]:

@@ -125,50 +125,57 @@ def end_rule(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
     return f"warriors moving {moved} hexes {WARRIORS_MUST_CLOSE}"
 
 
-def _steps(w: Work, u: WUnit, start: Hex, n: Hex, *, d: int, max_steps: int) -> tuple[bool, bool]:
-    """:func:`step_rule` for ending on ``n`` after ``d`` steps, and for passing through it.
-
-    The same rule, asked once for both (the search's inner loop): entering at
-    all, then a friendly unit (only light foot passing through under LT or
-    MFM), a lone friendly leader (a unit entering it stops; one with a leader
-    may not), Stop terrain (ends a move).
-    """
-    if _can_enter(w, u, start, n) is not None:
-        return False, False
-    friend = w.unit_at(n)
-    other = friend is not None and friend is not u
-    lone = w.leader_at(n)
-    att = w.attached(u)
-    joins = lone is not None and not other and lone is not att
-    end_ok = not other and not (joins and att is not None)
-    if d >= max_steps or joins:
-        return end_ok, False
-    if other and not _through_friends(w, u, d + 1):
-        return end_ok, False
-    return end_ok, mover_kind(u.spec) not in w.terrain(n).stop
-
-
 def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
-    """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order)."""
+    """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order).
+
+    :func:`step_rule` for ending on a hex and for passing through it, asked once
+    for both and with what does not change during the search looked up once
+    (this is the rules' inner loop): entering at all (:func:`_can_enter`: the
+    board, impassable terrain, adjacent-start terrain, enemies), then a
+    friendly unit (only light foot pass through, under LT or a 2-hex MFM move),
+    a lone friendly leader (a unit entering it stops there; one that has a
+    leader may not), Stop terrain (ends a move).
+    """
     assert u.hex is not None
     start = u.hex
+    side = u.side
+    kind = mover_kind(u.spec)
+    att = w.attached(u)
+    board = w.state.board
+    units_at, leaders_at, terrain = w.unit_at, w.leader_at, w.terrain
+    through = {d: _through_friends(w, u, d + 1) for d in range(1, max_steps)}
     ends: dict[Hex, tuple[Hex, ...]] = {start: ()}
     seen = {start}
     frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(start, ())]
     for d in range(1, max_steps + 1):
         nxt: list[tuple[Hex, tuple[Hex, ...]]] = []
+        last = d >= max_steps
         for h, path in frontier:
-            for n in w.neighbours(h):
+            for n in board.neighbours(h):  # on the board, all of them
                 if n in seen:
                     continue
-                p = (*path, n)
-                end_ok, pass_ok = _steps(w, u, start, n, d=d, max_steps=max_steps)
+                ter = terrain(n)
+                if kind in ter.impassable or (
+                    kind in ter.enter_only_from_adjacent_start and not start.is_adjacent(n)
+                ):
+                    continue
+                friend = units_at(n)
+                if friend is not None and friend.side != side:
+                    continue
+                lone = leaders_at(n)
+                if lone is not None and lone.side != side:
+                    continue
+                other = friend is not None and friend is not u
+                joins = lone is not None and not other and lone is not att
+                end_ok = not other and not (joins and att is not None)
+                pass_ok = not (last or joins or (other and not through[d]) or kind in ter.stop)
                 if end_ok or pass_ok:
                     seen.add(n)
-                if end_ok:
-                    ends[n] = p
-                if pass_ok:
-                    nxt.append((n, p))
+                    p = (*path, n)
+                    if end_ok:
+                        ends[n] = p
+                    if pass_ok:
+                        nxt.append((n, p))
         frontier = nxt
     return ends
 

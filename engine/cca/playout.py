@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.playout import CCPlayout
+from engine.cc.playout import CCPlayout, RandomBook
 from engine.cc.roster import GameOver
 from engine.cca import combat, movement
 from engine.cca.autoplay import _effective_card, _own_refs
@@ -35,7 +35,6 @@ from engine.cca.orders import Ref, Submission
 from engine.cca.policy import DEFAULT_STANDING, parse_policy
 from engine.cca.state import State
 from engine.cca.work import Work, WUnit
-from engine.core.api import Question
 from engine.core.playout import Action, FastRandomness
 from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
@@ -46,24 +45,6 @@ __all__ = ["AncientsPlayout"]
 
 class _Unplannable(Exception):
     """The planner found no orders it could write (the mail path's random player takes over)."""
-
-
-class _RandomBook(AnswerBook):
-    """Answers every question at once, at random (the default one time in five)."""
-
-    def __init__(self, rng: FastRandomness) -> None:
-        super().__init__(())
-        self.rng = rng
-        self.given: list[tuple[str, str]] = []
-
-    def next_answer(self, question: Question) -> str:
-        answers = question.answers
-        if not answers or self.rng.below(100) < 20:
-            ans = question.default
-        else:
-            ans = answers[self.rng.below(len(answers))]
-        self.given.append((question.side, ans))
-        return ans
 
 
 _POLICIES: dict[str, Any] = {}
@@ -118,9 +99,16 @@ def _ref(text: str) -> Ref:
     return Ref(hex=Hex.parse(text))
 
 
-def _moves(w: Work, side: str, rng: FastRandomness, lines: list[Line]) -> list[Line]:
+def _first_line(sub: Submission) -> int:
+    """The line of the first move or battle in ``sub``'s text (after the header and order)."""
+    head = (sub.game, sub.turn, sub.side, sub.card)
+    return 1 + sum(x is not None for x in head) + (1 if sub.orders else 0)
+
+
+def _moves(w: Work, side: str, rng: FastRandomness, lines: list[Line], first: int) -> list[Line]:
     """Move ordered units (three in four) toward the enemy, carried out on ``w`` at once;
-    each move is added to ``lines`` before it is made (it may end the battle)."""
+    each move is added to ``lines`` (its line numbered from ``first``) before it is made
+    (it may end the battle)."""
     if w.effect in ("CS", "DS"):
         return lines
     ordered = [u for u in w.units.values() if u.id in w.ordered and u.hex is not None]
@@ -132,26 +120,43 @@ def _moves(w: Work, side: str, rng: FastRandomness, lines: list[Line]) -> list[L
         choices = sorted(h for h in dests if h != u.hex)
         if not choices:
             continue
-        to = _toward(w, side, choices, rng)
-        lines.append(Line("move", Ref(hex=u.hex), to=to))
+        to = _toward(w, u, choices, rng)
+        lines.append(Line("move", Ref(hex=u.hex), to=to, line=first + len(lines)))
         movement.do_move(w, u, dests[to])
     return lines
 
 
-def _toward(w: Work, side: str, choices: list[Hex], rng: FastRandomness) -> Hex:
+def _gap(x: int, y: int, ex: int, ey: int) -> int:
+    """Hex distance between doubled coordinates (:meth:`engine.hexgrid.Hex.distance`)."""
+    dx, dy = abs(x - ex), abs(y - ey)
+    return dy + (dx - dy) // 2 if dx > dy else dy
+
+
+def _toward(w: Work, u: WUnit, choices: list[Hex], rng: FastRandomness) -> Hex:
     """Mostly a hex nearest the enemy (random games should fight), sometimes any hex."""
-    enemies = [(e.hex.x, e.hex.y) for e in w.units.values() if e.hex is not None and e.side != side]
+    assert u.hex is not None
+    sx, sy = u.hex.x, u.hex.y
+    enemies = [
+        (_gap(sx, sy, e.hex.x, e.hex.y), e.hex.x, e.hex.y)
+        for e in w.units.values()
+        if e.hex is not None and e.side != u.side
+    ]
     if not enemies or rng.below(100) < 30:
         return choices[rng.below(len(choices))]
+    # Only an enemy within (nearest from the start + 2 * the move) can be nearest to a
+    # destination (the triangle inequality): the others are left out of the search.
+    radius = max(_gap(sx, sy, h.x, h.y) for h in choices)
+    bound = min(e[0] for e in enemies) + 2 * radius
+    near = [(ex, ey) for d, ex, ey in enemies if d <= bound]
     best: list[Hex] = []
     low = 1 << 30
     for h in choices:
         x, y = h.x, h.y
         gap = 1 << 30
-        for ex, ey in enemies:
+        for ex, ey in near:  # _gap, inlined: the planner's inner loop
             dx, dy = abs(x - ex), abs(y - ey)
             d = dy + (dx - dy) // 2 if dx > dy else dy
-            if d < gap:  # noqa: PLR1730 - min() costs a call in the inner loop
+            if d < gap:  # noqa: PLR1730 - min() costs a call here
                 gap = d
         if gap < low:
             low, best = gap, [h]
@@ -160,9 +165,10 @@ def _toward(w: Work, side: str, choices: list[Hex], rng: FastRandomness) -> Hex:
     return best[rng.below(len(best))]
 
 
-def _battles(w: Work, side: str, rng: FastRandomness) -> list[Line]:
-    """Battle lines on the board after the moves, each one the orders check accepts."""
-    from engine.cca.legal import targets  # noqa: PLC0415
+def _battles(w: Work, side: str, rng: FastRandomness, first: int) -> list[Line]:
+    """Battle lines on the board after the moves, each one the orders check accepts
+    (numbered from line ``first``)."""
+    from engine.cca.legal import target_hexes  # noqa: PLC0415
     from engine.cca.validate import _dice_against  # noqa: PLC0415
 
     lines: list[Line] = []
@@ -183,9 +189,10 @@ def _battles(w: Work, side: str, rng: FastRandomness) -> list[Line]:
         adjacent = bool(w.enemy_units_adjacent(u))
         if adjacent or forced:
             if close_ok and (forced or rng.below(100) < 85):
-                legal = targets(w, u, True)
+                legal = target_hexes(w, u, True)
                 if legal:
-                    line = Line("attack", Ref(hex=u.hex), target=_hex(legal[rng.below(len(legal))]))
+                    to = legal[rng.below(len(legal))]
+                    line = Line("attack", Ref(hex=u.hex), target=to, line=first + len(lines))
                     if _dice_against(w, u, line) >= 1:
                         lines.append(line)
                         continue
@@ -194,20 +201,17 @@ def _battles(w: Work, side: str, rng: FastRandomness) -> list[Line]:
             continue
         if not fire_ok or combat.fire_range(w, u) <= 0:
             continue
-        legal = targets(w, u, False)
+        legal = target_hexes(w, u, False)
         shots = 2 if eff == "DS" else 1
         for _ in range(shots):
             if legal and rng.below(100) < 85:
-                line = Line("fire", Ref(hex=u.hex), target=_hex(legal[rng.below(len(legal))]))
+                to = legal[rng.below(len(legal))]
+                line = Line("fire", Ref(hex=u.hex), target=to, line=first + len(lines))
                 if _dice_against(w, u, line) >= 1:
                     lines.append(line)
     if must:
         raise _Unplannable("warriors that moved must attack and cannot")
     return lines
-
-
-def _hex(text: str) -> Hex:
-    return Hex.parse(text)
 
 
 class _Plan:
@@ -216,13 +220,15 @@ class _Plan:
     def __init__(self, rng: FastRandomness, sub: Submission) -> None:
         self.rng = rng
         self.sub = sub
+        self.first = _first_line(sub)
         self.moved: list[Line] = []
+        self.ordered = False
 
     def moves(self, w: Work, side: str) -> list[Line]:
-        return _moves(w, side, self.rng, self.moved)
+        return _moves(w, side, self.rng, self.moved, self.first)
 
     def battles(self, w: Work, side: str) -> list[Line]:
-        return _battles(w, side, self.rng)
+        return _battles(w, side, self.rng, self.first + len(self.moved))
 
     def written(self, sub: Submission) -> None:
         self.sub = sub
@@ -234,8 +240,9 @@ class AncientsPlayout(CCPlayout):
     def __init__(self) -> None:
         from engine.cca.autoplay import _Random  # noqa: PLC0415 - the system loads this lazily
         from engine.cca.system import SYSTEM  # noqa: PLC0415
+        from engine.cca.turn import resolve  # noqa: PLC0415
 
-        super().__init__(SYSTEM, _Random())
+        super().__init__(SYSTEM, _Random(), resolve)
 
     def play_turn(
         self, ps: State, rng: FastRandomness, dice: Randomness | None = None
@@ -260,13 +267,15 @@ class AncientsPlayout(CCPlayout):
         if ps.result is not None:
             return ps, done
         side = ps.to_move
-        book = _RandomBook(rng)
+        book = RandomBook(rng)
         w = Work.start(ps, roll, Decider(_policies(ps), book))
         try:
             sub = _order(w, side, ps, rng)
         except _Unplannable:
             return self._by_mail(ps, rng, roll, done)
         plan = _Plan(rng, sub)
+        # The check marked the orders as resolution would, unless the card rolls for them.
+        plan.ordered = w.card not in ("SP", "RA")
         try:
             final = play_planned(w, side, sub, plan)
         except GameOver as over:
@@ -275,31 +284,16 @@ class AncientsPlayout(CCPlayout):
                   else f"{result} wins the battle", result=result)  # fmt: skip
             final = replace(w.freeze(), result=result, pending=None)
             if plan.sub is sub:  # it ended during the moves: the moves made are the orders
-                first = 6 if sub.orders else 5
-                moved = tuple(replace(a, line=first + i) for i, a in enumerate(plan.moved))
-                plan.sub = replace(sub, actions=moved)
+                plan.sub = replace(sub, actions=tuple(plan.moved))
         done.append(Action(side, "orders", plan.sub))
-        done += [Action(s, "answer", Submission(side=s, answer=a)) for s, a in book.given]
+        done += [self._answer(s, a) for s, a in book.given]
         return final, done
 
     def _by_mail(
         self, ps: State, rng: FastRandomness, roll: Randomness, done: list[Action]
     ) -> tuple[State, list[Action]]:
-        a = CCPlayout.random_action(self, ps, rng)
-        ps = self.apply(ps, a, roll)
-        done.append(a)
-        while ps.pending is not None and ps.result is None:
-            b = self.random_action(ps, rng)
-            ps = self.apply(ps, b, roll)
-            done.append(b)
-        return ps, done
-
-    def rollout(self, ps: Any, rng: FastRandomness, max_epochs: int = 2000) -> Any:
-        epochs = 0
-        while ps.result is None and epochs < max_epochs:
-            ps, acts = self.play_turn(ps, rng)
-            epochs += len(acts)
-        return ps
+        ps, more = CCPlayout.play_turn(self, ps, rng, roll)
+        return ps, done + more
 
     def _orders(self, ps: Any, side: str, rng: FastRandomness) -> Action:
         """Random orders planned on a copy that rolls no dice, as the orders check does."""
@@ -307,17 +301,12 @@ class AncientsPlayout(CCPlayout):
         w.simulate = True
         try:
             sub = _order(w, side, ps, rng)
-            moves = _moves(w, side, rng, [])
-            battles = _battles(w, side, rng)
+            first = _first_line(sub)
+            moves = _moves(w, side, rng, [], first)
+            battles = _battles(w, side, rng, first + len(moves))
         except _Unplannable:
             return super()._orders(ps, side, rng)
-        first = 6 if sub.orders else 5
-        lines = tuple(replace(a, line=first + i) for i, a in enumerate((*moves, *battles)))
-        return Action(side, "orders", replace(sub, actions=lines))
-
-    def _answers(self, ps: Any, q: Question) -> list[Action]:
-        return [Action(q.side, "answer", Submission(side=q.side, answer=a))
-                for a in (q.answers or (q.default,))]  # fmt: skip
+        return Action(side, "orders", replace(sub, actions=(*moves, *battles)))
 
     def text(self, ps: Any, action: Action) -> str:
         sub: Submission = action.payload

@@ -24,6 +24,7 @@ from engine.cca.state import State, other, state_from_dict, state_to_dict
 from engine.cca.validate import move_step
 from engine.cca.work import Work, WUnit
 from engine.core.api import CardMove, Resolution
+from engine.core.replay import AnswerBook
 from engine.randomness import Randomness
 
 __all__ = ["TurnPlan", "play_planned", "resolve"]
@@ -60,9 +61,11 @@ def _parsed(orders: str) -> Submission:
     return sub
 
 
-def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
+def resolve(
+    state: State, submission: Submission, rng: Randomness, answers: AnswerBook | None = None
+) -> Resolution:
     """Resolve an accepted submission (orders, or an answer to the pending question)."""
-    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng)
+    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng, answers)
 
 
 class TurnPlan(Protocol):
@@ -71,8 +74,15 @@ class TurnPlan(Protocol):
     ``moves`` chooses the moves and carries them out on the working copy;
     ``battles`` then chooses the battle lines on the board after the moves,
     before any die of a battle is rolled (as a mail would write them);
-    ``written`` is told the whole submission, as the turn's orders.
+    ``written`` is told the whole submission, as the turn's orders. Lines are
+    numbered as the submission's text prints them (battles are bound by line).
     """
+
+    @property
+    def ordered(self) -> bool:
+        """True if the card's orders are already marked on the working copy (the plan ran
+        :func:`~engine.cca.ordering.order_units` there: a card that rolls no dice for it)."""
+        ...
 
     def moves(self, w: Work, side: str) -> list[Action]: ...
     def battles(self, w: Work, side: str) -> list[Action]: ...
@@ -87,9 +97,10 @@ def _turn(w: Work, side: str, sub: Submission, plan: TurnPlan | None = None) -> 
     w.discard.append(code)
     w.cards.append(CardMove("discard", side, code))
     w.played = code
-    problems = order_units(w, side, sub, validating=False)
-    if problems:  # validated before; a replay can only get here through a bug
-        raise ValueError("; ".join(str(p) for p in problems))
+    if plan is None or not plan.ordered:
+        problems = order_units(w, side, sub, validating=False)
+        if problems:  # validated before; a replay can only get here through a bug
+            raise ValueError("; ".join(str(p) for p in problems))
     leaders = [ld for ld in w.leaders.values() if ld.name in w.ordered_leaders]
     if leaders and leaders[0].hex is not None:
         secs = sorted(sections_of(w, side, leaders[0].hex))
@@ -106,12 +117,8 @@ def _turn(w: Work, side: str, sub: Submission, plan: TurnPlan | None = None) -> 
     todo = actions
     if plan is not None:  # the moves are carried out as they are chosen
         moves = plan.moves(w, side)
-        battles = plan.battles(w, side)
-        # Number the lines as the orders' text prints them (battles are bound by line).
-        head = (sub.game, sub.turn, sub.side, sub.card)
-        first = 1 + sum(x is not None for x in head) + (1 if sub.orders else 0)
-        actions = tuple(replace(a, line=first + i) for i, a in enumerate((*moves, *battles)))
-        todo = actions[len(moves) :]
+        todo = tuple(plan.battles(w, side))
+        actions = (*moves, *todo)
         plan.written(replace(sub, actions=actions))
     phase = 1
     bound: dict[int, tuple[WUnit | None, WUnit | None]] = {}
@@ -214,8 +221,9 @@ def _end_of_turn(w: Work, side: str) -> None:
 
 def _advance(s: State, w: Work, side: str) -> State:
     last = {"side": side, "code": w.card or "", "section": w.la_section}
-    s = s.with_side(side, turns=s.sides[side].turns + 1)
-    return replace(s, to_move=other(side), turn=s.turn + 1, last_card=last)
+    sides = dict(s.sides)
+    sides[side] = replace(sides[side], turns=sides[side].turns + 1)
+    return s.evolve(sides=sides, to_move=other(side), turn=s.turn + 1, last_card=last)
 
 
 def play_planned(w: Work, side: str, sub: Submission, plan: TurnPlan) -> State:

@@ -55,6 +55,17 @@ class WUnit(Placed):
         return f"{self.side} {self.type} {self.hex}" if self.hex else f"{self.side} {self.type}"
 
 
+def _working(u: Unit, spec: UnitSpec) -> WUnit:
+    """``WUnit(u.id, ..., spec)``, made without a hex notice per field (no roster holds it
+    yet; a working copy makes one per unit at the start of every turn)."""
+    piece: WUnit = object.__new__(WUnit)
+    piece.__dict__.update(
+        id=u.id, side=u.side, type=u.type, hex=u.hex, blocks=u.blocks, full=u.full,
+        tags=u.tags, spec=spec,
+    )  # fmt: skip
+    return piece
+
+
 @dataclass
 class WLeader(Placed):
     """A leader being resolved (mutable)."""
@@ -105,10 +116,9 @@ class Work:
     @classmethod
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
         w = cls(state=state, rng=rng, decider=decider, active=state.to_move)
+        specs = state.tables.units
         for u in state.units:
-            w.units[u.id] = WUnit(
-                u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags, state.tables.units[u.type]
-            )
+            w.units[u.id] = _working(u, specs[u.type])
             w.start_hex[u.id] = u.hex
         for ld in state.leaders:
             w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex)
@@ -126,22 +136,22 @@ class Work:
             Unit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags) for u in self.units.values()
         )
         leaders = tuple(Leader(ld.name, ld.side, ld.hex) for ld in self.leaders.values())
-        s = replace(
-            self.state,
+        sides = dict(self.state.sides)
+        for side in SIDES:
+            sides[side] = replace(
+                sides[side],
+                banners=tuple(self.banners[side]),
+                hand=tuple(self.hands[side]),
+                command=self.command[side],
+            )
+        return self.state.evolve(
             units=units,
             leaders=leaders,
             marks=dict(self.marks),
             deck=tuple(self.deck),
             discard=tuple(self.discard),
+            sides=sides,
         )
-        for side in SIDES:
-            s = s.with_side(
-                side,
-                banners=tuple(self.banners[side]),
-                hand=tuple(self.hands[side]),
-                command=self.command[side],
-            )
-        return s
 
     @property
     def effect(self) -> str | None:

@@ -13,5 +13,6 @@ class NapoleonicsPlayout(CCPlayout):
     def __init__(self) -> None:
         from engine.ccn.autoplay import RULES  # noqa: PLC0415 - the system loads this lazily
         from engine.ccn.system import SYSTEM  # noqa: PLC0415
+        from engine.ccn.turn import resolve  # noqa: PLC0415
 
-        super().__init__(SYSTEM, RULES)
+        super().__init__(SYSTEM, RULES, resolve)
