@@ -48,6 +48,9 @@ _DIRECTIONS: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-
 _LINES: dict[tuple[int, int, int, int], tuple[tuple[Hex, ...], ...]] = {}
 """Lines drawn so far (:meth:`Hex.line_to`), by the two hexes' coordinates."""
 
+_SECTIONS: dict[tuple[int, int, int, bool], frozenset[str]] = {}
+"""Sections by (section lines, doubled column, South's view) (:meth:`Board.sections_for`)."""
+
 _SHAPES: dict[tuple[str, int, int], object] = {}
 """Each board shape's hexes, hex set and neighbours, computed once per shape (a state
 loaded from JSON makes a new :class:`Board`; its geometry is the same)."""
@@ -271,6 +274,17 @@ class Board:
             }
         return got  # type: ignore[return-value]
 
+    def indexed(self) -> tuple[tuple[Hex, ...], dict[Hex, int], tuple[tuple[int, ...], ...]]:
+        """The board as integers for searches: ``hexes`` (:attr:`hexes`), each hex's position
+        in it, and each position's neighbours' positions (in :meth:`neighbours`' order)."""
+        key = ("indexed", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            where = {h: i for i, h in enumerate(self.hexes)}
+            near = tuple(tuple(where[n] for n in self.neighbours(h)) for h in self.hexes)
+            got = _SHAPES[key] = (self.hexes, where, near)
+        return got  # type: ignore[return-value]
+
     def neighbours(self, h: Hex) -> tuple[Hex, ...]:
         """Neighbours of ``h`` that are on the board."""
         near = self._adjacent.get(h)
@@ -292,8 +306,13 @@ class Board:
 
     def sections_for(self, h: Hex, south: bool) -> frozenset[str]:
         """Sections of ``h`` as the player on the given baseline names them."""
-        secs = self.sections(h)
-        return secs if south else frozenset(Section.mirror(s) for s in secs)
+        key = (*self.section_lines, h.x, south)
+        got = _SECTIONS.get(key)
+        if got is None:  # a hex's sections depend on its column and the lines only
+            secs = self.sections(h)
+            got = secs if south else frozenset(Section.mirror(s) for s in secs)
+            _SECTIONS[key] = got
+        return got
 
     def baseline_row(self, south: bool) -> int:
         return 1 if south else self.deep

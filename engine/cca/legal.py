@@ -48,22 +48,22 @@ def target_hexes(w: Work, u: WUnit, close: bool) -> list[Hex]:
     """:func:`targets` as hexes, in the board's order."""
     assert u.hex is not None
     here = u.hex
-    board = w.state.board
-    # Only a hex holding a piece can be a target: those, in the board's order.
-    held = {p.hex for p in w.units.values() if p.hex is not None}
-    held.update(ld.hex for ld in w.leaders.values() if ld.hex is not None)
-    most = 0 if close else fire_range(w, u)
+    if close:  # the neighbours
+        near: list[Hex] = list(w.neighbours(here))
+    else:  # only a hex holding a piece, in range, can be a target
+        most = fire_range(w, u)
+        board = w.state.board
+        held = {p.hex for p in w.units.values() if p.hex is not None}
+        held.update(ld.hex for ld in w.leaders.values() if ld.hex is not None)
+        near = [h for h in held if h in board and 2 <= here.distance(h) <= most]
     out: list[Hex] = []
-    for h in sorted((h for h in held if h in board), key=lambda h: (h.y, h.x)):
+    for h in sorted(near, key=lambda h: (h.y, h.x)):  # the board's order
         e = w.unit_at(h)
         ld = w.leader_at(h)
         enemy = (e is not None and e.side != u.side) or (
             e is None and ld is not None and ld.side != u.side
         )
-        if not enemy:
-            continue
-        d = here.distance(h)
-        if (close and d == 1) or (not close and 2 <= d <= most and los_clear(w, here, h)):
+        if enemy and (close or los_clear(w, here, h)):
             out.append(h)
     return out
 

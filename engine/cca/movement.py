@@ -129,8 +129,8 @@ def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
     """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order).
 
     :func:`step_rule` for ending on a hex and for passing through it, asked once
-    for both and with what does not change during the search looked up once
-    (this is the rules' inner loop): entering at all (:func:`_can_enter`: the
+    for both, on the board as integers (:meth:`engine.hexgrid.Board.indexed`:
+    this is the rules' inner loop): entering at all (:func:`_can_enter`: the
     board, impassable terrain, adjacent-start terrain, enemies), then a
     friendly unit (only light foot pass through, under LT or a 2-hex MFM move),
     a lone friendly leader (a unit entering it stops there; one that has a
@@ -141,28 +141,43 @@ def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
     side = u.side
     kind = mover_kind(u.spec)
     att = w.attached(u)
-    board = w.state.board
-    units_at, leaders_at, terrain = w.unit_at, w.leader_at, w.terrain
+    hexes, where, near = w.state.board.indexed()
+    # What stands where, by position (nothing moves during the search).
+    units: list[WUnit | None] = [None] * len(hexes)
+    for at, piece in w.units.index().items():
+        i = where.get(at)
+        if i is not None:
+            units[i] = piece
+    leaders: list[WLeader | None] = [None] * len(hexes)
+    for at, lead in w.leaders.index().items():
+        i = where.get(at)
+        if i is not None:
+            leaders[i] = lead
+    terrain = w.terrain_by_position(hexes)
     through = {d: _through_friends(w, u, d + 1) for d in range(1, max_steps)}
     ends: dict[Hex, tuple[Hex, ...]] = {start: ()}
-    seen = {start}
-    frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(start, ())]
+    s0 = where[start]
+    seen = [False] * len(hexes)
+    seen[s0] = True
+    frontier: list[tuple[int, tuple[Hex, ...]]] = [(s0, ())]
     for d in range(1, max_steps + 1):
-        nxt: list[tuple[Hex, tuple[Hex, ...]]] = []
+        nxt: list[tuple[int, tuple[Hex, ...]]] = []
         last = d >= max_steps
-        for h, path in frontier:
-            for n in board.neighbours(h):  # on the board, all of them
-                if n in seen:
+        for i, path in frontier:
+            for n in near[i]:
+                if seen[n]:
                     continue
-                ter = terrain(n)
+                ter = terrain[n]
+                if ter is None:
+                    ter = terrain[n] = w.terrain(hexes[n])
                 if kind in ter.impassable or (
-                    kind in ter.enter_only_from_adjacent_start and not start.is_adjacent(n)
+                    kind in ter.enter_only_from_adjacent_start and not start.is_adjacent(hexes[n])
                 ):
                     continue
-                friend = units_at(n)
+                friend = units[n]
                 if friend is not None and friend.side != side:
                     continue
-                lone = leaders_at(n)
+                lone = leaders[n]
                 if lone is not None and lone.side != side:
                     continue
                 other = friend is not None and friend is not u
@@ -170,10 +185,11 @@ def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
                 end_ok = not other and not (joins and att is not None)
                 pass_ok = not (last or joins or (other and not through[d]) or kind in ter.stop)
                 if end_ok or pass_ok:
-                    seen.add(n)
-                    p = (*path, n)
+                    seen[n] = True
+                    hx = hexes[n]
+                    p = (*path, hx)
                     if end_ok:
-                        ends[n] = p
+                        ends[hx] = p
                     if pass_ok:
                         nxt.append((n, p))
         frontier = nxt

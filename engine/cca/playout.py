@@ -117,51 +117,34 @@ def _moves(w: Work, side: str, rng: FastRandomness, lines: list[Line], first: in
         if u.hex is None or u.id in w.pinned or rng.below(100) >= 75:
             continue
         dests = movement.reach(w, u)
-        choices = sorted(h for h in dests if h != u.hex)
-        if not choices:
+        to = _toward(w, u, dests, rng)
+        if to is None:
             continue
-        to = _toward(w, u, choices, rng)
         lines.append(Line("move", Ref(hex=u.hex), to=to, line=first + len(lines)))
         movement.do_move(w, u, dests[to])
     return lines
 
 
-def _gap(x: int, y: int, ex: int, ey: int) -> int:
-    """Hex distance between doubled coordinates (:meth:`engine.hexgrid.Hex.distance`)."""
-    dx, dy = abs(x - ex), abs(y - ey)
-    return dy + (dx - dy) // 2 if dx > dy else dy
-
-
-def _toward(w: Work, u: WUnit, choices: list[Hex], rng: FastRandomness) -> Hex:
-    """Mostly a hex nearest the enemy (random games should fight), sometimes any hex."""
-    assert u.hex is not None
-    sx, sy = u.hex.x, u.hex.y
-    enemies = [
-        (_gap(sx, sy, e.hex.x, e.hex.y), e.hex.x, e.hex.y)
-        for e in w.units.values()
-        if e.hex is not None and e.side != u.side
-    ]
-    if not enemies or rng.below(100) < 30:
+def _toward(
+    w: Work, u: WUnit, dests: dict[Hex, tuple[Hex, ...]], rng: FastRandomness
+) -> Hex | None:
+    """A destination: mostly one nearest the enemy unit nearest ``u`` (random games should
+    fight), sometimes any; None if ``u`` can go nowhere."""
+    here = u.hex
+    assert here is not None
+    choices = [h for h in dests if h != here]  # the search's order: stable
+    if not choices:
+        return None
+    if rng.below(100) < 30:
         return choices[rng.below(len(choices))]
-    # Only an enemy within (nearest from the start + 2 * the move) can be nearest to a
-    # destination (the triangle inequality): the others are left out of the search.
-    radius = max(_gap(sx, sy, h.x, h.y) for h in choices)
-    bound = min(e[0] for e in enemies) + 2 * radius
-    near = [(ex, ey) for d, ex, ey in enemies if d <= bound]
-    best: list[Hex] = []
-    low = 1 << 30
-    for h in choices:
-        x, y = h.x, h.y
-        gap = 1 << 30
-        for ex, ey in near:  # _gap, inlined: the planner's inner loop
-            dx, dy = abs(x - ex), abs(y - ey)
-            d = dy + (dx - dy) // 2 if dx > dy else dy
-            if d < gap:  # noqa: PLR1730 - min() costs a call here
-                gap = d
-        if gap < low:
-            low, best = gap, [h]
-        elif gap == low:
-            best.append(h)
+    enemies = [e.hex for e in w.units.values() if e.hex is not None and e.side != u.side]
+    if not enemies:
+        return choices[rng.below(len(choices))]
+    distance = here.distance
+    target = min(enemies, key=distance)
+    gap = target.distance
+    low = min(gap(h) for h in choices)
+    best = [h for h in choices if gap(h) == low]
     return best[rng.below(len(best))]
 
 

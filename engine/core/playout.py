@@ -44,7 +44,11 @@ The API (stable; the bot builds on it):
 - ``text(ps, action)``: the action as a mail would write it (the body of a
   submission ``parse_orders`` accepts), so a bot's choice can be mailed.
 - ``rollout(ps, rng, max_epochs)``: random actions until the game ends or
-  ``max_epochs`` actions were applied; the final state.
+  ``max_epochs`` actions were applied; the final state. The C&C playouts
+  (:mod:`engine.cc.playout`) also offer ``play_turn(ps, rng, dice=None)``: a
+  whole random turn with every question in it answered on the spot (no
+  pause, no replay), returning the state and the actions taken; ``rollout``
+  is made of them.
 - ``determinize(ps, side, rng)``: a state ``side`` cannot tell from ``ps``:
   what ``side`` does not see (the other hands, the deck order) dealt again
   at random from the cards ``side`` cannot see, same counts; everything
@@ -266,10 +270,8 @@ class TextPlayout:
     """
 
     def __init__(self, system: GameSystem) -> None:
-        from engine.core.capabilities import AUTOPLAY, find  # noqa: PLC0415 - imports this
-
-        auto = find(system, AUTOPLAY)
-        if auto is None:
+        auto: Any = system.capability("autoplay")  # engine.core.capabilities.AUTOPLAY
+        if auto is None or not callable(getattr(auto, "orders", None)):
             raise ValueError(f"system {system.name!r} has no autoplayer: no playout")
         self.system = system
         self.sides = system.sides
