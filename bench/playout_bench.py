@@ -19,14 +19,22 @@ comparison inside one run means anything):
 
 ``--modes mail`` imports nothing of the playout, so
 ``PYTHONPATH=<older tree> python bench/playout_bench.py --modes mail`` measures
-an older engine. Results: ``bench/results/playout.json``.
+an older engine. ``--before <older tree>`` does the whole comparison in one
+run: each round runs that tree's mail path, then this tree's mail path and
+playout, each in a fresh process (the trees alternate), and prints the
+previous figure beside the new ones. Results: ``bench/results/playout.json``.
+
+    python bench/playout_bench.py --before /path/to/main --games 10 --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -94,6 +102,55 @@ def _playout_game(system: Any, position: Any, seed: bytes) -> tuple[Any, int]:
     return po.game_state(ps), epochs
 
 
+def _compare(args: argparse.Namespace) -> None:
+    """``--before TREE``: the trees alternate, each run in a fresh process; one table."""
+    runs: dict[str, list[dict[str, Any]]] = {"before": [], "now": []}
+    for rnd in range(args.rounds):
+        for label, tree, modes in (
+            ("before", args.before, "mail"),
+            ("now", str(ROOT), "mail,playout"),
+        ):
+            name = f"_{label}-{rnd}"
+            env = {**os.environ, "PYTHONPATH": tree}
+            cmd = [sys.executable, __file__, "--games", str(args.games), "--rounds", "1",
+                   "--scenarios", args.scenarios, "--modes", modes, "--name", name]  # fmt: skip
+            subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+            path = ROOT / "bench" / "results" / f"{name}.json"
+            runs[label].append(json.loads(path.read_text(encoding="utf-8")))
+            path.unlink()
+    rows = []
+    for i, first in enumerate(runs["now"][0]["rows"]):
+
+        def rates(label: str, mode: str, i: int = i) -> list[float]:
+            return [r["rows"][i][mode]["rounds"][0] for r in runs[label]]
+
+        before, mail, play = rates("before", "mail"), rates("now", "mail"), rates("now", "playout")
+        rows.append({
+            "system": first["system"], "scenario": first["scenario"],
+            "before_mail": before, "mail": mail, "playout": play,
+            "epochs_per_game": {
+                "before_mail": runs["before"][0]["rows"][i]["mail"]["epochs_per_game"],
+                "mail": first["mail"]["epochs_per_game"],
+                "playout": first["playout"]["epochs_per_game"],
+            },
+            "speed_up": statistics.median(play) / statistics.median(before),
+        })  # fmt: skip
+    save_json(
+        f"{args.name}.json",
+        {"machine": machine(), "date": today(), "args": vars(args), "rows": rows},
+    )
+    print(f"machine: {machine()}\ndate: {today()}\n")
+    print("| system | scenario | before: mail path (rounds) | median | now: mail path (rounds) "
+          "| median | playout (rounds) | median | playout / before |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cells = " | ".join(
+            f"{', '.join(f'{x:.1f}' for x in r[k])} | {statistics.median(r[k]):.1f}"
+            for k in ("before_mail", "mail", "playout")
+        )
+        print(f"| {r['system']} | {r['scenario']} | {cells} | {r['speed_up']:.1f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games per scenario, mode, round")
@@ -101,7 +158,11 @@ def main() -> None:
     parser.add_argument("--scenarios", default=DEFAULT, help="system/scenario-prefix, ...")
     parser.add_argument("--modes", default="mail,playout")
     parser.add_argument("--name", default="playout", help="results file name")
+    parser.add_argument("--before", help="an older tree: compare its mail path, alternating")
     args = parser.parse_args()
+    if args.before:
+        _compare(args)
+        return
     modes = args.modes.split(",")
     rows = []
     for ref in args.scenarios.split(","):
