@@ -117,8 +117,14 @@ class Work:
     moved_lines: list[str] = field(default_factory=list)  # who has used a move line, by phase
     hint: tuple[str, ...] = ()  # legal alternatives found by the last failed check
     simulate: bool = False  # checking orders: no dice are rolled (marsh entry rolls skipped)
-    _terrain: dict[Hex, TerrainSpec] = field(default_factory=dict, repr=False, compare=False)
-    _by_position: list[TerrainSpec | None] | None = field(default=None, repr=False, compare=False)
+    # Terrain rows looked up this turn, for this state only: never carried by a replace()
+    # (the odds make a copy on a bare board).
+    _terrain: dict[Hex, TerrainSpec] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _by_position: list[TerrainSpec | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
