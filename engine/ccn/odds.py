@@ -36,7 +36,14 @@ from engine.cc.odds import (
     percent,
 )
 from engine.cc.orders import Action, Submission
-from engine.ccn.battle import card_dice, fire_count, fire_problem, melee_count, melee_problem
+from engine.ccn.battle import (
+    card_dice,
+    fire_count,
+    fire_problem,
+    melee_count,
+    melee_problem,
+    moved_for_dice,
+)
 from engine.ccn.battle import may_battle as _may_battle
 from engine.ccn.dice import FIRE, MELEE, fire_dice, melee_dice
 from engine.ccn.ordering import order_units
@@ -158,7 +165,7 @@ def _count_steps(w: Work, u: WUnit, target: Hex, kind: str) -> list[tuple[str, i
     """The dice of ``u``'s fire or melee at ``target``, step by step; the last step is the
     engine's own count (:func:`fire_count`, :func:`melee_count`)."""
     assert u.hex is not None
-    moved = w.moved.get(u.id, 0)
+    moved = moved_for_dice(w, u)
     tgt = w.unit_at(target)
     if kind == FIRE:
         base = fire_dice(w.tables, _strength(u), moved, u.hex.distance(target))
