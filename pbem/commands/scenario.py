@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "a rough balance check, not a measure of skill.",
     )
     bal.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="default: all bundled")
+    bal.add_argument(
+        "--system", default=None, metavar="NAME", help="only the bundled scenarios of one system"
+    )
     bal.add_argument("--games", type=int, default=50, help="games per scenario (50)")
     bal.add_argument("--seed", default="balance", help="seed text (same seed, same games)")
     bal.add_argument("--max-turns", type=int, default=200, help="stop a game after N turns")
@@ -138,6 +141,11 @@ def _balance(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ScenarioError) as exc:
         err(str(exc))
         return 1
+    if args.system is not None:
+        chosen = [s for s in chosen if s.system == args.system]
+        if not chosen:
+            err(f"no scenario of system {args.system!r} (pbem systems lists the systems)")
+            return 1
     header = ""
     for s in chosen:
         a, b = list(s.sides)[:2]  # the first two sides: every bundled system has two
