@@ -45,7 +45,7 @@ def _is_placeholder(table: str, row: str, field: str) -> bool:
     return got is not None and provenance_kind(got) == "placeholder"
 
 
-def _terrain(code: str, inf: int, ch: int, **flags: Any) -> Terrain:
+def make_terrain(code: str, inf: int, ch: int, **flags: Any) -> Terrain:
     base: dict[str, Any] = dict(
         name=code,
         where="hex",
@@ -65,7 +65,7 @@ def _terrain(code: str, inf: int, ch: int, **flags: Any) -> Terrain:
     return Terrain(code=code, **base)
 
 
-def _fixed(**values: int) -> dict[str, FixedValue]:
+def fixed(**values: int) -> dict[str, FixedValue]:
     return {k: FixedValue(k, k, v) for k, v in values.items()}
 
 
@@ -84,11 +84,11 @@ def _fixture() -> CofTables:
         for dr in range(-1, 11)
     )
     terrain = {
-        "clear": _terrain("clear", 1, 1),
-        "rough": _terrain(
+        "clear": make_terrain("clear", 1, 1),
+        "rough": make_terrain(
             "rough", 2, 3, heavy_hit=True, chariot_hit=True, turn_hit=True, fire_and_run_ok=False
         ),
-        "woods": _terrain(
+        "woods": make_terrain(
             "woods",
             2,
             0,
@@ -98,14 +98,14 @@ def _fixture() -> CofTables:
             blocks_los=True,
             missile_drm=1,
         ),
-        "marsh": _terrain("marsh", 2, 0, chariot_ok=False, heavy_hit=True, turn_hit=True),
-        "road": _terrain("road", 1, 1),
-        "wall": _terrain("wall", 0, 0, where="hexside", infantry_ok=False, chariot_ok=False),
-        "minor_river": _terrain(
+        "marsh": make_terrain("marsh", 2, 0, chariot_ok=False, heavy_hit=True, turn_hit=True),
+        "road": make_terrain("road", 1, 1),
+        "wall": make_terrain("wall", 0, 0, where="hexside", infantry_ok=False, chariot_ok=False),
+        "minor_river": make_terrain(
             "minor_river", 1, 2, where="hexside", heavy_hit=True, fire_and_run_ok=False
         ),
-        "stream": _terrain("stream", 1, 1, where="hexside"),
-        "climb": _terrain("climb", 1, 1, where="climb"),
+        "stream": make_terrain("stream", 1, 1, where="hexside"),
+        "climb": make_terrain("climb", 1, 1, where="climb"),
     }
     return replace(
         B,
@@ -114,8 +114,8 @@ def _fixture() -> CofTables:
         clash=clash,
         missile=miss,
         armor={w: {"armored": 0, "partial": 0, "unarmored": 0} for w in "BCJS"},
-        weapons=_fixed(C=3, B=2, J=1, S=2),
-        shifts=_fixed(
+        weapons=fixed(C=3, B=2, J=1, S=2),
+        shifts=fixed(
             flank=2,
             numbers=2,
             minor_river=-2,

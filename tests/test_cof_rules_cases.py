@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cof_rules_cases_rules import RULES, Ctx
+from cof_rules_cases_rules import Ctx
+from cof_rules_cases_shock import RULES
 from cof_rules_kit import FIXTURE, RULEBOOK, B, chief, ground, piece
 
 from engine.core.tables import provenance_kind

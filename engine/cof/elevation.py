@@ -17,17 +17,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from engine.cof.movement import entry_cost
 from engine.cof.pieces import Ground
-from engine.cof.tables import CofTables
+from engine.cof.tables import CofTables, TroopType
 from engine.gboh.grid import GHex
 
-__all__ = ["climb", "lower_target", "shock_shifts", "sight"]
+__all__ = ["climb", "lower_target", "shock_shifts", "sight", "step_cost"]
 
 
 def climb(ground: Ground, start: GHex, end: GHex) -> bool:
     """Whether a step from ``start`` to ``end`` goes up a level: it pays the chart's
     ``climb`` row (cof.md §6.2, §12.1)."""
     return ground.level(end) > ground.level(start)
+
+
+def step_cost(
+    charts: CofTables,
+    ground: Ground,
+    troop: TroopType,
+    start: GHex,
+    end: GHex,
+    *,
+    through_friend: bool = False,
+    column: str | None = None,
+) -> int | None:
+    """MP to step from ``start`` into the adjacent ``end`` on this ground: its terrain, the
+    hexsides crossed, a climb, a friend passed (:func:`engine.cof.movement.entry_cost`);
+    ``None`` where the unit may not go."""
+    return entry_cost(
+        charts,
+        troop,
+        ground.kind(end),
+        ground.hexsides(start, end),
+        climb=climb(ground, start, end),
+        through_friend=through_friend,
+        column=column,
+    )
 
 
 def lower_target(ground: Ground, firer: GHex, target: GHex) -> bool:

@@ -126,8 +126,8 @@ def challenge_problem(
     occupied = {p.hex for p in pieces}
     if not sight(ground, hero.hex, target.hex, occupied=lambda h: h in occupied):
         return f"{target.id} is out of {hero.id}'s line of sight"
-    enemy = [p for p in pieces if p.side != hero.side and p.hex != target.hex]
-    _, problem = trace_leader(charts, ground, enemy, hero, path)
+    others = [p for p in pieces if p.hex != target.hex]
+    _, problem = trace_leader(charts, ground, others, hero, path)
     return problem or None
 
 

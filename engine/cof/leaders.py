@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from engine.cof.movement import entry_cost
+from engine.cof.elevation import step_cost
 from engine.cof.pieces import Chief, Ground, Piece, adjacent
 from engine.cof.tables import CofTables
 from engine.gboh.grid import GHex
@@ -98,15 +98,7 @@ def trace_leader(
         there = [p for p in pieces if p.hex == h]
         if any(p.side != chief.side for p in there):
             return spent, f"a leader may not enter {h}: an enemy combat unit is there"
-        troop = charts.types["CH2" if column == "chariot" else "RI"]
-        cost = entry_cost(
-            charts,
-            troop,
-            ground.kind(h),
-            ground.hexsides(here, h),
-            climb=ground.level(h) > ground.level(here),
-            column=column,
-        )
+        cost = step_cost(charts, ground, charts.types["CH2"], here, h, column=column)
         if cost is None:
             return spent, f"a leader may not enter {h} ({ground.kind(h)})"
         if there:

@@ -18,7 +18,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from engine.cof.cohesion import check
-from engine.cof.movement import entry_cost
+from engine.cof.elevation import step_cost
+from engine.cof.missile import may_target
 from engine.cof.pieces import CHARIOTS, Ground, Piece, adjacent
 from engine.cof.tables import CofTables
 from engine.gboh.grid import GHex, front_hexes, sectors
@@ -121,14 +122,7 @@ def withdrawal_hexes(
                 continue
             if n.distance(mover_hex) < h.distance(mover_hex):
                 continue
-            cost = entry_cost(
-                charts,
-                troop,
-                ground.kind(n),
-                ground.hexsides(h, n),
-                climb=ground.level(n) > ground.level(h),
-                through_friend=n in friends,
-            )
+            cost = step_cost(charts, ground, troop, h, n, through_friend=n in friends)
             if cost is None:
                 continue
             spent = best[h] + cost
@@ -178,9 +172,7 @@ def can_fire(unit: Piece) -> bool:
 
 
 def _in_field(charts: CofTables, firer: Piece, target: GHex) -> bool:
-    if charts.types[firer.type].kind != "infantry":
-        return True
-    return bool(sectors(firer.hex, firer.facing, target) & {"front", "flank"})
+    return may_target(charts.types[firer.type], firer.hex, firer.facing, target)
 
 
 def entry_fire(
