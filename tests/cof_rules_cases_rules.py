@@ -264,6 +264,21 @@ def _fr_path(c: Ctx, a: dict[str, Any]) -> str:
     )
 
 
+def _fr_reply(c: Ctx, a: dict[str, Any]) -> str:
+    return opt(reaction.fire_and_run_reply(c.charts, c.unit(a["target"]), H(a["end"])))
+
+
+def _shock_shifts(c: Ctx, a: dict[str, Any]) -> str:
+    got = elevation.shock_shifts(
+        c.charts,
+        c.ground,
+        [H(h) for h in a["defenders"].split()],
+        [H(h) for h in a["attackers"].split()],
+        chariots_attack=a.get("chariots", False),
+    )
+    return " ".join(got) or "none"
+
+
 def _fr_targets(c: Ctx, a: dict[str, Any]) -> str:
     return ids(reaction.fire_and_run_targets(c.charts, c.ground, c.pieces, c.unit(a["unit"])))
 
@@ -409,6 +424,8 @@ RULES_MOVE_FIRE: dict[str, Callable[[Ctx, dict[str, Any]], str]] = {
     "pass-targets": _pass_targets,
     "fr-path": _fr_path,
     "fr-targets": _fr_targets,
+    "fr-reply": _fr_reply,
+    "shock-shifts": _shock_shifts,
     "ar-fire": _ar_fire,
     "ar-fire-roll": _ar_fire_roll,
     "ar-shock": _ar_shock,

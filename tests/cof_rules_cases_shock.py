@@ -203,8 +203,16 @@ def _routed_hit(c: Ctx, a: dict[str, Any]) -> str:
 def _standard(a: dict[str, Any]) -> rout.Standard:
     at = a.get("standard")
     return rout.Standard(
-        a["standard_side"], H(at) if at else None, a.get("captured_by"), a.get("captured_turn")
+        a["standard_side"],
+        H(at) if at else None,
+        a.get("captured_by"),
+        a.get("captured_turn"),
+        a.get("eliminated", False),
     )
+
+
+def _leaders_lost(c: Ctx, a: dict[str, Any]) -> str:
+    return ids(rout.leaders_lost(c.chiefs, c.pieces, a["fled"].split()))
 
 
 def _flee(c: Ctx, a: dict[str, Any]) -> str:
@@ -481,6 +489,7 @@ RULES: dict[str, Callable[[Ctx, dict[str, Any]], str]] = {
     "flee": _flee,
     "captured": _captured,
     "standard-returns": _returns,
+    "leaders-lost": _leaders_lost,
     "withdraw-hexes": _withdraw_hexes,
     "withdraw-roll": _withdraw_roll,
     "stack": _stack,

@@ -33,6 +33,7 @@ __all__ = [
     "can_fire",
     "entry_fire",
     "fire_and_run_path",
+    "fire_and_run_reply",
     "fire_and_run_targets",
     "leaving_fire",
     "pass_through_targets",
@@ -312,6 +313,15 @@ def fire_and_run_targets(
         for p in pieces
         if p.side != unit.side and fire_and_run_path(charts, ground, pieces, unit, p)
     )
+
+
+def fire_and_run_reply(charts: CofTables, target: Piece, end: GHex) -> int | None:
+    """Reaction fire at a unit firing and running (rulebook §7.24-§7.25; cof.md §7.10 [E]):
+    only its target replies, at range 1, at the path's last hex (``end``) if that hex is in
+    its field of fire (it may first turn to face it, :func:`reaction_facing_allowed`)."""
+    if not can_fire(target) or not adjacent(target.hex, end):
+        return None
+    return 1 if _in_field(charts, target, end) else None
 
 
 # --- aggression reaction (cof.md §8.10) -----------------------------------------------------

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.cof.pieces import CHARIOTS, Ground, Piece, adjacent
+from engine.cof.pieces import CHARIOTS, Chief, Ground, Piece, adjacent
 from engine.cof.tables import CofTables
 from engine.gboh.grid import GHex
 
@@ -25,6 +25,7 @@ __all__ = [
     "Standard",
     "engaged_withdrawal_hexes",
     "flee_near_standard",
+    "leaders_lost",
     "may_enter",
     "passing_friend",
     "rout_hexes",
@@ -118,11 +119,23 @@ def standard_captured(pieces: Iterable[Piece], standard: Standard, entering: Pie
 
 
 def standard_returns(standard: Standard, turn: int, *, owner_may_move: bool) -> bool:
-    """Whether a Standard kept by its captor goes back to its owner's leader now (rulebook
-    §9.33): once that leader is activated or may move in a game turn after the capture."""
-    if standard.captured_by is None or standard.captured_turn is None:
+    """Whether the owner's leader has his Standard again now (rulebook §9.33): one kept by
+    its captor goes back, and one the captor eliminated is replaced by a new one placed with
+    him, once that leader is activated or may move in a game turn after the capture."""
+    if standard.captured_turn is None or (standard.captured_by is None and not standard.eliminated):
         return False
     return owner_may_move and turn > standard.captured_turn
+
+
+def leaders_lost(
+    chiefs: Iterable[Chief], pieces: Sequence[Piece], fled: Iterable[str]
+) -> list[str]:
+    """Ids of the leaders eliminated with fleeing units (rulebook §9.44): those in a hex
+    where every combat unit fled (they may be replaced, §4.25)."""
+    gone = set(fled)
+    hexes = {p.hex for p in pieces if p.id in gone}
+    lost = {h for h in hexes if all(p.id in gone for p in pieces if p.hex == h)}
+    return sorted(c.id for c in chiefs if c.hex in lost)
 
 
 def engaged_withdrawal_hexes(
