@@ -8,8 +8,10 @@ through its public interface (orders as text, the ``autoplay`` capability for
 random legal orders), so the bot plays every system from day one; a faster
 adapter can replace it without changing the bot.
 
-Actions are the texts a player would mail (headers included), so what the
-bot chooses is exactly what it sends.
+Actions are opaque hashable values (:data:`Action`); :meth:`Playout.mail_text`
+writes one as the text a player would mail (headers included), so what the
+bot chooses is exactly what it sends. :class:`TextPlayout`'s actions are
+those texts already.
 
 Hidden information: :meth:`Playout.view` is the system's own ``masked``
 state; :meth:`Playout.sample` deals the cards that side cannot see (the
@@ -21,6 +23,7 @@ be in given everything it saw. Nothing else of the real state is read.
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -29,7 +32,10 @@ from engine.bot.rng import SimRng
 from engine.core.api import GameSystem, OrdersError
 from engine.core.capabilities import AUTOPLAY, find
 
-__all__ = ["Playout", "TextPlayout", "Turn", "deal_unseen", "playout_for"]
+__all__ = ["Action", "Playout", "TextPlayout", "Turn", "deal_unseen", "playout_for"]
+
+Action = Hashable
+"""An action of a :class:`Playout` (orders or an answer): compared and hashed by what it does."""
 
 TurnKind = Literal["orders", "question", "over"]
 
@@ -65,15 +71,15 @@ class Playout(Protocol):
         """A full state consistent with ``view`` (unseen cards dealt again at random)."""
         ...
 
-    def actions(self, state: Any, side: str, rng: SimRng, width: int) -> tuple[str, ...]:
-        """Up to ``width`` distinct legal actions of ``side`` (texts it could mail)."""
+    def actions(self, state: Any, side: str, rng: SimRng, width: int) -> tuple[Action, ...]:
+        """Up to ``width`` distinct legal actions of ``side``."""
         ...
 
-    def random_action(self, state: Any, side: str, rng: SimRng) -> str:
+    def random_action(self, state: Any, side: str, rng: SimRng) -> Action:
         """One random legal action (the playout policy)."""
         ...
 
-    def apply(self, state: Any, side: str, action: str, rng: SimRng) -> Any:
+    def apply(self, state: Any, side: str, action: Action, rng: SimRng) -> Any:
         """The state after ``side`` plays ``action`` with dice from ``rng``."""
         ...
 
@@ -81,8 +87,12 @@ class Playout(Protocol):
         """How good ``state`` looks for ``side``: 1 won, 0 lost, else an estimate."""
         ...
 
-    def describe(self, state: Any, side: str, action: str) -> str:
+    def describe(self, state: Any, side: str, action: Action) -> str:
         """A few words saying what ``action`` does (for the bot's explanation)."""
+        ...
+
+    def mail_text(self, state: Any, side: str, action: Action) -> str:
+        """``action`` as the text a player would mail (headers included)."""
         ...
 
 
@@ -171,15 +181,18 @@ class TextPlayout:
     def random_action(self, state: Any, side: str, rng: SimRng) -> str:
         return self.auto.orders(state, _seed(rng), "bot-playout")
 
-    def apply(self, state: Any, side: str, action: str, rng: SimRng) -> Any:
-        sub = self.system.parse_orders(state, side, action)
+    def apply(self, state: Any, side: str, action: Action, rng: SimRng) -> Any:
+        sub = self.system.parse_orders(state, side, str(action))
         return self.system.resolve(state, sub, rng).state
 
     def evaluate(self, state: Any, side: str) -> float:
         return evaluate_view(self.system.public_view(state), side, self.turn(state).result)
 
-    def describe(self, state: Any, side: str, action: str) -> str:
-        return describe_text(self.system, action)
+    def describe(self, state: Any, side: str, action: Action) -> str:
+        return describe_text(self.system, str(action))
+
+    def mail_text(self, state: Any, side: str, action: Action) -> str:
+        return str(action)
 
     def _answer(self, state: Any, side: str, answer: str) -> str:
         template = self.system.orders_template(state, side)

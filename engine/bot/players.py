@@ -82,8 +82,9 @@ class RandomPlayer:
     def decide(self, system: GameSystem, state: Any, side: str) -> Decision:
         game = playout_for(system)
         view, rng = _view_and_seed(game, state, side, self.seed, self.name)
-        text = game.random_action(view, side, rng)
-        return Decision(side, text, f"{side} {game.describe(view, side, text)} (at random)")
+        action = game.random_action(view, side, rng)
+        what = game.describe(view, side, action)
+        return Decision(side, game.mail_text(view, side, action), f"{side} {what} (at random)")
 
 
 class GreedyPlayer:
@@ -110,7 +111,7 @@ class GreedyPlayer:
                 best, best_score = action, total / self.samples
         return Decision(
             side,
-            best,
+            game.mail_text(view, side, best),
             f"{side} {game.describe(view, side, best)}: best of {len(candidates)} after one move",
             best_score,
         )
@@ -148,11 +149,12 @@ class Bot:
             raise ValueError(f"{side} has no legal action")
         best = ranked[0]
         what = game.describe(view, side, best.action)
+        text = game.mail_text(view, side, best.action)
         if playouts == 0:
-            return Decision(side, best.action, f"{side} {what}: the only choice")
+            return Decision(side, text, f"{side} {what}: the only choice")
         return Decision(
             side,
-            best.action,
+            text,
             f"{side} {what}: {round(100 * best.mean)}% win estimate "
             f"({playouts} playouts, {len(ranked)} options weighed)",
             best.mean,

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.bot.adapter import Playout
+from engine.bot.adapter import Action, Playout
 from engine.bot.rng import SimRng
 
 __all__ = ["Budget", "Estimate", "Node", "search"]
@@ -62,7 +62,7 @@ class Node:
     visits: int = 0
     total: float = 0.0
     available: int = 0
-    children: dict[str, Node] = field(default_factory=dict)
+    children: dict[Action, Node] = field(default_factory=dict)
 
     @property
     def mean(self) -> float:
@@ -73,7 +73,7 @@ class Node:
 class Estimate:
     """A root action's result: ``visits`` and mean score for the side deciding."""
 
-    action: str
+    action: Action
     visits: int
     mean: float
 
@@ -116,7 +116,7 @@ def search(
 def _iterate(
     game: Playout,
     root: Node,
-    start: tuple[tuple[str, ...], Any, str],
+    start: tuple[tuple[Action, ...], Any, str],
     rng: SimRng,
     budget: Budget,
 ) -> None:
