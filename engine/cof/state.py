@@ -75,6 +75,7 @@ class Unit:
     engaged: bool = False
     routed: bool = False
     rallied: bool = False
+    recovered: bool = False
     out_of_command: bool = False
     status: str = IN_PLAY
 
@@ -161,7 +162,7 @@ class CofState:
     initiative: str = ""
     pool: list[str] = field(default_factory=list)
     used: list[str] = field(default_factory=list)
-    active: dict[str, str] = field(default_factory=dict)
+    active: dict[str, Any] = field(default_factory=dict)
     pending: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     step: int = 0
@@ -277,6 +278,10 @@ def from_scenario(sc: CofScenario) -> CofState:
         )
         for c in sc.counters
     ]
+    by_id = {u.id: u for u in units}
+    for u in units:  # the pair names each other, whichever counter the scenario marked
+        if u.stacked_with in by_id:
+            by_id[u.stacked_with].stacked_with = u.id
     leaders = []
     for spec in sc.leaders:
         leaders.append(
