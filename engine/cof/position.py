@@ -17,7 +17,6 @@ sets the battle up. Every error is a :class:`PositionError` with the line it is 
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -27,6 +26,7 @@ from engine.cof.state import SIDES, CofState, charts_of, state_from_dict, state_
 from engine.core.api import PositionError
 from engine.core.tables import TablesError
 from engine.core.toml_lines import TomlLines
+from engine.core.toml_text import toml_string, toml_value
 from engine.gboh.grid import SIDES as HEXSIDES
 from engine.gboh.grid import VERTICES, GHex, MapNotationError
 
@@ -38,24 +38,6 @@ _TABLES = ("sides", "terrain", "elevation", "active", "pending")
 _ARRAYS = ("units", "leaders")
 
 
-def _q(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return _q(v)
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{_q(str(k))} = {_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write {v!r} in a position")
-
-
 def _table(name: str, body: Mapping[str, Any]) -> list[str]:
     out = ["", f"[{name}]"]
     nested = []
@@ -63,22 +45,26 @@ def _table(name: str, body: Mapping[str, Any]) -> list[str]:
         if isinstance(v, Mapping) and v and all(isinstance(x, Mapping) for x in v.values()):
             nested.append((k, v))
         else:
-            out.append(f"{_q(str(k))} = {_value(v)}")
+            out.append(f"{toml_string(str(k))} = {toml_value(v)}")
     for k, v in nested:
         for sub, inner in v.items():
-            out += _table(f"{name}.{_q(str(k))}.{_q(str(sub))}", inner)
+            out += _table(f"{name}.{toml_string(str(k))}.{toml_string(str(sub))}", inner)
     return out
 
 
 def write_position(state: CofState) -> str:
     """Print ``state`` as a ``pbem-position/2`` file; loading it gives ``state`` back."""
     d = state_to_dict(state)
-    out = [f"format = {_q(FORMAT)}", 'system = "cof"', f"tables_sha256 = {_q(state.charts.sha256)}"]
+    out = [
+        f"format = {toml_string(FORMAT)}",
+        'system = "cof"',
+        f"tables_sha256 = {toml_string(state.charts.sha256)}",
+    ]
     for k, v in d.items():
         if k not in _TABLES and k not in _ARRAYS:
-            out.append(f"{k} = {_value(v)}")
+            out.append(f"{k} = {toml_value(v)}")
     for k in _ARRAYS:
-        out += ["", f"{k} = ["] + [f"  {_value(x)}," for x in d[k]] + ["]"]
+        out += ["", f"{k} = ["] + [f"  {toml_value(x)}," for x in d[k]] + ["]"]
     for side, body in d["sides"].items():
         out += _table(f"sides.{side}", body)
     for k in _TABLES[1:]:
