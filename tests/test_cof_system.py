@@ -14,6 +14,7 @@ from engine.cof.system import SYSTEM
 from engine.core.api import GameSystem, OrdersError
 from engine.core.capabilities import TABLES, find
 from engine.core.tables import TablesError
+from engine.gboh.grid import GHex, front_hexes
 from engine.randomness import ScriptedDice
 
 HEAD = "game cof-test-skirmish\nturn 1\n"
@@ -147,3 +148,39 @@ def test_the_same_orders_and_dice_give_the_same_game() -> None:
     a = _play(_start(), "north", "wing 1\nmove E2 0504\n", dice="3,7,1")
     b = _play(_start(), "north", "wing 1\nmove E2 0504\n", dice="3,7,1")
     assert SYSTEM.to_json(a) == SYSTEM.to_json(b)
+
+
+def _approach(withdraw: str) -> tuple[CofState, CofState]:
+    """Hittite CH-3 H1 (MA 7) drives one hex towards Egyptian CH-2 E1 (MA 9), which faces it
+    three hexes ahead; north's standing order for orderly withdrawal is ``withdraw``."""
+    s = _start()
+    s.sides["north"].standing = f"withdraw: {withdraw}\n"
+    one = front_hexes(GHex.parse("0407"), "NW")[0]
+    two = front_hexes(one, "NW")[0]
+    three = front_hexes(two, "NW")[0]
+    for u in s.units:
+        if u.side == "north" and u.id != "E1":
+            u.status, u.hex = "eliminated", ""
+    e1 = s.unit("E1")
+    e1.hex, e1.facing = str(three), "SE"
+    s.pool = [m for m in s.pool if m != "south:A"]
+    s.active = {"side": "south", "wing": "A", "how": "draw"}
+    after = SYSTEM.resolve(s, SYSTEM.parse_orders(s, "south", HEAD + f"move H1 {one}\n"),
+                           ScriptedDice(["5"] * 50)).state  # fmt: skip
+    return s, after
+
+
+def test_a_chariot_withdraws_in_good_order_before_a_slower_enemy() -> None:
+    """§6.4 example: an Egyptian CH-2 (MA 9) before a Hittite CH-3 (MA 7) withdraws without a
+    roll, 2 MP, keeping its facing, never closer to the enemy."""
+    before, after = _approach("chariots")
+    old, new = before.unit("E1"), after.unit("E1")
+    h1 = after.unit("H1").at
+    assert new.hex != old.hex and new.facing == old.facing
+    assert new.at.distance(h1) >= old.at.distance(h1) == 2
+    assert new.at.distance(old.at) <= 2
+
+
+def test_a_standing_order_may_forbid_orderly_withdrawal() -> None:
+    before, after = _approach("never")
+    assert after.unit("E1").hex == before.unit("E1").hex

@@ -59,6 +59,8 @@ class Phase:
     turned: set[str] = field(default_factory=set)
     shock: list[tuple[str, str]] = field(default_factory=list)
     fronting: dict[str, int] = field(default_factory=dict)
+    withdrew: set[str] = field(default_factory=set)
+    faced: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
@@ -69,6 +71,14 @@ class Phase:
             self.fronting[u.id] = self._fronting(u)
 
     # --- look-ups ------------------------------------------------------------------------
+
+    def stack(self, u: Unit) -> list[Unit]:
+        """``u`` and the runners or chariot sharing its hex (cof.md §6.6)."""
+        if u.stacked_with:
+            mate = self.s.unit(u.stacked_with)
+            if mate.on_map and mate.hex == u.hex:
+                return [u, mate]
+        return [u]
 
     def units(self) -> list[Unit]:
         return [u for u in self.s.live(self.side) if u.wing == self.wing]
@@ -209,10 +219,25 @@ class Phase:
         if isinstance(t, str):
             return t
         s = self.s
-        mates = [who] + ([s.unit(who.stacked_with)] if chart_type(s, who).code == "CH2RI" else [])
+        mates = self.stack(who)
         start = who.hex
+        if self.ctx is not None:
+            from engine.cof.reactions import (  # noqa: PLC0415
+                adjacent_to_others,
+                orderly_withdrawals,
+                reaction_facing,
+            )
+
+            before = adjacent_to_others(self, who)
+            ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
+            orderly_withdrawals(self, who, t.path, ma)
+        end, facing = t.hex, t.facing
+        taken = {u.at for u in s.live() if u not in mates}
+        if end in taken:  # a unit routed onto the path meanwhile: stop short of it
+            end = next(h for h in reversed(t.path) if h not in taken)
+            facing = who.facing
         for m in mates:
-            m.hex, m.facing = str(t.hex), t.facing
+            m.hex, m.facing = str(end), facing
             self.moved.add(m.id)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):
             self.turned.update(m.id for m in mates)
@@ -224,6 +249,8 @@ class Phase:
             f"{who.id} moves {start} -> {who.hex} facing {who.facing} ({t.mp} MP)",
             {"unit": who.id, "from": start, "to": who.hex, "facing": who.facing, "mp": t.mp},
         )
+        if who.hex != start:
+            reaction_facing(self, who, before)
         troop = s.charts.types[who.type]
         again = movement.moved_again_hits(s.charts, troop, who.moved)
         if troop.moved_hits:

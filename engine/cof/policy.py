@@ -6,6 +6,9 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
                                            (cof.md §5.4); ``ask`` pauses for an answer
     reaction-fire:  always | never         entry and return fire by my inactive missile units
                                            (cof.md §7.8)
+    withdraw:       chariots | always | never  orderly withdrawal before an approaching enemy
+                                           (cof.md §6.4; chariots: those needing no roll)
+    reaction-facing: always | never            turn to face an enemy that comes adjacent (§6.5)
 """
 
 from __future__ import annotations
@@ -15,11 +18,18 @@ from engine.cof.state import CofState
 
 __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"]
 
-DEFAULT_STANDING = "trump: ask\nreaction-fire: always\n"
+DEFAULT_STANDING = (
+    "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
+)
 """Standing orders every side starts with."""
 
 STANDING = StandingOrders(
-    {"trump": ("ask", "always", "never"), "reaction-fire": ("always", "never")},
+    {
+        "trump": ("ask", "always", "never"),
+        "reaction-fire": ("always", "never"),
+        "withdraw": ("chariots", "always", "never"),
+        "reaction-facing": ("always", "never"),
+    },
     DEFAULT_STANDING,
 )
 
