@@ -107,14 +107,22 @@ def load_position(text: str) -> CofState:
 
 
 def _scenario(text: str) -> CofState:
-    """A scenario file, read by the scenario package's loader when it offers one."""
+    """A scenario file, read by the scenario package's loader (``load_scenario``)."""
     from engine.cof.state import from_scenario  # noqa: PLC0415
 
     module = importlib.import_module("engine.cof.scenario")
-    reader = getattr(module, "load_scenario_text", None)
+    reader = getattr(module, "load_scenario", None)
     if reader is None:
         raise PositionError(0, "this pbem cannot read Chariots of Fire scenario files yet")
-    state = from_scenario(reader(text))
+    try:
+        scenario = reader(text)
+    except ValueError as e:
+        found = getattr(e, "problems", ())
+        if found:
+            first = found[0]
+            raise PositionError(int(first.line), str(first.message)) from None
+        raise PositionError(0, str(e)) from None
+    state = from_scenario(scenario)
     check_state(state, TomlLines(text))
     return state
 

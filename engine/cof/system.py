@@ -21,6 +21,7 @@ from engine.cof.state import (
     SIDES,
     CofState,
     SideState,
+    Unit,
     charts_of,
     clone,
     from_scenario,
@@ -141,10 +142,13 @@ class CofSystem:
             "used": list(s.used),
             "result": s.result,
             "sides": {k: _side_view(v) for k, v in s.sides.items()},
-            "units": data["units"],
+            "units": [
+                {**u, "markers": _markers(x)} for u, x in zip(data["units"], s.units, strict=True)
+            ],
             "leaders": data["leaders"],
             "terrain": dict(s.terrain),
             "elevation": dict(s.elevation),
+            "hexsides": [list(x) for x in s.hexsides],
             "map": {"columns": list(s.columns), "rows": list(s.rows)},
             "charts": {"sha256": s.charts.sha256, "placeholders": len(s.charts.placeholders())},
         }
@@ -214,6 +218,15 @@ class CofSystem:
 
             return AutoPlayer(self)
         return None
+
+
+def _markers(u: Unit) -> list[str]:
+    """The information markers on a counter (cof.md §2.6), as the picture names them."""
+    flags = ("moved", "engaged", "routed", "rallied", "column", "out_of_command")
+    out = [f for f in flags if getattr(u, f)]
+    if u.supply != "full":
+        out.append(f"missile_{u.supply}")
+    return out
 
 
 def _side_view(v: SideState) -> dict[str, Any]:
