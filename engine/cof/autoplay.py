@@ -19,7 +19,7 @@ from engine.dice import EpochDice, HashChain, hash_orders
 from engine.gboh.grid import VERTICES, front_hexes
 from engine.randomness import Randomness
 
-__all__ = ["AutoPlayer", "unit_options"]
+__all__ = ["AutoPlayer", "play_random_game", "unit_options"]
 
 
 def _towards(s: CofState, u: Unit) -> str:
@@ -129,18 +129,29 @@ class AutoPlayer:
         return text
 
     def play_game(self, start: CofState, seed: bytes, max_turns: int) -> CofState:
-        seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
-        epochs = max(64, max_turns * 64)
-        deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
-        dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), epochs)
-        setup = EpochDice("cof", 0, None, hashlib.sha256(b"").digest(), deck=deck)
-        state: CofState = self.system.new_game(start, None, setup)
-        for epoch in range(1, epochs + 1):
-            p = self.system.prompt(state)
-            if p.kind == "over" or state.turn > max_turns:
-                break
-            text = self.orders(state, seed + epoch.to_bytes(4, "big"))
-            sub = self.system.parse_orders(state, p.side or "", text)
-            rng = EpochDice("cof", epoch, dice.key(epoch), hash_orders(text.encode()), deck=deck)
-            state = self.system.resolve(state, sub, rng).state
-        return state
+        return play_random_game(self.system, start, seed, max_turns)[0]
+
+
+def play_random_game(
+    system: Any, start: CofState, seed: bytes, max_turns: int
+) -> tuple[CofState, list[str]]:
+    """A whole random game on the committed dice stream (``system`` may be a timing
+    wrapper); the last state and the text of every submission."""
+    player = AutoPlayer(system)
+    seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
+    epochs = max(64, max_turns * 64)
+    deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
+    dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), epochs)
+    setup = EpochDice("cof", 0, None, hashlib.sha256(b"").digest(), deck=deck)
+    state: CofState = system.new_game(start, None, setup)
+    steps: list[str] = []
+    for epoch in range(1, epochs + 1):
+        p = system.prompt(state)
+        if p.kind == "over" or state.turn > max_turns:
+            break
+        text = player.orders(state, seed + epoch.to_bytes(4, "big"))
+        sub = system.parse_orders(state, p.side or "", text)
+        rng = EpochDice("cof", epoch, dice.key(epoch), hash_orders(text.encode()), deck=deck)
+        state = system.resolve(state, sub, rng).state
+        steps.append(text)
+    return state, steps

@@ -217,6 +217,11 @@ class CofSystem:
             from engine.cof.autoplay import AutoPlayer  # noqa: PLC0415
 
             return AutoPlayer(self)
+        if name == "scenarios":
+            from engine.cof import scenario  # noqa: PLC0415
+
+            checker = getattr(scenario, "ScenarioChecker", None)
+            return checker() if checker is not None else None
         return None
 
 
