@@ -94,13 +94,16 @@ class Phase:
         engaged_here = any(x.engaged for x in s.units_at(ld.hex))
         rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
         column = "infantry" if ld.on_foot else "chariot"
+        home = GHex.parse(ld.hex)
+        if home.distance(u.at) > rng:
+            return False
 
-        def passable(h: GHex) -> bool:
-            if h not in s.grid or str(h) in enemy:
+        def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
+            if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
                 return False
             return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
 
-        return command.in_command(s.grid, GHex.parse(ld.hex), u.at, rng, passable)
+        return command.in_command(s.grid, home, u.at, rng, passable)
 
     def _fronting(self, u: Unit) -> int:
         return sum(

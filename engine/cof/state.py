@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -384,5 +384,16 @@ def state_from_dict(d: Mapping[str, Any]) -> CofState:
 
 
 def clone(s: CofState) -> CofState:
-    """An independent copy (``resolve`` never changes the state it is given)."""
-    return state_from_dict(state_to_dict(s))
+    """An independent copy (``resolve`` never changes the state it is given): every field
+    is a scalar, a tuple or a container of scalars, copied one level down."""
+    out = copy.copy(s)  # the grid (a frozen HexMap) is shared
+    out.units = [copy.copy(u) for u in s.units]
+    out.leaders = [copy.copy(x) for x in s.leaders]
+    out.sides = {k: replace(v, wings=list(v.wings)) for k, v in s.sides.items()}
+    out.sources, out.special_rules = list(s.sources), list(s.special_rules)
+    out.terrain, out.elevation = dict(s.terrain), dict(s.elevation)
+    out.hexsides = [list(x) for x in s.hexsides]
+    out.pool, out.used = list(s.pool), list(s.used)
+    out.active = copy.deepcopy(s.active)
+    out.pending = copy.deepcopy(s.pending)
+    return out

@@ -111,8 +111,10 @@ def eligible_wings(s: CofState, side: str) -> list[str]:
     rng = command.command_range(oc.command_range, wounded=oc.wounded)
     enemy = {u.hex for u in s.live(other(side))}
 
+    home = GHex.parse(oc.hex)
+
     def passable(h: GHex) -> bool:
-        return h in s.grid and str(h) not in enemy
+        return h.distance(home) <= rng and h in s.grid and str(h) not in enemy
 
     out = []
     for wing in s.sides[side].wings:
