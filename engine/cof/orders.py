@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
+from engine.cof.reactions import REACTIONS
 from engine.cof.shocks import shock_segment
 from engine.cof.state import CofState, Unit, clone
 from engine.cof.steps import Ctx, separate
@@ -233,7 +234,7 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
-    ph = Phase(s, side, wing, sub.order, ctx)
+    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
     if sub.order == "withdraw":
         ph.withdraw()
     for x in _ordered(sub.actions):

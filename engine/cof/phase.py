@@ -12,8 +12,10 @@ event saying why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.cof import cohesion, command, missile, movement
+from engine.cof.policy import policy_of
 from engine.cof.shock import distribute_hits
 from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import (
@@ -26,7 +28,7 @@ from engine.cof.steps import (
 )
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes
 
-__all__ = ["Action", "Phase"]
+__all__ = ["Action", "Hooks", "Phase"]
 
 RALLY_RADIUS = 3
 """Routed units within this many hexes of the Standard may rally (cof.md §9.8)."""
@@ -42,6 +44,22 @@ class Action:
     verb: str
     who: str
     args: tuple[str, ...] = ()
+
+
+class Hooks(Protocol):
+    """What the inactive side does while a unit moves (:mod:`engine.cof.reactions`)."""
+
+    def before(self, ph: Phase, mover: Unit) -> set[str]:
+        """Whatever must be known before the move (units already facing another enemy)."""
+        ...
+
+    def on_path(self, ph: Phase, mover: Unit, path: list[GHex], ma: int) -> None:
+        """Called with the move's hexes, before the mover is placed at its end."""
+        ...
+
+    def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
+        """Called once the mover stands in its last hex."""
+        ...
 
 
 @dataclass
@@ -61,6 +79,7 @@ class Phase:
     fronting: dict[str, int] = field(default_factory=dict)
     withdrew: set[str] = field(default_factory=set)
     faced: set[str] = field(default_factory=set)
+    hooks: Hooks | None = None
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
@@ -224,16 +243,11 @@ class Phase:
         s = self.s
         mates = self.stack(who)
         start = who.hex
-        if self.ctx is not None:
-            from engine.cof.reactions import (  # noqa: PLC0415
-                adjacent_to_others,
-                orderly_withdrawals,
-                reaction_facing,
-            )
-
-            before = adjacent_to_others(self, who)
+        before: set[str] = set()
+        if self.ctx is not None and self.hooks is not None:
+            before = self.hooks.before(self, who)
             ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
-            orderly_withdrawals(self, who, t.path, ma)
+            self.hooks.on_path(self, who, t.path, ma)
         end, facing = t.hex, t.facing
         taken = {u.at for u in s.live() if u not in mates}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
@@ -252,8 +266,8 @@ class Phase:
             f"{who.id} moves {start} -> {who.hex} facing {who.facing} ({t.mp} MP)",
             {"unit": who.id, "from": start, "to": who.hex, "facing": who.facing, "mp": t.mp},
         )
-        if who.hex != start:
-            reaction_facing(self, who, before)
+        if who.hex != start and self.hooks is not None:
+            self.hooks.arrived(self, who, before)
         troop = s.charts.types[who.type]
         again = movement.moved_again_hits(s.charts, troop, who.moved)
         if troop.moved_hits:
@@ -372,8 +386,6 @@ class Phase:
         return None
 
     def _reacts(self, u: Unit) -> bool:
-        from engine.cof.policy import policy_of  # noqa: PLC0415
-
         return (
             u.on_map
             and not u.routed

@@ -21,7 +21,7 @@ from engine.cof.state import Unit, other
 from engine.cof.steps import add_hits, chart_type
 from engine.gboh.grid import VERTICES, GHex, front_hexes, sectors, turns
 
-__all__ = ["orderly_withdrawals", "reaction_facing"]
+__all__ = ["REACTIONS", "orderly_withdrawals", "reaction_facing"]
 
 
 def _eligible(ph: Phase, x: Unit, mover: Unit, mover_ma: int) -> bool:
@@ -172,3 +172,19 @@ def adjacent_to_others(ph: Phase, mover: Unit) -> set[str]:
     s = ph.s
     mine = [u.at for u in s.live(ph.side) if u.id not in {m.id for m in ph.stack(mover)}]
     return {x.id for x in s.live(other(ph.side)) if any(x.at.distance(h) == 1 for h in mine)}
+
+
+class Reactions:
+    """The :class:`engine.cof.phase.Hooks` of a real Orders Phase."""
+
+    def before(self, ph: Phase, mover: Unit) -> set[str]:
+        return adjacent_to_others(ph, mover)
+
+    def on_path(self, ph: Phase, mover: Unit, path: list[GHex], ma: int) -> None:
+        orderly_withdrawals(ph, mover, path, ma)
+
+    def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
+        reaction_facing(ph, mover, before)
+
+
+REACTIONS = Reactions()
