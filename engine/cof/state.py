@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
-from engine.cof.scenario.spec import CofScenario
+from engine.cof.scenario.spec import SEATS, CofScenario
 from engine.cof.tables import CofTables, TroopType, bundled, load_cof_text
 from engine.gboh.grid import GHex, HexMap
 
@@ -38,7 +38,7 @@ __all__ = [
     "type_code",
 ]
 
-SIDES: tuple[str, str] = ("north", "south")
+SIDES: tuple[str, str] = SEATS
 MOMENTUM = "momentum"
 IN_PLAY = "in"
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
+    "SEATS",
     "ArmySpec",
     "CofScenario",
     "CounterSpec",
@@ -33,6 +34,10 @@ __all__ = [
     "MapSpec",
     "TerrainSpec",
 ]
+
+
+SEATS: tuple[str, str] = ("north", "south")
+"""The game system's seats: the first army of a scenario sits north, the second south."""
 
 
 @dataclass(frozen=True)
