@@ -184,3 +184,26 @@ def test_a_chariot_withdraws_in_good_order_before_a_slower_enemy() -> None:
 def test_a_standing_order_may_forbid_orderly_withdrawal() -> None:
     before, after = _approach("never")
     assert after.unit("E1").hex == before.unit("E1").hex
+
+
+def _pass_through(block_roll: str) -> CofState:
+    """Hittite CH-3 H1 drives through the hex of the Egyptian CH-2 + RI stack E2/E3."""
+    s = _start()
+    one = front_hexes(GHex.parse("0407"), "NW")[0]
+    two = front_hexes(one, "NW")[0]
+    for u in s.units:
+        if u.side == "north" and u.id not in ("E2", "E3"):
+            u.status, u.hex = "eliminated", ""
+    for uid in ("E2", "E3"):
+        s.unit(uid).hex, s.unit(uid).facing = str(one), "NE"
+    s.pool = [m for m in s.pool if m != "south:A"]
+    s.active = {"side": "south", "wing": "A", "how": "draw"}
+    sub = SYSTEM.parse_orders(s, "south", HEAD + f"move H1 {one} {two}\n")
+    return SYSTEM.resolve(s, sub, ScriptedDice([block_roll] + ["9"] * 50)).state
+
+
+def test_a_chariot_and_runners_stack_may_block_a_chariot_passing_through() -> None:
+    """§6.7: the CH-2's printed TQ (6) against the roll: below blocks, the mover stops."""
+    assert _pass_through("0").unit("H1").hex == "0407"
+    passed = _pass_through("6").unit("H1")
+    assert passed.hex == str(front_hexes(front_hexes(GHex.parse("0407"), "NW")[0], "NW")[0])

@@ -25,6 +25,7 @@ from engine.cof.steps import (
     chart_type,
     displace_lone_leaders,
     leader_check,
+    rout,
 )
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes
 
@@ -244,6 +245,20 @@ class Phase:
         mates = self.stack(who)
         start = who.hex
         before: set[str] = set()
+        blocked = self._blocked(who, t) if self.ctx is not None else None
+        if blocked is not None:
+            i, routs = blocked
+            if routs:
+                for m in mates:
+                    m.hex = str(t.path[i])
+                    self.moved.add(m.id)
+                assert self.ctx is not None
+                rout(self.ctx, who)
+                return None
+            cut = _prefix(steps, t.path[i])
+            short = self.trace(who, cut)
+            assert not isinstance(short, str)
+            t = short
         if self.ctx is not None and self.hooks is not None:
             before = self.hooks.before(self, who)
             ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
@@ -276,6 +291,35 @@ class Phase:
         displace_lone_leaders(ctx, who)
         if who.on_map and who.hex != start:
             self.entry_fire(who)
+        return None
+
+    def _blocked(self, who: Unit, t: movement.MoveTrace) -> tuple[int, bool] | None:
+        """Block rolls of the enemy CH-2 + RI stacks ``who`` passes through (cof.md §6.7):
+        ``(i, routs)`` when the pass into ``t.path[i + 1]`` is blocked (the mover stops in
+        ``t.path[i]``; it routs when that hex is itself an enemy chariot hex passed through)."""
+        ctx = self.ctx
+        assert ctx is not None
+        s = self.s
+        for i, h in enumerate(t.path[1:-1], 1):
+            here = [e for e in s.units_at(str(h)) if e.side != self.side]
+            ch2 = next((e for e in here if e.type == "CH2" and len(here) == 2), None)
+            if ch2 is None:
+                continue
+            dr = ctx.d10(f"{ch2.id} tries to block {who.id} passing through {h}")
+            if not cohesion.pass_through_blocked(s.charts, ch2.tq, dr):
+                ctx.log("pass-through", f"{who.id} passes through {h} (block roll {dr})",
+                        {"unit": who.id, "hex": str(h)}, (dr,))  # fmt: skip
+                continue
+            prior = t.path[i - 1]
+            routs = any(e.side != self.side for e in s.units_at(str(prior)))
+            ctx.log(
+                "pass-through",
+                f"{ch2.id} blocks {who.id} at {h} (rolls {dr}, TQ {ch2.tq})"
+                + (": caught between enemy chariots, it routs" if routs else ""),
+                {"unit": who.id, "hex": str(h), "routs": routs},
+                (dr,),
+            )
+            return i - 1, routs
         return None
 
     def _move_leader(self, ld: Leader, steps: list[str]) -> str | None:
@@ -568,6 +612,14 @@ class Phase:
         assert self.ctx is not None
         self.ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
         self.acted.add(u.id)
+
+
+def _prefix(steps: list[str], last: GHex) -> list[str]:
+    """The steps up to entering ``last`` (the hex a blocked move stops in), or none."""
+    for k, x in enumerate(steps):
+        if x not in VERTICES and GHex.parse(x) == last:
+            return steps[: k + 1]
+    return []
 
 
 def _facing_mp(s: CofState, facing: str, steps: list[str]) -> int:

@@ -149,6 +149,8 @@ def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:
             continue
         if x.routed or x.engaged or x.column or x.id in ph.faced or x.type == "BW":
             continue
+        if x.type == "RI" and len(ph.stack(x)) == 2:
+            continue  # the stack turns with its chariot
         if mover.at in front_hexes(x.at, x.facing):
             continue
         if policy_of(s, x.side).get("reaction-facing") == "never":

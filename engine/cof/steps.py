@@ -141,7 +141,8 @@ def rout(ctx: Ctx, u: Unit) -> None:
         eliminate(ctx, u, "fled")
         return
     start = u.hex
-    for who in [u, *[x for x in s.units_at(start) if x is not u]]:
+    mates = [x for x in s.units_at(start) if x.id == u.stacked_with]
+    for who in [u, *mates]:
         who.hex, who.routed, who.engaged = spot, True, False
     for ld in s.leaders_at(start):
         if ld.side == u.side:
