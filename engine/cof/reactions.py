@@ -31,7 +31,8 @@ def _eligible(ph: Phase, x: Unit, mover: Unit, mover_ma: int) -> bool:
     if x.type == "RI" and x.stacked_with and s.unit(x.stacked_with).hex == x.hex:
         return False  # the stack withdraws through its chariot
     reach = s.charts.actions["withdrawal_trigger"].value
-    if x.at.distance(mover.at) > reach or x.ma <= mover_ma:
+    d = x.at.distance(mover.at)
+    if d == 0 or d > reach or x.ma <= mover_ma:  # (0: a chariot passing through it)
         return False
     wish = policy_of(s, x.side).get("withdraw")
     return wish == "always" or (wish == "chariots" and _roller(ph, x) is None)
