@@ -279,7 +279,14 @@ class Phase:
         ctx.log(
             "move",
             f"{who.id} moves {start} -> {who.hex} facing {who.facing} ({t.mp} MP)",
-            {"unit": who.id, "from": start, "to": who.hex, "facing": who.facing, "mp": t.mp},
+            {
+                "unit": who.id,
+                "side": who.side,
+                "from": start,
+                "to": who.hex,
+                "facing": who.facing,
+                "mp": t.mp,
+            },
         )
         if who.hex != start and self.hooks is not None:
             self.hooks.arrived(self, who, before)
@@ -461,7 +468,7 @@ class Phase:
             "fire",
             f"{u.id} ({u.missile}) {kind} at {target}, {d} hex{'es' if d > 1 else ''}: "
             f"rolls {dr}, modified {got.modified}: {got.hits} hit{'s' if got.hits != 1 else ''}",
-            {"unit": u.id, "target": target, "range": d, "modified": got.modified,
+            {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": got.modified,
              "hits": got.hits, "kind": kind},
             (dr,),
         )  # fmt: skip

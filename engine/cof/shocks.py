@@ -227,7 +227,8 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
         f"{', '.join(a.id for a in g.attackers)} shock {', '.join(g.defenders)} "
         f"({a_code} on {d_code}, column {res.column}, {res.superiority}): rolls {dr}"
         f"{f' {drm:+d}' if drm else ''}: {res.attacker_hits} ({res.defender_hits})",
-        {"attackers": [a.id for a in g.attackers], "defenders": list(g.defenders),
+        {"attackers": [a.id for a in g.attackers], "hexes": [a.hex for a in g.attackers],
+         "defenders": list(g.defenders),
          "column": res.column, "superiority": res.superiority, "modified": res.modified,
          "attacker_hits": res.attacker_hits, "defender_hits": res.defender_hits},
         (dr,),
