@@ -255,10 +255,7 @@ class Phase:
                 assert self.ctx is not None
                 rout(self.ctx, who)
                 return None
-            cut = _prefix(steps, t.path[i])
-            short = self.trace(who, cut)
-            assert not isinstance(short, str)
-            t = short
+            t = self._stop_short(who, steps, t.path[: i + 1])
         if self.ctx is not None and self.hooks is not None:
             before = self.hooks.before(self, who)
             ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
@@ -299,6 +296,15 @@ class Phase:
         if who.on_map and who.hex != start:
             self.entry_fire(who)
         return None
+
+    def _stop_short(self, who: Unit, steps: list[str], path: list[GHex]) -> movement.MoveTrace:
+        """The move cut to end at the last hex of ``path`` where it may end (a friend's hex
+        it was passing through is not one: it stops before, cof.md §6.6)."""
+        for end in reversed(path):
+            short = self.trace(who, _prefix(steps, end))
+            if not isinstance(short, str):
+                return short
+        return movement.MoveTrace(who.at, who.facing, path=[who.at])
 
     def _blocked(self, who: Unit, t: movement.MoveTrace) -> tuple[int, bool] | None:
         """Block rolls of the enemy CH-2 + RI stacks ``who`` passes through (cof.md §6.7):
