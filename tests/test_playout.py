@@ -207,3 +207,68 @@ def test_a_playout_turn_mailed_action_by_action_reaches_the_same_state(
             assert system.to_json(po.game_state(ps)) == system.to_json(state)
         assert po.is_over(ps) and system.prompt(state).kind == "over"
         assert answers > 0
+
+
+def _waiting_for_an_answer(name: str, scenario: str, seed: bytes) -> tuple[Any, Any, Any]:
+    """A new game played at random (the mail path's pauses kept) until a question waits."""
+    system = get_system(name)
+    po = playout_for(system)
+    state, _ = _new_game(system, scenario, seed)
+    ps = po.start(state)
+    rng = FastRandomness(seed)
+    for _ in range(400):
+        if po.question(ps) is not None:
+            return system, po, ps
+        assert not po.is_over(ps)
+        ps = po.apply(ps, po.random_action(ps, rng), rng)
+    raise AssertionError("no question in 400 epochs")
+
+
+def _pending_start(data: dict[str, Any]) -> dict[str, Any]:
+    start = json.loads(data["pending"]["start"])
+    assert isinstance(start, dict)
+    return start
+
+
+@pytest.mark.parametrize(("name", "scenario"), TURNS[1:], ids=[t[1] for t in TURNS[1:]])
+def test_determinize_a_turn_waiting_for_an_answer_keeps_the_view_and_the_replay(
+    name: str, scenario: str
+) -> None:
+    """A bot asked a question mid-turn samples the hidden cards: its masked view stays as it
+    is, the turn kept for the replay (the start of the turn) is dealt the same new cards, and
+    the answer is accepted and resolved on the sampled state."""
+    system, po, ps = _waiting_for_an_answer(name, scenario, b"ask")
+    q = po.question(ps)
+    assert q is not None
+    state = po.game_state(ps)
+    before = json.loads(system.to_json(state))
+    for side in system.sides:
+        got_ps = po.determinize(ps, side, FastRandomness(7))
+        got_state = po.game_state(got_ps)
+        got = json.loads(system.to_json(got_state))
+        assert system.player_view(got_state, side) == system.player_view(state, side)
+        assert _hands(got)[side] == _hands(before)[side]
+        assert _hidden(got, side) == _hidden(before, side)
+        asked = po.question(got_ps)  # (an Ancients state's JSON keeps no step or label)
+        assert asked is not None
+        assert (asked.id, asked.side, asked.answers, asked.default) == (
+            q.id, q.side, q.answers, q.default
+        )  # fmt: skip
+        # The turn's start, replayed when the answer comes, holds the new deal: the same
+        # deck, and every other hand as now plus at most the card played this turn.
+        start = _pending_start(got)
+        assert start["deck"] == got["deck"]
+        for other, hand in _hands(got).items():
+            kept = Counter(start["sides"][other]["hand"])
+            kept.subtract(Counter(hand))
+            assert all(n >= 0 for n in kept.values()) and sum(kept.values()) <= 1
+        # Where the hidden cards lay does not matter: another deal of them, determinized
+        # with the same stream, gives the same state.
+        shuffled = po.determinize(ps, side, FastRandomness(8))
+        again = po.determinize(shuffled, side, FastRandomness(7))
+        assert system.to_json(po.game_state(again)) == system.to_json(got_state)
+        # The sampled state goes on: the question's answer resolves (the replay draws the
+        # new cards), as a search would play it.
+        answer = next(a for a in po.legal_actions(got_ps, FastRandomness(9)) if a.side == q.side)
+        after = po.apply(got_ps, answer, FastRandomness(10))
+        assert po.turn(after) >= po.turn(got_ps)
