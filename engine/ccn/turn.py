@@ -11,6 +11,7 @@ replacement, the draw (Scout: draw 2, keep 1), the next side to move.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from engine.cc.decide import Decider
 from engine.cc.orders import Action, Submission, parse_submission
@@ -27,7 +28,7 @@ from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
-__all__ = ["objectives", "resolve"]
+__all__ = ["TurnPlan", "objectives", "play_planned", "resolve"]
 
 
 class _Rules(StandingRules):
@@ -54,19 +55,44 @@ def resolve(
     return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng, answers)
 
 
-def _turn(w: Work, side: str, sub: Submission) -> None:
+class TurnPlan(Protocol):
+    """Orders chosen while the turn is played (a playout), instead of written beforehand.
+
+    ``ordered``: the card's orders are already marked on the working copy (the plan ran
+    :func:`~engine.ccn.ordering.order_units` there). ``moves`` chooses the moves and breaks
+    and carries them out on the working copy; ``battles`` then chooses the battle lines on
+    the board after the moves, before any die of a battle is rolled (as a mail would write
+    them); ``written`` is told the whole submission, as the turn's orders.
+    """
+
+    @property
+    def ordered(self) -> bool: ...
+
+    def moves(self, w: Work, side: str) -> list[Action]: ...
+    def battles(self, w: Work, side: str) -> list[Action]: ...
+    def written(self, sub: Submission) -> None: ...
+
+
+def _turn(w: Work, side: str, sub: Submission, plan: TurnPlan | None = None) -> None:
     code = sub.card
     assert code is not None
     w.log("card", f"{side} plays {CARDS[code].name}", side=side, card=code)
     w.hands[side].remove(code)
-    problems = order_units(w, side, sub, validating=False)
-    if problems:  # validated before; a replay can only get here through a bug
-        raise ValueError("; ".join(str(p) for p in problems))
+    if plan is None or not plan.ordered:
+        problems = order_units(w, side, sub, validating=False)
+        if problems:  # validated before; a replay can only get here through a bug
+            raise ValueError("; ".join(str(p) for p in problems))
     w.discard.append(code)  # §25: the played card is discarded (kept in play order)
     w.cards.append(CardMove("discard", side, code))
+    actions = todo = sub.actions
+    if plan is not None:  # the moves are carried out as they are chosen
+        moves = plan.moves(w, side)
+        todo = tuple(plan.battles(w, side))
+        actions = (*moves, *todo)
+        plan.written(replace(sub, actions=actions))
     moving = True
     bound: dict[int, tuple[WUnit | None, Hex | None]] = {}
-    for a in sub.actions:
+    for a in todo:
         if a.verb in ("move", "break"):
             if not moving:  # validation refuses this; keep the replay safe
                 continue
@@ -76,8 +102,20 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
             continue
         if moving:
             moving = False
-            bound = _bind(w, sub.actions)
+            bound = _bind(w, actions)
         _battle(w, a, bound.get(a.line, (None, None)))
+
+
+def play_planned(w: Work, side: str, sub: Submission, plan: TurnPlan) -> State:
+    """Play a turn whose card and orders are ``sub`` and whose actions ``plan`` chooses.
+
+    ``w`` was started on the state the turn starts from; questions go to its decider (a
+    playout answers them at once). Returns the state after the turn;
+    :class:`~engine.ccn.work.GameOver` ends the battle as in :func:`resolve`.
+    """
+    _turn(w, side, sub, plan)
+    _end_of_turn(w, side)
+    return _advance(w.freeze(), w, side)
 
 
 def _bind(w: Work, actions: tuple[Action, ...]) -> dict[int, tuple[WUnit | None, Hex | None]]:
