@@ -223,6 +223,13 @@ class CcnTables:
         """Nation ``nation``'s row for unit type ``unit``; ``KeyError`` if it fields none."""
         return self.types[f"{nation}_{unit}"]
 
+    def blocks_of(self, nation: str, unit: str) -> int:
+        """A unit's starting strength in a nation (its nation row, else the type's; §4.6)."""
+        row = self.types.get(f"{nation}_{unit}")
+        if row is not None:
+            return row.blocks
+        return self.units[unit].blocks if unit in self.units else 0
+
     @property
     def sha256(self) -> str:
         """The SHA-256 of the one-file text: what names these tables."""
@@ -408,17 +415,11 @@ class TableProvider:
 
     def with_tables(self, state: Any, tables: Tables) -> Any:
         """``state`` played on ``tables``: units at full strength follow the new tables."""
-        from engine.ccn.strength import start_blocks  # noqa: PLC0415
-
         new = tables_from_text(tables.text)
         old: CcnTables = state.tables
         units = []
         for u in state.units:
-            try:
-                was = start_blocks(old, u.nation, u.type)
-                now = start_blocks(new, u.nation, u.type)
-            except KeyError:  # a type the nation does not field: the scenario gave its blocks
-                was = now = u.full
+            was, now = old.blocks_of(u.nation, u.type), new.blocks_of(u.nation, u.type)
             if u.full == was != now:
                 units.append(
                     replace(u, full=now, blocks=now if u.blocks == u.full else min(u.blocks, now))
