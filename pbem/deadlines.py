@@ -68,6 +68,7 @@ from pbem.store import (
     Store,
     read_session,
 )
+from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
 
@@ -354,12 +355,18 @@ def sweep(
             row = session.get(Deadline, deadline_id)
             if row is None or row.fired:
                 continue
+            # Several workers sweep (PostgreSQL): lock the game, then the row, in the
+            # order the inbox worker locks them (game, then its deadlines); whoever
+            # comes second finds the row fired and leaves it.
+            game = lock_row(session, Game, row.game_id)
+            row = lock_row(session, Deadline, deadline_id)
+            if row is None or row.fired:
+                continue
             if before is not None and row.due_at >= before:
                 continue
             if mail_waiting(session, row.due_at):
                 counts["deferred"] += 1
                 continue
-            game = session.get(Game, row.game_id)
             if (
                 game is None
                 or game.status != GameStatus.ACTIVE

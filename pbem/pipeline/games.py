@@ -39,6 +39,7 @@ from pbem.store import (
     Seat,
     SeatJoin,
 )
+from pbem.store.locks import lock_row
 from pbem.tablefile import start_with
 
 __all__ = [
@@ -128,8 +129,13 @@ def current_key(session: Session, player_id: int) -> SshPublicKey | None:
 
 
 def load_game(session: Session, game_id: str) -> GameContext | None:
-    """Load game ``game_id`` with its seats and keys; None if there is no such game."""
-    game = session.get(Game, game_id)
+    """Load game ``game_id`` with its seats and keys; None if there is no such game.
+
+    On PostgreSQL the game's row is locked for the transaction (several
+    workers: the second one to load a game waits until the first commits,
+    then reads what it wrote; :func:`pbem.store.locks.lock_row`).
+    """
+    game = lock_row(session, Game, game_id)
     if game is None:
         return None
     system = resolve_system(game.system)
