@@ -26,6 +26,7 @@ __all__ = [
     "Arrow",
     "BattleMark",
     "Counter",
+    "Edge",
     "HexCell",
     "Label",
     "Loss",
@@ -64,7 +65,8 @@ class Counter:
     the counter (an attached leader), ``facing`` a direction in degrees
     (0 = up) for systems with facing. ``colour`` is a block colour key for
     this counter alone (an allied nation's blocks in a side's army); empty:
-    its side's colour.
+    its side's colour. ``stack`` False draws one flat counter instead of a pile of ``count``
+    blocks (GBoH counters); ``tags`` are short marker texts drawn over it (``Mv``, ``2h``).
     """
 
     hex: str
@@ -79,6 +81,18 @@ class Counter:
     note: str = ""
     facing: float | None = None
     colour: str = ""
+    stack: bool = True
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A hexside feature drawn along the side between two corners: ``style`` ``stream``,
+    ``river`` or ``wall`` (an unknown style is drawn as a plain dark line)."""
+
+    a: Pt
+    b: Pt
+    style: str
 
 
 @dataclass(frozen=True)
@@ -127,7 +141,8 @@ class SideBand:
     """A side's band beside the board: name, army, colour key and score (drawn as flags).
 
     ``goal`` is the score that wins (0: none); ``score_word`` names what is
-    counted (``banners``, ``rout points``).
+    counted (``banners``, ``rout points``); ``flags`` False draws no flag per point (a
+    score in the tens).
     """
 
     side: str
@@ -137,6 +152,7 @@ class SideBand:
     score: int = 0
     goal: int = 0
     score_word: str = "banners"
+    flags: bool = True
 
 
 @dataclass(frozen=True)
@@ -157,7 +173,8 @@ class Picture:
     ``rows`` label y positions (drawn left and right). ``lines`` are section
     lines; ``sections`` name the board's parts between them (as the viewer
     calls them). ``legend`` lines explain the counters in words, for the text
-    board and the mail.
+    board and the mail. ``edges`` are hexside features (streams, walls); ``hex_ids``
+    writes each hex's id in it (GBoH maps, whose hexes are named by number).
     """
 
     size: Pt
@@ -177,6 +194,8 @@ class Picture:
     legend: tuple[str, ...] = ()
     title: str = ""
     viewer: str = ""
+    edges: tuple[Edge, ...] = ()
+    hex_ids: bool = False
 
     @cached_property
     def _index(self) -> dict[str, HexCell]:
@@ -233,6 +252,7 @@ def half_turn(p: Picture) -> Picture:
         columns=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.columns),
         rows=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.rows),
         lines=tuple((_turn(a, s), _turn(b, s)) for a, b in p.lines),
+        edges=tuple(replace(e, a=_turn(e.a, s), b=_turn(e.b, s)) for e in p.edges),
         sections=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.sections),
         counters=tuple(
             replace(c, facing=None if c.facing is None else (c.facing + 180) % 360)
