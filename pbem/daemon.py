@@ -40,9 +40,10 @@ from pbem.clock import Clock, SystemClock
 from pbem.config import Config
 from pbem.mailin.imap import poll_once
 from pbem.mailin.smtp import InboxHandler, start_listener
-from pbem.mailin.worker import InboxProcessor, InboxWorker
+from pbem.mailin.worker import InboxProcessor, InboxWorker, Lanes
 from pbem.outbox import OutboxSender
 from pbem.store import Store
+from pbem.store.locks import LaneClaims, is_postgres
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,11 @@ class Daemon:
         clock: Clock | None = None,
         store: Store | None = None,
         extensions: tuple[str, ...] | None = None,
+        reuse_port: bool = False,
     ) -> None:
         self.config = config
+        self.reuse_port = reuse_port
+        """Listen with ``SO_REUSEPORT`` (``pbem serve --workers N``: every worker listens)."""
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.store = store or Store(
             config.database_url, busy_timeout_ms=config.database.busy_timeout_ms
@@ -94,6 +98,10 @@ class Daemon:
         """Called (worker thread) before each inbox row; the deadlines judge what is due first."""
         self.after_mail: list[Callable[[], None]] = []
         """Called (worker thread) after each round that handled mail."""
+        self.lane_of: Callable[[bytes, str], str] | None = None
+        """A mail's lane from its raw head and envelope (set by the pipeline); on
+        PostgreSQL the worker claims lanes so several workers share the inbox."""
+        self.claims: LaneClaims | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping: asyncio.Event | None = None
         self._started = False
@@ -138,6 +146,14 @@ class Daemon:
         self._stopping = asyncio.Event()
         self.outbox.bind_loop(asyncio.get_running_loop())
         cfg = self.config
+        lanes = None
+        if (
+            self.processor is not None
+            and self.lane_of is not None
+            and is_postgres(self.store.engine)
+        ):
+            self.claims = LaneClaims(self.store.engine)
+            lanes = Lanes(self.lane_of, self.claims)
         if self.processor is not None:
             self.worker = InboxWorker(
                 self.store,
@@ -146,6 +162,7 @@ class Daemon:
                 on_processed=self._after_mail,
                 max_attempts=cfg.limits.max_attempts,
                 before_row=self.before_row,
+                lanes=lanes,
             )
             self._tasks.append(asyncio.create_task(self.worker.run(), name="inbox-worker"))
         else:
@@ -161,7 +178,11 @@ class Daemon:
             )
             try:
                 self.listener = await start_listener(
-                    handler, cfg.listener.host, cfg.listener.port, hostname=cfg.mail_domain
+                    handler,
+                    cfg.listener.host,
+                    cfg.listener.port,
+                    hostname=cfg.mail_domain,
+                    reuse_port=self.reuse_port,
                 )
             except OSError as exc:
                 await self.stop()
@@ -255,6 +276,8 @@ class Daemon:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+        if self.claims is not None:
+            self.claims.close()
         if self._owns_store:
             self.store.dispose()
         log.info("pbem daemon stopped")

@@ -68,6 +68,7 @@ from pbem.store import (
     Store,
     read_session,
 )
+from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
 
@@ -278,11 +279,12 @@ class SweepReport:
     defaults: int = 0
     stale: int = 0
     deferred: int = 0
+    bots: int = 0  # turns a bot's seat played (pbem.pipeline.bots)
 
     @property
     def fired(self) -> int:
         """How many deadlines were acted on or marked stale."""
-        return self.reminders + self.missed + self.defaults + self.stale
+        return self.reminders + self.missed + self.defaults + self.stale + self.bots
 
 
 def mail_waiting(session: Session, due: datetime) -> bool:
@@ -348,10 +350,17 @@ def sweep(
     a later sweep (:func:`mail_waiting`).
     """
     now = clock.now()
-    counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0}
+    counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0, "bot": 0}
     for deadline_id in due_ids(store, now):
         with store.transaction() as session:
             row = session.get(Deadline, deadline_id)
+            if row is None or row.fired:
+                continue
+            # Several workers sweep (PostgreSQL): lock the game, then the row, in the
+            # order the inbox worker locks them (game, then its deadlines); whoever
+            # comes second finds the row fired and leaves it.
+            game = lock_row(session, Game, row.game_id)
+            row = lock_row(session, Deadline, deadline_id)
             if row is None or row.fired:
                 continue
             if before is not None and row.due_at >= before:
@@ -359,7 +368,6 @@ def sweep(
             if mail_waiting(session, row.due_at):
                 counts["deferred"] += 1
                 continue
-            game = session.get(Game, row.game_id)
             if (
                 game is None
                 or game.status != GameStatus.ACTIVE
@@ -373,7 +381,12 @@ def sweep(
             session.add(row)
         counts[what] = counts.get(what, 0) + 1
     report = SweepReport(
-        counts["reminder"], counts["missed"], counts["default"], counts["stale"], counts["deferred"]
+        counts["reminder"],
+        counts["missed"],
+        counts["default"],
+        counts["stale"],
+        counts["deferred"],
+        counts["bot"],
     )
     if report != SweepReport():
         log.info("deadlines: %s", report)

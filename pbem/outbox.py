@@ -20,7 +20,10 @@ transaction (:func:`pbem.store.read_session`: on SQLite a deferred ``BEGIN``, wh
 never waits for the write lock the inbox worker holds), every row is sent,
 and then every outcome of the batch is recorded in one write transaction.
 A crash between sending and recording re-sends at most that batch, with
-the same Message-IDs.
+the same Message-IDs. On PostgreSQL several workers' senders share the
+outbox: each batch is read ``FOR UPDATE SKIP LOCKED`` in a transaction kept
+open until its outcomes are recorded, so no two senders send one row, and a
+sender killed mid-batch frees its rows for the others.
 
 In Maildir mode (``delivery = "maildir"``, or no smarthost configured) the
 sender writes each mail into a local Maildir instead (``Config.maildir_path``,
@@ -41,6 +44,7 @@ from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from pathlib import Path
+from typing import Any
 
 import aiosmtplib
 from sqlmodel import Session, col, select
@@ -49,6 +53,7 @@ from pbem.clock import Clock
 from pbem.config import Config, OutboxConfig
 from pbem.store import OutboxMessage, OutboxStatus, Store, read_session
 from pbem.store.files import private_dir
+from pbem.store.locks import is_postgres
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +210,14 @@ class DeliveryError(Exception):
 
 
 @dataclass(frozen=True)
+class _Claim:
+    """A batch of outbox rows locked by this sender, and the open transaction holding them."""
+
+    session: Session
+    rows: list[OutboxMessage]
+
+
+@dataclass(frozen=True)
 class FlushReport:
     """What one flush did."""
 
@@ -236,6 +249,8 @@ class OutboxSender:
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._claiming = is_postgres(store.engine)
+        """Several senders may share the store: each batch is claimed (:meth:`_claim`)."""
 
     @property
     def maildir_mode(self) -> bool:
@@ -251,17 +266,8 @@ class OutboxSender:
 
         A plain read: it does not wait for (or take) the store's write lock.
         """
-        now = self.clock.now()
-        query = (
-            select(OutboxMessage)
-            .where(col(OutboxMessage.status) == OutboxStatus.QUEUED)
-            .where(col(OutboxMessage.next_attempt_at) <= now)
-            .where(col(OutboxMessage.id) > after)
-        )
-        if upto is not None:
-            query = query.where(col(OutboxMessage.id) <= upto)
         with read_session(self.store) as session:
-            rows = session.exec(query.order_by(col(OutboxMessage.id)).limit(limit)).all()
+            rows = session.exec(self._due_query(after, upto).limit(limit)).all()
         return list(rows)
 
     def last_id(self) -> int:
@@ -287,9 +293,13 @@ class OutboxSender:
             last = 0
             done = 0
             while done < FLUSH_BATCH:
-                rows = await asyncio.to_thread(
-                    self.due_rows, min(RECORD_BATCH, FLUSH_BATCH - done), last, upto
-                )
+                limit = min(RECORD_BATCH, FLUSH_BATCH - done)
+                if self._claiming:
+                    claim = await asyncio.to_thread(self._claim, limit, last, upto)
+                    rows = claim.rows if claim is not None else []
+                else:
+                    claim = None
+                    rows = await asyncio.to_thread(self.due_rows, limit, last, upto)
                 if not rows:
                     break
                 outcomes: list[tuple[int, DeliveryError | None]] = []
@@ -304,7 +314,9 @@ class OutboxSender:
                             outcomes.append((row.id, None))
                 finally:
                     # Also on cancellation: what was sent is recorded, not re-sent.
-                    statuses = await asyncio.shield(asyncio.to_thread(self._record_batch, outcomes))
+                    statuses = await asyncio.shield(
+                        asyncio.to_thread(self._record_batch, outcomes, claim)
+                    )
                 for status in statuses:
                     if status == OutboxStatus.SENT:
                         sent += 1
@@ -387,8 +399,51 @@ class OutboxSender:
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             raise _classify(exc) from exc
 
-    def _record_batch(self, outcomes: list[tuple[int, DeliveryError | None]]) -> list[str]:
+    def _due_query(self, after: int, upto: int | None) -> Any:
+        now = self.clock.now()
+        query = (
+            select(OutboxMessage)
+            .where(col(OutboxMessage.status) == OutboxStatus.QUEUED)
+            .where(col(OutboxMessage.next_attempt_at) <= now)
+            .where(col(OutboxMessage.id) > after)
+        )
+        if upto is not None:
+            query = query.where(col(OutboxMessage.id) <= upto)
+        return query.order_by(col(OutboxMessage.id))
+
+    def _claim(self, limit: int, after: int, upto: int | None) -> _Claim | None:
+        """Lock up to ``limit`` due rows no other worker holds (PostgreSQL); None if none.
+
+        The transaction stays open while the rows are sent and records their
+        outcomes (:meth:`_record_batch`): another worker's sender skips them
+        meanwhile, and if this worker dies, PostgreSQL releases them and they
+        are sent again (same Message-IDs), at most this batch.
+        """
+        session = Session(self.store.engine, expire_on_commit=False)
+        try:
+            query = self._due_query(after, upto).limit(limit).with_for_update(skip_locked=True)
+            rows = list(session.exec(query).all())
+        except BaseException:
+            session.close()
+            raise
+        if not rows:
+            session.close()
+            return None
+        return _Claim(session, rows)
+
+    def _record_batch(
+        self, outcomes: list[tuple[int, DeliveryError | None]], claim: _Claim | None = None
+    ) -> list[str]:
         """Record every outcome in one write transaction; return each row's new status."""
+        if claim is not None:
+            with claim.session as session:
+                try:
+                    statuses = [self._record(session, row_id, exc) for row_id, exc in outcomes]
+                    session.commit()
+                except BaseException:
+                    session.rollback()
+                    raise
+            return statuses
         if not outcomes:
             return []
         with self.store.transaction() as session:

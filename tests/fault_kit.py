@@ -184,6 +184,8 @@ def write_config(
     db_url: str = "",
     listener_port: int | None = None,
     flush_interval: str = "1s",
+    listener: bool = True,
+    sweep_interval: str = "1s",
 ) -> Path:
     """Write a pbem.toml for a test daemon under ``directory``; return its path.
 
@@ -196,6 +198,7 @@ def write_config(
         "[database]",
         f'url = "{db_url}"',
         "[listener]",
+        f"enabled = {'true' if listener else 'false'}",
         'host = "127.0.0.1"',
         f"port = {port}",
         "[mail]",
@@ -211,7 +214,7 @@ def write_config(
         'retry_base = "1s"',
         'retry_max = "2s"',
         "[limits]",
-        'inbox_sweep_interval = "1s"',
+        f'inbox_sweep_interval = "{sweep_interval}"',
     ]
     path = directory / "pbem.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -221,9 +224,10 @@ def write_config(
 class Serve:
     """``pbem serve --config PATH`` as a subprocess, restartable, killable."""
 
-    def __init__(self, config_path: Path, log_path: Path) -> None:
+    def __init__(self, config_path: Path, log_path: Path, *, workers: int = 1) -> None:
         self.config_path = config_path
         self.log_path = log_path
+        self.workers = workers
         self.config = load_config(str(config_path))
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -238,7 +242,15 @@ class Serve:
         env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pbem", "serve", "--config", str(self.config_path)],
+            [
+                sys.executable,
+                "-m",
+                "pbem",
+                "serve",
+                "--config",
+                str(self.config_path),
+                *(["--workers", str(self.workers)] if self.workers > 1 else []),
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
@@ -258,9 +270,11 @@ class Serve:
         raise RuntimeError(f"pbem serve did not listen within {timeout} s")
 
     def kill(self) -> None:
-        """SIGKILL the daemon (no clean-up of any kind) and reap it."""
+        """SIGKILL the daemon and its workers (no clean-up of any kind) and reap it."""
         if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
+            # Its own session (start_new_session): the group is the daemon and its workers.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
 
     def stop(self, timeout: float = 20.0) -> int | None:

@@ -154,3 +154,22 @@ def test_a_lone_leader_and_a_standard_are_markers() -> None:
     )
     oc = next(m for m in area_picture(moved).markers if m.hex == "0305")
     assert (oc.name, oc.letter) == ("Commander of the screen", "O")
+
+
+def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
+    import json
+
+    from engine.cof.picture import PictureBuilder, view_from_dict, view_to_dict
+    from engine.core.capabilities import PictureBuilder as PictureProtocol
+
+    units = tuple(
+        replace(u, hits=1, markers=("moved",)) if u.id == "E4" else u for u in TEACHING.units
+    )
+    view = replace(TEACHING, units=units, moves=(("egyptian", ("0406", "0506")),))
+    data = json.loads(json.dumps(view_to_dict(view)))
+    assert view_from_dict(data) == view
+    builder = PictureBuilder()
+    assert isinstance(builder, PictureProtocol)
+    assert builder.picture({"board": data}) == area_picture(view)
+    assert builder.picture({"board": data}, viewer="egyptian").bottom == "egyptian"
+    assert len(builder.overview({"board": data}).hexes) == 16 * 12

@@ -12,16 +12,16 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from cof_rules_kit import fixed as _fixed
+from cof_rules_kit import make_terrain as _terrain
 
 from engine.cof import cohesion, command, missile, movement, shock
 from engine.cof.tables import (
     Band,
     Clash,
     CofTables,
-    FixedValue,
     MissileRow,
     ShockRow,
-    Terrain,
     TurnoverRow,
     bundled,
 )
@@ -32,26 +32,6 @@ T = B.types
 H = GHex.parse
 
 
-def _terrain(code: str, inf: int, ch: int, **flags: Any) -> Terrain:
-    base: dict[str, Any] = dict(
-        name=code,
-        where="hex",
-        infantry=inf,
-        chariot=ch,
-        infantry_ok=True,
-        chariot_ok=True,
-        heavy_hit=False,
-        chariot_hit=False,
-        turn_hit=False,
-        turnover=False,
-        blocks_los=False,
-        missile_drm=0,
-        fire_and_run_ok=True,
-    )
-    base.update(flags)
-    return Terrain(code=code, **base)
-
-
 TERRAIN = {
     "clear": _terrain("clear", 1, 1),
     "rough": _terrain("rough", 3, 4, heavy_hit=True, chariot_hit=True, turn_hit=True),
@@ -59,10 +39,6 @@ TERRAIN = {
     "minor_river": _terrain("minor_river", 2, 3, where="hexside", heavy_hit=True),
     "climb": _terrain("climb", 1, 2, where="climb"),
 }
-
-
-def _fixed(**values: int) -> dict[str, FixedValue]:
-    return {k: FixedValue(k, k, v) for k, v in values.items()}
 
 
 def fixture(**over: Any) -> CofTables:

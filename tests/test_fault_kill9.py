@@ -14,7 +14,10 @@ land mid-DATA, mid-turn and mid-flush) and restarts it. Afterwards:
   Message-ID: sent at least once, shown once — invariant 2).
 
 The same test runs on PostgreSQL when ``PBEM_TEST_PG_URL`` is set (CI sets
-it, ``scripts/test-postgres``), in a schema of its own.
+it, ``scripts/test-postgres``), in a schema of its own, with one worker and
+with ``pbem serve --workers 2`` (the kill takes the supervisor and both
+workers). The failover of one worker while the others run is
+``tests/test_scale_workers.py``.
 """
 
 from __future__ import annotations
@@ -50,7 +53,14 @@ from pbem.store import GameStatus, Store, migrate
 
 
 def _run(
-    tmp_path: Path, *, games: int, epochs: int, kills: int, seed: int, db_url: str = ""
+    tmp_path: Path,
+    *,
+    games: int,
+    epochs: int,
+    kills: int,
+    seed: int,
+    db_url: str = "",
+    workers: int = 1,
 ) -> None:
     rnd = random.Random(seed)
     with Sink() as sink:
@@ -61,7 +71,7 @@ def _run(
         load = create_games(store, cfg, games)
         store.dispose()
         store = ReadStore(config.database_url)
-        serve = Serve(cfg, tmp_path / "serve.log")
+        serve = Serve(cfg, tmp_path / "serve.log", workers=workers)
         serve.start()
         acked: dict[str, str] = {}
         total = games * epochs
@@ -170,6 +180,11 @@ def pg_url() -> Iterator[str]:
 
 def test_kill9_on_postgresql(tmp_path: Path, pg_url: str) -> None:
     _run(tmp_path, games=2, epochs=3, kills=2, seed=19, db_url=pg_url)
+
+
+def test_kill9_two_workers_on_postgresql(tmp_path: Path, pg_url: str) -> None:
+    """``pbem serve --workers 2``: the whole group killed -9 at random moments, then restarted."""
+    _run(tmp_path, games=3, epochs=3, kills=2, seed=29, db_url=pg_url, workers=2)
 
 
 @pytest.mark.slow

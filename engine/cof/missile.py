@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.cof.elevation import sight
+from engine.cof.pieces import Ground
 from engine.cof.tables import CofTables, TroopType
 from engine.gboh.grid import GHex, sectors
 
@@ -57,17 +59,9 @@ def line_of_sight(
 ) -> bool:
     """Line of sight on one level (cof.md §7.3): adjacent targets always; otherwise no
     blocking hex (woods) between, and at most one combat unit between. Where the line runs
-    along a hexside it is blocked only if both hexes block (the firer's benefit)."""
-    steps = firer.line_to(target)
-    if len(steps) <= 2:
-        return True
-    units = 0
-    for pair in steps[1:-1]:
-        if all(blocks(h) for h in pair):
-            return False
-        if all(occupied(h) for h in pair):
-            units += 1
-    return units <= 1
+    along a hexside it is blocked only if both hexes block (the firer's benefit). Across
+    levels: :func:`engine.cof.elevation.sight`."""
+    return sight(Ground(), firer, target, occupied=occupied, blocks=blocks)
 
 
 def missile_drm(

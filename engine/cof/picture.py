@@ -12,15 +12,18 @@ tags for hits and markers) and each lone leader or Standard as a marker.
 
 A 40×30 map is too big to read at a mail's width, so :func:`area_picture` draws a window
 round the hexes where things happen (:func:`area_of_action`) and :func:`overview_picture`
-the whole map at a glance. Pure and deterministic.
+the whole map at a glance. :func:`view_to_dict` writes a view as plain data for a public
+view's ``board``; :class:`PictureBuilder`, the ``picture`` capability, draws such a board
+(``"picture": "engine.cof.picture:PictureBuilder"``). Pure and deterministic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from engine.cof.scenario.spec import CofScenario, MapSpec
+from engine.cof.scenario.spec import CofScenario, HexsideSpec, MapSpec, TerrainSpec
 from engine.cof.tables import bundled
 from engine.core.hexlayout import HexLayout, offset_columns
 from engine.core.picture import (
@@ -42,12 +45,15 @@ __all__ = [
     "STYLES",
     "CofView",
     "LeaderView",
+    "PictureBuilder",
     "SideView",
     "UnitView",
     "area_of_action",
     "area_picture",
     "overview_picture",
+    "view_from_dict",
     "view_of_scenario",
+    "view_to_dict",
 ]
 
 #: Marker key -> the tag a counter shows (cof.md §2.6).
@@ -344,3 +350,70 @@ def overview_picture(view: CofView, viewer: str | None = None) -> Picture:
     """The whole map: terrain, hexsides and every counter, without hex ids or arrows."""
     m = view.map
     return _build(view, (m.first_column, m.last_column, m.first_row, m.last_row), viewer, False)
+
+
+# --- the view as plain data (a public view's ``board``) ------------------------------------
+
+
+def view_to_dict(view: CofView) -> dict[str, Any]:
+    """The view as JSON-ready data: what a public view carries as its ``board``."""
+    return {
+        "map": asdict(view.map),
+        "sides": [asdict(s) for s in view.sides],
+        "units": [asdict(u) for u in view.units],
+        "leaders": [asdict(ld) for ld in view.leaders],
+        "standards": dict(view.standards),
+        "moves": [[side, list(path)] for side, path in view.moves],
+        "combats": [list(c) for c in view.combats],
+        "losses": [list(lo) for lo in view.losses],
+        "title": view.title,
+    }
+
+
+def view_from_dict(data: Mapping[str, Any]) -> CofView:
+    """The view of :func:`view_to_dict`'s data (``KeyError`` / ``TypeError`` if malformed)."""
+    m = data["map"]
+    spec = MapSpec(
+        m["first_column"], m["last_column"], m["first_row"], m["last_row"],
+        tuple(TerrainSpec(**t) for t in m.get("terrain", ())),
+        tuple(HexsideSpec(**h) for h in m.get("hexsides", ())),
+    )  # fmt: skip
+    units = tuple(
+        UnitView(**{**u, "markers": tuple(u.get("markers", ()))}) for u in data.get("units", ())
+    )
+    return CofView(
+        map=spec,
+        sides=tuple(SideView(**s) for s in data.get("sides", ())),
+        units=units,
+        leaders=tuple(LeaderView(**ld) for ld in data.get("leaders", ())),
+        standards=dict(data.get("standards", {})),
+        moves=tuple((str(side), tuple(path)) for side, path in data.get("moves", ())),
+        combats=tuple((str(a), str(t), str(k), str(r)) for a, t, k, r in data.get("combats", ())),
+        losses=tuple((str(h), str(s), str(lb)) for h, s, lb in data.get("losses", ())),
+        title=str(data.get("title", "")),
+    )
+
+
+class PictureBuilder:
+    """The ``picture`` capability (:mod:`engine.core.capabilities`) over a public view whose
+    ``board`` is :func:`view_to_dict` data: the area of action, seen by ``viewer``."""
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """The area of action of ``view["board"]`` (the view itself if it has no ``board``).
+
+        The turn's moves and combats come from the board's own ``moves`` and ``combats``;
+        ``events`` are not read (their shape is the game state's)."""
+        board = view.get("board", view)
+        if not isinstance(board, Mapping):
+            raise ValueError("a Chariots of Fire view has a board table")
+        return area_picture(view_from_dict(board), viewer=viewer)
+
+    def overview(self, view: Mapping[str, Any], viewer: str | None = None) -> Picture:
+        """The whole map of ``view["board"]``."""
+        board = view.get("board", view)
+        return overview_picture(view_from_dict(board), viewer=viewer)

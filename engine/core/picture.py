@@ -35,6 +35,7 @@ __all__ = [
     "SideBand",
     "cells",
     "half_turn",
+    "hexside",
 ]
 
 
@@ -172,9 +173,11 @@ class Picture:
     bottom). ``columns`` label x positions (drawn above and below the field),
     ``rows`` label y positions (drawn left and right). ``lines`` are section
     lines; ``sections`` name the board's parts between them (as the viewer
-    calls them). ``legend`` lines explain the counters in words, for the text
-    board and the mail. ``edges`` are hexside features (streams, walls); ``hex_ids``
-    writes each hex's id in it (GBoH maps, whose hexes are named by number).
+    calls them). ``walls`` are hexside marks drawn over the terrain (a segment
+    on the side shared by two hexes, e.g. a fortified hexside). ``legend`` lines
+    explain the counters in words, for the text board and the mail. ``edges`` are styled
+    hexside features (streams, rivers, city walls); ``hex_ids`` writes each hex's id in it
+    (GBoH maps, whose hexes are named by number).
     """
 
     size: Pt
@@ -185,6 +188,7 @@ class Picture:
     columns: tuple[Label, ...] = ()
     rows: tuple[Label, ...] = ()
     lines: tuple[tuple[Pt, Pt], ...] = ()
+    walls: tuple[tuple[Pt, Pt], ...] = ()
     sections: tuple[Label, ...] = ()
     counters: tuple[Counter, ...] = ()
     markers: tuple[Marker, ...] = ()
@@ -229,6 +233,14 @@ def cells(
     return tuple(out)
 
 
+def hexside(a: HexCell, b: HexCell) -> tuple[Pt, Pt] | None:
+    """The side ``a`` shares with its neighbour ``b`` (the two corners both have), or
+    ``None`` when the two hexes do not touch."""
+    shared = [p for p in a.corners
+              if any(abs(p[0] - q[0]) + abs(p[1] - q[1]) < 1e-6 for q in b.corners)]  # fmt: skip
+    return (shared[0], shared[1]) if len(shared) == 2 else None
+
+
 def _turn(p: Pt, size: Pt) -> Pt:
     return (size[0] - p[0], size[1] - p[1])
 
@@ -252,6 +264,7 @@ def half_turn(p: Picture) -> Picture:
         columns=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.columns),
         rows=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.rows),
         lines=tuple((_turn(a, s), _turn(b, s)) for a, b in p.lines),
+        walls=tuple((_turn(a, s), _turn(b, s)) for a, b in p.walls),
         edges=tuple(replace(e, a=_turn(e.a, s), b=_turn(e.b, s)) for e in p.edges),
         sections=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.sections),
         counters=tuple(

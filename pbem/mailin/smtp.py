@@ -102,11 +102,12 @@ class InboxHandler:
 
 
 async def start_listener(
-    handler: InboxHandler, host: str, port: int, *, hostname: str
+    handler: InboxHandler, host: str, port: int, *, hostname: str, reuse_port: bool = False
 ) -> asyncio.Server:
     """Start serving SMTP (or LMTP if ``handler.lmtp``) on ``host:port`` in this loop.
 
-    Close with ``server.close(); await server.wait_closed()``.
+    Close with ``server.close(); await server.wait_closed()``. With ``reuse_port``
+    (``pbem serve --workers N``) several processes listen on the same port.
     """
     loop = asyncio.get_running_loop()
     protocol = LMTP if handler.lmtp else SMTP
@@ -121,6 +122,8 @@ async def start_listener(
             loop=loop,
         )
 
-    server = await loop.create_server(factory, host, port)
+    # reuse_port: several worker processes of one host share the port (the kernel
+    # spreads the connections); a worker's death leaves the others listening.
+    server = await loop.create_server(factory, host, port, reuse_port=reuse_port or None)
     log.debug("listening for %s on %s:%d", "LMTP" if handler.lmtp else "SMTP", host, port)
     return server

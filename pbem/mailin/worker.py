@@ -19,6 +19,12 @@ begun ``max_attempts`` times without finishing (the daemon died or was
 stopped while reading it, every time) is set aside, so one poisoned mail
 cannot stall every start. The rows are processed in a daemon thread that
 shutdown does not wait for.
+
+Several workers (PostgreSQL, docs/scaling.md): with :class:`Lanes` the worker
+groups the pending rows by lane (``pbem.pipeline.lanes``: the game the
+headers name, else the sender), claims each lane with a session advisory
+lock before processing its rows oldest first, and skips lanes another
+worker holds. A worker that dies releases its lanes with its session.
 """
 
 from __future__ import annotations
@@ -28,13 +34,16 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from sqlalchemy import func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
 from pbem.clock import Clock
 from pbem.store import InboxMessage, InboxStatus, Store
+from pbem.store.locks import LaneClaims
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +84,21 @@ async def in_daemon_thread(fn: Callable[[], T]) -> T:
     return await future
 
 
+LANE_ROUND = 500
+"""Pending rows a worker looks at per round (the rest wait for the next round)."""
+LANE_HEAD_BYTES = 65536
+"""Bytes of each pending mail read to find its lane (the header block)."""
+
+
+@dataclass
+class Lanes:
+    """How several workers share the inbox: a row's lane, and this worker's claims."""
+
+    lane_of: Callable[[bytes, str], str]
+    """``(raw head, envelope_to) -> lane`` (``pbem.pipeline.lanes.lane_of`` with the config)."""
+    claims: LaneClaims
+
+
 class InboxProcessor(Protocol):
     """Turns one pending inbox row into its effects, in one transaction."""
 
@@ -95,6 +119,7 @@ class InboxWorker:
         on_processed: Callable[[], None] | None = None,
         max_attempts: int = 3,
         before_row: Callable[[int], None] | None = None,
+        lanes: Lanes | None = None,
     ) -> None:
         self.store = store
         self.processor = processor
@@ -103,6 +128,8 @@ class InboxWorker:
         self.max_attempts = max_attempts
         self.before_row = before_row
         """Called with each row's id before it is processed (the deadlines judge first)."""
+        self.lanes = lanes
+        """Set when several workers share the store (PostgreSQL): rows are claimed by lane."""
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = threading.Event()
@@ -153,36 +180,92 @@ class InboxWorker:
             pass
 
     def process_pending(self) -> int:
-        """Process every pending row now (blocking); return how many were handled."""
-        handled = 0
-        for inbox_id in self.pending_ids():
-            if self._stopping.is_set():
-                break
-            if self.before_row is not None:
-                try:
-                    self.before_row(inbox_id)
-                except OperationalError:
-                    log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+        """Process every pending row now (blocking); return how many were handled.
+
+        With lanes (several workers on PostgreSQL) the rows are taken lane by
+        lane, each lane claimed first (:meth:`_process_lanes`).
+        """
+        if self.lanes is not None:
+            handled = self._process_lanes(self.lanes)
+        else:
+            handled = 0
+            for inbox_id in self.pending_ids():
+                step = self._one(inbox_id)
+                if step is None:
                     break
-                except Exception:  # the mail is not to blame: process it; the sweep retries
-                    log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
-            try:
-                if not self._begin(inbox_id):
-                    handled += 1
-                    continue
-                self.processor.process(inbox_id)
-            except OperationalError:
-                log.exception("inbox #%d: database unavailable; will retry", inbox_id)
-                self._undo_attempt(inbox_id)
-                break
-            except Exception as exc:
-                log.exception("inbox #%d: processing failed", inbox_id)
-                self._mark_failed(inbox_id, f"processing failed: {type(exc).__name__}: {exc}")
-            else:
-                self._check_marked(inbox_id)
-            handled += 1
+                handled += step
         if handled and self.on_processed is not None:
             self.on_processed()
+        return handled
+
+    def _one(self, inbox_id: int) -> int | None:
+        """Judge the deadlines before row ``inbox_id``, then process it.
+
+        Returns 1 (handled) or None (stop this round: stopping, or the
+        database is unavailable and the row stays pending for the next wake).
+        """
+        if self._stopping.is_set():
+            return None
+        if self.before_row is not None:
+            try:
+                self.before_row(inbox_id)
+            except OperationalError:
+                log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+                return None
+            except Exception:  # the mail is not to blame: process it; the sweep retries
+                log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
+        try:
+            if not self._begin(inbox_id):
+                return 1
+            self.processor.process(inbox_id)
+        except OperationalError:
+            log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+            self._undo_attempt(inbox_id)
+            return None
+        except Exception as exc:
+            log.exception("inbox #%d: processing failed", inbox_id)
+            self._mark_failed(inbox_id, f"processing failed: {type(exc).__name__}: {exc}")
+        else:
+            self._check_marked(inbox_id)
+        return 1
+
+    def pending_lanes(self, lanes: Lanes) -> dict[str, list[int]]:
+        """Return the pending rows' ids by lane, lanes in the order of their oldest row."""
+        with self.store.transaction() as session:
+            rows = session.exec(
+                select(
+                    InboxMessage.id,
+                    InboxMessage.envelope_to,
+                    func.substr(col(InboxMessage.raw), 1, LANE_HEAD_BYTES),
+                )
+                .where(col(InboxMessage.status) == InboxStatus.PENDING)
+                .order_by(col(InboxMessage.id))
+                .limit(LANE_ROUND)
+            ).all()
+        out: dict[str, list[int]] = {}
+        for inbox_id, envelope_to, head in rows:
+            if inbox_id is None:
+                continue
+            lane = lanes.lane_of(bytes(head or b""), envelope_to or "") or f"row:{inbox_id}"
+            out.setdefault(lane, []).append(inbox_id)
+        return out
+
+    def _process_lanes(self, lanes: Lanes) -> int:
+        """Process the pending rows of every lane this worker can claim, each lane in order."""
+        handled = 0
+        for lane, ids in self.pending_lanes(lanes).items():
+            if self._stopping.is_set():
+                break
+            if not lanes.claims.try_claim(lane):
+                continue  # another worker holds it; its rows stay in order with it
+            try:
+                for inbox_id in ids:
+                    step = self._one(inbox_id)
+                    if step is None:
+                        return handled
+                    handled += step
+            finally:
+                lanes.claims.release(lane)
         return handled
 
     def _mark_failed(self, inbox_id: int, outcome: str) -> None:
@@ -226,7 +309,11 @@ class InboxWorker:
             await self._wake.wait()
             self._wake.clear()
             try:
-                await in_daemon_thread(self.process_pending)
+                handled = await in_daemon_thread(self.process_pending)
+                if handled and self.lanes is not None:
+                    # A lane held by another worker at this round's start may have
+                    # been freed with rows still in it: look again at once.
+                    self._wake.set()
             except Exception:
                 # Never let the worker die: the rows stay pending for the next wake.
                 log.exception("inbox: processing round failed; will retry at the next wake")

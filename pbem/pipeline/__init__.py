@@ -45,6 +45,7 @@ def load_server_key(path: object) -> ServerKey | None:
 def setup_daemon(daemon: Daemon) -> None:
     """Register the processor and the deadline scheduler with ``daemon``."""
     from pbem.deadlines import DeadlineScheduler  # noqa: PLC0415
+    from pbem.pipeline.lanes import lane_of  # noqa: PLC0415
     from pbem.pipeline.timing import configure, fire_deadline  # noqa: PLC0415
 
     key = load_server_key(daemon.config.server_key_path)
@@ -64,5 +65,7 @@ def setup_daemon(daemon: Daemon) -> None:
     # Deadlines are judged by receipt time: before each mail, those due before it
     # was received; after mail, those that waited for it.
     daemon.before_row = scheduler.judge_before_mail
+    address, domain = daemon.config.mail.address, daemon.config.mail_domain
+    daemon.lane_of = lambda head, envelope_to: lane_of(head, envelope_to, address, domain)
     daemon.after_mail.append(scheduler.after_mail)
     scheduler.install()

@@ -39,9 +39,11 @@ from pbem.store import (
     Seat,
     SeatJoin,
 )
+from pbem.store.locks import lock_row
 from pbem.tablefile import start_with
 
 __all__ = [
+    "BOT_DOMAIN",
     "DICE_LOG",
     "GAME_ID",
     "SETUP_HASH",
@@ -55,6 +57,7 @@ __all__ = [
     "current_key",
     "find_or_add_player",
     "game_join",
+    "is_bot_address",
     "load_game",
     "shuffles_done",
     "with_game_id",
@@ -128,8 +131,13 @@ def current_key(session: Session, player_id: int) -> SshPublicKey | None:
 
 
 def load_game(session: Session, game_id: str) -> GameContext | None:
-    """Load game ``game_id`` with its seats and keys; None if there is no such game."""
-    game = session.get(Game, game_id)
+    """Load game ``game_id`` with its seats and keys; None if there is no such game.
+
+    On PostgreSQL the game's row is locked for the transaction (several
+    workers: the second one to load a game waits until the first commits,
+    then reads what it wrote; :func:`pbem.store.locks.lock_row`).
+    """
+    game = lock_row(session, Game, game_id)
     if game is None:
         return None
     system = resolve_system(game.system)
@@ -301,6 +309,16 @@ def add_key(
         o.revoked_at = now
         o.replaced_by_id = row.id
         session.add(o)
+
+
+BOT_DOMAIN = "bot.invalid"
+"""The bot's mail domain (:mod:`pbem.pipeline.bots`): ``.invalid`` is reserved (RFC 2606),
+nothing is ever delivered there, and the mailer drops what is addressed to it."""
+
+
+def is_bot_address(email: str) -> bool:
+    """Whether ``email`` is the bot's (mail to it is dropped, never sent)."""
+    return email.strip().lower().endswith("@" + BOT_DOMAIN)
 
 
 @dataclass(frozen=True)

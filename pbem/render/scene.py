@@ -17,7 +17,7 @@ from functools import lru_cache
 from engine.core.picture import Counter, Edge, HexCell, Label, Picture, SideBand
 from pbem.render.geometry import Layout, Pt, arrow_head, shorten
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
-from pbem.render.terrain_art import GRID, terrain_prims
+from pbem.render.terrain_art import GRID, WALL, terrain_prims
 
 __all__ = [
     "ARROW",
@@ -86,19 +86,20 @@ OVERLAY_COLOURS: tuple[str, ...] = tuple(
 @dataclass(frozen=True)
 class Base:
     """The unchanging part of a picture: hexes with terrain, coordinates, section lines,
-    hexside features and (GBoH maps) each hex's id."""
+    hexside walls (fortified sides), hexside features and (GBoH maps) each hex's id."""
 
     size: Pt
     hexes: tuple[HexCell, ...]
     columns: tuple[Label, ...]
     rows: tuple[Label, ...]
     lines: tuple[tuple[Pt, Pt], ...]
+    walls: tuple[tuple[Pt, Pt], ...] = ()
     edges: tuple[Edge, ...] = ()
     hex_ids: bool = False
 
 
 def base_of(p: Picture) -> Base:
-    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.edges, p.hex_ids)
+    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.walls, p.edges, p.hex_ids)
 
 
 EDGE = {"stream": ("#3b82c4", 0.13), "river": ("#2a66a8", 0.22), "wall": ("#4a4038", 0.2)}
@@ -125,6 +126,8 @@ def base_layers(layout: Layout, base: Base) -> tuple[Layer, ...]:
         corners = layout.pts(h.corners)
         ter += terrain_prims(corners, layout.px(h.centre), r, h.style)
         grid.append(Poly(corners, None, GRID, 0.035 * r))
+    for a, b in base.walls:
+        ter.append(Line((layout.px(a), layout.px(b)), WALL, 0.13 * r))
     secs: list[Prim] = []
     for a, b in base.lines:
         secs.append(Line((layout.px(a), layout.px(b)), INK, 0.06 * r, (0.28 * r, 0.18 * r)))
