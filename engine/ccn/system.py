@@ -192,6 +192,7 @@ _CAPABILITIES = {
     "picture": "engine.ccn.picture:PictureBuilder",
     "rules-help": "engine.ccn.rules_text:RulesHelp",
     "tables": "engine.ccn.tables:TableProvider",
+    "playout": "engine.ccn.playout:NapoleonicsPlayout",
 }
 
 
