@@ -35,7 +35,7 @@ from engine.ccn.ordering import effective_card, eligible, order_units
 from engine.ccn.policy import DEFAULT_STANDING, parse_policy
 from engine.ccn.state import State
 from engine.ccn.steps import break_step, move_step
-from engine.ccn.work import GameOver, WLeader, Work, WUnit, bundled_tables
+from engine.ccn.work import GameOver, WLeader, Work, WUnit
 from engine.core.playout import Action, FastRandomness
 from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
@@ -72,7 +72,7 @@ _ROLLS_TO_ORDER = ("elan", "rally")
 
 
 def _work(state: State, rng: Randomness, decider: Decider) -> Work:
-    return Work.start(state, rng, decider, bundled_tables())
+    return Work.start(state, rng, decider)
 
 
 def _dry(state: State) -> Work:
