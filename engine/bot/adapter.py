@@ -252,6 +252,11 @@ def _seed(rng: SimRng) -> bytes:
     return rng.next64().to_bytes(8, "big")
 
 
-def playout_for(system: GameSystem) -> Playout:
-    """The adapter the bot uses for ``system``."""
+def playout_for(system: GameSystem, *, fast: bool = True) -> Playout:
+    """The adapter the bot uses for ``system``: the engine's fast playout
+    (:mod:`engine.bot.fast`) unless ``fast`` is False, then :class:`TextPlayout`."""
+    if fast:
+        from engine.bot.fast import FastPlayout  # noqa: PLC0415 - it imports this module
+
+        return FastPlayout(system)
     return TextPlayout(system)
