@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from engine.bot import Bot, GreedyPlayer, RandomPlayer, make_player, parse_level
-from engine.bot.adapter import deal_unseen, playout_for
+from engine.bot.adapter import deal_unseen
 from engine.bot.evaluate import evaluate_view
+from engine.bot.fast import playout_for
 from engine.bot.match import play_match
 from engine.bot.rng import SimRng
 from engine.core.api import GameSystem

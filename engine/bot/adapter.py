@@ -2,8 +2,8 @@
 
 The search (:mod:`engine.bot.search`) never touches a :class:`GameSystem`
 directly: it asks a :class:`Playout` who acts, what they may do, what an
-action leads to and how good a position looks. :func:`playout_for` gives the
-adapter for a system: :class:`TextPlayout` drives any registered system
+action leads to and how good a position looks. :func:`engine.bot.fast.playout_for` gives
+the adapter for a system: :class:`TextPlayout` drives any registered system
 through its public interface (orders as text, the ``autoplay`` capability for
 random legal orders), so the bot plays every system from day one; a faster
 adapter can replace it without changing the bot.
@@ -39,7 +39,6 @@ __all__ = [
     "Turn",
     "deal_unseen",
     "describe_text",
-    "playout_for",
     "template_head",
 ]
 
@@ -250,13 +249,3 @@ def describe_text(system: GameSystem, text: str) -> str:
 
 def _seed(rng: SimRng) -> bytes:
     return rng.next64().to_bytes(8, "big")
-
-
-def playout_for(system: GameSystem, *, fast: bool = True) -> Playout:
-    """The adapter the bot uses for ``system``: the engine's fast playout
-    (:mod:`engine.bot.fast`) unless ``fast`` is False, then :class:`TextPlayout`."""
-    if fast:
-        from engine.bot.fast import FastPlayout  # noqa: PLC0415 - it imports this module
-
-        return FastPlayout(system)
-    return TextPlayout(system)

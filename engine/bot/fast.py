@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from engine.bot.adapter import Action, Turn, describe_text, template_head
+from engine.bot.adapter import Action, Playout, TextPlayout, Turn, describe_text, template_head
 from engine.bot.evaluate import evaluate_view
 from engine.bot.rng import SimRng
 from engine.core.api import GameSystem
 from engine.core.playout import Playout as EnginePlayout
 from engine.core.playout import playout_for as engine_playout_for
 
-__all__ = ["FastPlayout"]
+__all__ = ["FastPlayout", "playout_for"]
 
 
 class FastPlayout:
@@ -73,3 +73,9 @@ def _fast(rng: SimRng) -> Any:
     from engine.core.playout import FastRandomness  # noqa: PLC0415
 
     return FastRandomness(rng.next64())
+
+
+def playout_for(system: GameSystem, *, fast: bool = True) -> Playout:
+    """The adapter the bot uses for ``system``: :class:`FastPlayout` over the engine's
+    playout, or with ``fast=False`` :class:`~engine.bot.adapter.TextPlayout` (the mail path)."""
+    return FastPlayout(system) if fast else TextPlayout(system)

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from engine.bot.adapter import Playout, playout_for
+from engine.bot.adapter import Playout
+from engine.bot.fast import playout_for
 from engine.bot.rng import SimRng, seed_of
 from engine.bot.search import Budget, one_ply, search
 from engine.core.api import GameSystem
@@ -180,7 +181,7 @@ def parse_level(spec: str) -> int:
 
 def make_player(spec: str, seed: int = 0, *, fast: bool = True) -> Player:
     """A player from ``random``, ``greedy``, ``bot`` or ``bot:N`` (``fast``: on the engine's
-    fast playout, else on the mail path's text, :func:`engine.bot.adapter.playout_for`)."""
+    fast playout, else on the mail path's text, :func:`engine.bot.fast.playout_for`)."""
     name = spec.strip().lower()
     if name == "random":
         return RandomPlayer(seed, fast=fast)
