@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.cof import orders as orders_mod
-from engine.cof.policy import DEFAULT_STANDING, parse_policy, policy_of
+from engine.cof.policy import DEFAULT_STANDING, parse_policy
 from engine.cof.position import load_position, write_position
 from engine.cof.state import (
     SIDES,
@@ -158,15 +158,16 @@ class CofSystem:
 
     def player_view(self, state: CofState, side: str) -> dict[str, Any]:
         v = self.public_view(state)
-        v["standing"] = policy_of(state, side).text()
+        v["standing"] = state.sides[side].standing  # (the defaults fill what it leaves out)
         return v
 
     def masked(self, state: CofState, side: str) -> CofState:
-        """Nothing is hidden on a GBoH map but the other side's standing orders."""
+        """Nothing is hidden on a GBoH map but the other side's standing orders (blanked: the
+        defaults play for them, :func:`engine.cof.policy.policy_of`)."""
         s = clone(state)
         for other_side in SIDES:
             if other_side != side:
-                s.sides[other_side].standing = DEFAULT_STANDING
+                s.sides[other_side].standing = ""
         return s
 
     def summary(self, state: CofState) -> str:
