@@ -22,6 +22,7 @@ SCENARIOS = {
     "cca": ROOT / "scenarios" / "cca" / "001-akragas.toml",
     "ccn": ROOT / "scenarios" / "ccn" / "001-rolica.toml",
     "toy": ROOT / "scenarios" / "toy" / "race.toml",
+    "cof": ROOT / "scenarios" / "cof" / "000-teaching.toml",
 }
 
 
@@ -41,7 +42,7 @@ def _swap_hidden(system: GameSystem, state: Any, side: str) -> Any:
     raise AssertionError("could not deal the hidden cards differently")
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+@pytest.mark.parametrize("name", ["cca", "ccn", "toy"])  # the systems with hidden cards
 def test_the_bot_never_peeks(name: str) -> None:
     """Two games that differ only in what the bot cannot see get the same move from it."""
     system, real = _start(name)
