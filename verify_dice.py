@@ -534,7 +534,8 @@ def check_dice(
     n_rolls = n_orders = 0
     final = ""
     for i, ep in enumerate(epochs):
-        _fields(ep, f"epochs[{i}]", {"epoch", "key", "orders_hash", "side", "orders", "rolls"})
+        required = {"epoch", "key", "orders_hash", "side", "orders", "rolls"}
+        _fields(ep, f"epochs[{i}]", required, {"autopilot"})
         e = _get(ep, "epoch", int, f"epochs[{i}]")
         if e != i + 1:
             raise Discrepancy(f"epochs[{i}]: epoch {e} where epoch {i + 1} was expected")
@@ -572,6 +573,7 @@ def check_dice(
 def _check_orders(ep: dict[str, Any], e: int, side: str, orders_hash: str, key: bytes) -> int:
     """Check an epoch's signed orders against its orders hash; 0 for a referee's default."""
     orders = ep["orders"]
+    _check_autopilot(ep, e, orders_hash)
     if orders is None:
         return 0
     where = f"epoch {e}: 'orders'"
@@ -589,6 +591,24 @@ def _check_orders(ep: dict[str, Any], e: int, side: str, orders_hash: str, key: 
     if why:
         raise Discrepancy(f"epoch {e}: orders of {side}: {why}")
     return 1
+
+
+def _check_autopilot(ep: dict[str, Any], e: int, orders_hash: str) -> None:
+    """A turn the autopilot played for a late player: the referee's text hashes to the
+    epoch's orders hash, and no player signed that epoch (docs/audit.md, "The autopilot")."""
+    if "autopilot" not in ep:
+        return
+    where = f"epoch {e}: 'autopilot'"
+    auto = ep["autopilot"]
+    _fields(auto, where, {"bot", "text"})
+    _get(auto, "bot", str, where)
+    text = _get(auto, "text", str, where)
+    if ep["orders"] is not None:
+        raise Discrepancy(f"epoch {e}: signed orders and the autopilot's both")
+    if sha256(text.encode("utf-8")).hex() != orders_hash:
+        raise Discrepancy(
+            f"epoch {e}: the autopilot's orders do not hash to the epoch's orders hash"
+        )
 
 
 def check_deck(

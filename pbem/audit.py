@@ -42,6 +42,7 @@ from engine.dice import (
 from engine.randomness import Die
 from engine.systems import BUILT_IN
 from pbem import sshsig
+from pbem.audit_autopilot import AUTOPILOT_FIELD, Autopilot, check_autopilot, parse_autopilot
 from pbem.audit_cards import CardLog, cards_digest, cards_record, check_cards, parse_cards
 from pbem.audit_schema import (
     AuditFormatError,
@@ -175,6 +176,7 @@ class AuditEpoch:
     side: str
     orders: SignedText | None
     cards: tuple[CardMove, ...] = ()
+    autopilot: Autopilot | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +338,8 @@ def build_record(
                 ],
             }
         )
+        if item.autopilot is not None:
+            out_epochs[-1][AUTOPILOT_FIELD] = item.autopilot.to_dict()
     deck: dict[str, Any] = {"commitment": deck_commitment.hex(), "revealed": revealed}
     if deck_keys is not None:
         deck["keys"] = [k.hex() for k in deck_keys]
@@ -448,7 +452,8 @@ def _parse_orders(e: int, obj: object) -> SignedText | None:
 
 
 def _parse_epoch(i: int, obj: object) -> AuditEpoch:
-    ep = _fields(obj, f"epochs[{i}]", {"epoch", "key", "orders_hash", "side", "orders", "rolls"})
+    required = {"epoch", "key", "orders_hash", "side", "orders", "rolls"}
+    ep = _fields(obj, f"epochs[{i}]", required, {AUTOPILOT_FIELD})
     e = _field(ep, "epoch", int, f"epochs[{i}]")
     where = f"epoch {e}"
     key = _hex32(_field(ep, "key", str, where), f"{where}: 'key'")
@@ -468,7 +473,8 @@ def _parse_epoch(i: int, obj: object) -> AuditEpoch:
                 face=_field(roll, "face", str, at),
             )
         )
-    return AuditEpoch(EpochLog(e, key, orders_hash, tuple(rolls), ()), side, orders)
+    log = EpochLog(e, key, orders_hash, tuple(rolls), ())
+    return AuditEpoch(log, side, orders, autopilot=parse_autopilot(e, ep))
 
 
 def _parse_shuffle(i: int, obj: object, revealed: bool) -> ShuffleRecord:
@@ -643,6 +649,7 @@ def _check_joins(record: AuditRecord) -> tuple[bytes, dict[str, SshPublicKey]]:
 
 def _check_orders(item: AuditEpoch, keys: SeatKeys) -> int:
     orders, e = item.orders, item.log.epoch
+    check_autopilot(e, item.autopilot, item.log.orders_hash, orders is not None)
     if orders is None:
         return 0
     signed = orders.text if orders.signed is None else orders.signed

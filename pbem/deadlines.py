@@ -274,11 +274,12 @@ class SweepReport:
     defaults: int = 0
     stale: int = 0
     deferred: int = 0
+    bots: int = 0  # turns a bot's seat played (pbem.pipeline.bots)
 
     @property
     def fired(self) -> int:
         """How many deadlines were acted on or marked stale."""
-        return self.reminders + self.missed + self.defaults + self.stale
+        return self.reminders + self.missed + self.defaults + self.stale + self.bots
 
 
 def mail_waiting(session: Session, due: datetime) -> bool:
@@ -344,7 +345,7 @@ def sweep(
     a later sweep (:func:`mail_waiting`).
     """
     now = clock.now()
-    counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0}
+    counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0, "bot": 0}
     for deadline_id in due_ids(store, now):
         with store.transaction() as session:
             row = session.get(Deadline, deadline_id)
@@ -375,7 +376,12 @@ def sweep(
             session.add(row)
         counts[what] = counts.get(what, 0) + 1
     report = SweepReport(
-        counts["reminder"], counts["missed"], counts["default"], counts["stale"], counts["deferred"]
+        counts["reminder"],
+        counts["missed"],
+        counts["default"],
+        counts["stale"],
+        counts["deferred"],
+        counts["bot"],
     )
     if report != SweepReport():
         log.info("deadlines: %s", report)

@@ -212,9 +212,10 @@ def state_report(system: GameSystem, state: Any) -> dict[str, Any]:
                 "hex": u["hex"],
                 "type": u["type"],
                 "side": u["side"],
-                "blocks": u["blocks"],
-                "full": u["full"],
+                "blocks": u.get("blocks"),  # C&C strength; a GBoH counter has hits instead
+                "full": u.get("full"),
                 "tags": u.get("tags", []),
+                **{k: u[k] for k in ("hits", "facing") if k in u},
             }
             for u in view.get("units", [])
         ],

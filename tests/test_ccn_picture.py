@@ -196,3 +196,57 @@ def test_a_played_game_draws_every_turn() -> None:
         assert all(lo.hex in board and lo.label in types for lo in pic.losses)
         drawn.update(arrows=len(pic.arrows), battles=len(pic.battles), losses=len(pic.losses))
     assert drawn["arrows"] and drawn["battles"]
+
+
+FORTIFIED = """\
+format = "pbem-position/1"
+system = "ccn"
+
+[meta]
+id = "ccn-fort-test"
+name = "Earthworks"
+date = "7 September 1812"
+source = "tests"
+
+[sides.north]
+army = "French"
+nations = ["FR"]
+command = 5
+banners = 1
+units = ["F7 LN"]
+
+[sides.south]
+army = "Russian stand-in"
+nations = ["GB"]
+command = 5
+banners = 1
+first = true
+units = ["F5 LN"]
+
+[terrain]
+field_fortifications = ["F5"]
+
+[fortified]
+F5 = ["E6", "F6", "G5"]
+"""
+
+
+def _points(pts: tuple[tuple[float, float], ...]) -> set[tuple[float, float]]:
+    return {(round(x, 6), round(y, 6)) for x, y in pts}
+
+
+@pytest.mark.parametrize("viewer", [None, "north"])
+def test_field_fortifications_are_drawn_on_their_fortified_hexsides(viewer: str | None) -> None:
+    """ccn.md §23.5: the fortified hexsides show as thick edges between the work and the
+    neighbours the file names, for either player, and the legend lists them."""
+    s = load_scenario(FORTIFIED, "fort.toml")
+    for view in (start_view(s), SYSTEM.public_view(SYSTEM.load_position(FORTIFIED))):
+        pic = build_picture(view, viewer=viewer)
+        assert len(pic.walls) == 3
+        for n, wall in zip(("E6", "F6", "G5"), pic.walls, strict=True):
+            shared = _points(pic.cell("F5").corners) & _points(pic.cell(n).corners)
+            assert _points(wall) == shared and len(shared) == 2
+        assert "Fortified hexsides (thick brown edges): F5 toward E6, F6, G5." in pic.legend
+        assert render_svg(pic).count('stroke="#6e4a22"') >= 3
+    plain = build_picture(start_view(_scenario(ROOT / "001-rolica.toml")))
+    assert plain.walls == ()

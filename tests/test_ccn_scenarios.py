@@ -95,14 +95,16 @@ def test_rolica_battle_notes_from_the_public_page() -> None:
     assert north == Counter({"LN": 4, "LT": 2, "LC": 2, "FA": 1})
     assert Counter(ld.nation for ld in s.south.leaders) == Counter({"GB": 2, "PT": 1})
     assert len(s.north.leaders) == 2
-    # Two turn-start temporary objectives for the British (the hexes are placeholders).
+    # Two turn-start temporary objectives for the British: hill hexes on the French baseline.
     (obj,) = s.objectives
     assert (obj.side, len(obj.hexes), obj.count, obj.kind, obj.when) == (
         "south", 2, "each", "temporary", "turn-start",
     )  # fmt: skip
-    assert s.is_placeholder("objective.0.hexes")
+    assert all(s.terrain[h] == "hill" and h.endswith("9") for h in obj.hexes)
     tiles = Counter(s.terrain.values())
-    assert tiles == Counter({"hill": 17, "woods": 7, "river": 12, "town": 2})
+    # The page's tiles: 17 hill, 7 forest, 7 river + 5 river bends (all fordable), 2 towns.
+    assert tiles == Counter({"hill": 17, "woods": 7, "ford": 12, "town": 2})
+    assert not s.is_placeholder("terrain") and not s.is_placeholder("sides.south.units")
 
 
 def test_a_small_file_gives_the_model() -> None:
@@ -238,3 +240,54 @@ def test_every_scenario_plays_a_random_game_to_a_winner(path: Path) -> None:
     final = player.play_game(start, f"test|{path.stem}".encode(), 300)
     prompt = SYSTEM.prompt(final)
     assert prompt.kind == "over" and prompt.result in ("north", "south")
+
+
+def test_rolica_second_position_ridge_is_reached_through_four_gullies() -> None:
+    """ccn.md §23: the French ridge is fronted by steep slopes (impassable) that four gullies
+    cut through, and its order of battle is scenario 1's armies (same day)."""
+    s = load_scenario((ROOT / "002-rolica-second-position.toml").read_text(encoding="utf-8"))
+    band = [f"{c}6" for c in "DEFGHIJKL"]
+    gullies = [h for h in band if s.terrain.get(h) != "steep_slope"]
+    assert len(gullies) == 4
+    assert all(s.terrain.get(h.replace("6", "5")) != "steep_slope" for h in gullies)
+    first = load_scenario(ROLICA.read_text(encoding="utf-8"))
+    for side in ("north", "south"):
+        mine = Counter((u.nation, u.type) for u in s.side(side).units)
+        assert mine == Counter((u.nation, u.type) for u in first.side(side).units)
+    assert {ld.name for ld in s.south.leaders} == {"Wellesley", "Fergusson", "Trant"}
+
+
+def test_vimeiro_holds_both_villages_and_the_stream() -> None:
+    """ccn.md §5, §23: Vimeiro and Ventosa are towns the British hold at the start; the
+    Maceira stream is fordable (a ford in every hex)."""
+    s = load_scenario((ROOT / "003-vimeiro.toml").read_text(encoding="utf-8"))
+    towns = [h for h, t in s.terrain.items() if t == "town"]
+    british = {u.hex for u in s.south.units}
+    assert len(towns) == 2 and set(towns) <= british
+    assert {"GR", "CU", "LC"} <= {u.type for u in s.north.units}
+    assert "RI" in {u.type for u in s.south.units}
+    assert {t for t in s.terrain.values()} >= {"ford", "hill", "woods"}
+    assert "river" not in s.terrain.values()
+
+
+def test_scenario_list_shows_the_napoleonics_battles() -> None:
+    """`pbem scenario list` lists every file of scenarios/ccn by its id."""
+    from pbem.scenarios import list_scenarios
+
+    listed = {s.id for s in list_scenarios() if s.system == "ccn"}
+    ids = {load_scenario(p.read_text(encoding="utf-8")).id for p in FILES}
+    assert listed == ids
+    assert {"ccn-001-rolica", "ccn-002-rolica-second-position", "ccn-003-vimeiro"} <= listed
+
+
+def test_bussaco_allies_hold_the_ridge_with_the_village_and_brook_in_front() -> None:
+    """ccn.md §5, §23: the Allied line stands on or behind the ridge, San Antonio de Cantaro
+    lies in front of the Allied left, the brook in front of the Allied right is fordable."""
+    s = load_scenario((ROOT / "007-bussaco-reyniers-assault.toml").read_text(encoding="utf-8"))
+    ridge_rows = {int(h[1:]) for h, t in s.terrain.items() if t == "hill"}
+    assert max(ridge_rows) <= 3 and all(int(u.hex[1:]) <= 3 for u in s.south.units)
+    (town,) = [h for h, t in s.terrain.items() if t == "town"]
+    assert town[0] in "ABCD" and int(town[1:]) > 3
+    assert "PT" in {u.nation for u in s.south.units} and "MI" in {u.type for u in s.south.units}
+    assert {ld.name for ld in s.south.leaders} >= {"Mackinnon", "Spry"}
+    assert "Merle" in {ld.name for ld in s.north.leaders}

@@ -36,7 +36,8 @@ def test_every_bundled_scenario_loads(path: Path) -> None:
     assert scenario.first_side in {a.side for a in scenario.armies}
     assert path.stem in scenario.id
     info, details = ScenarioChecker().check(text)[1], ScenarioChecker().details(text)
-    assert info is not None and set(info.sides) == {a.side for a in scenario.armies}
+    assert info is not None and set(info.sides) == {"north", "south"}  # the system's seats
+    assert list(info.sides.values()) == [a.name for a in scenario.armies]
     assert any(line.startswith("Map: columns") for line in details)
 
 

@@ -241,3 +241,35 @@ def test_scenario_balance_plays_whole_games(name: str, capsys: pytest.CaptureFix
     row = capsys.readouterr().out.splitlines()[-1].split()
     assert row[0] == scenario.id and row[1] == "2"
     assert sum(int(n) for n in row[2:6]) == 2  # each side's wins, draws, unfinished
+
+
+def test_scenario_balance_of_one_system(capsys: pytest.CaptureFixture[str]) -> None:
+    """`pbem scenario balance --system ccn` plays every Napoleonics battle and no other."""
+    ids = sorted(s.id for s in list_scenarios() if s.system == "ccn")
+    argv = ["scenario", "balance", "--system", "ccn", "--games", "1", "--max-turns", "40"]
+    assert main(argv) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert sorted(r[0] for r in rows) == ids
+    assert all(sum(int(n) for n in r[2:6]) == 1 for r in rows)
+    assert main(["scenario", "balance", "--system", "nosuch", "--games", "1"]) == 1
+    assert "no scenario of system 'nosuch'" in capsys.readouterr().err
+
+
+def test_scenario_balance_counts_a_game_the_autoplayer_cannot_go_on_with(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game stuck on an engine gap is counted unfinished and named with its seed; the run
+    goes on with the next game."""
+    from engine.ccn.autoplay import AutoPlayer
+
+    def stuck(self: AutoPlayer, start: object, seed: bytes, max_turns: int) -> object:
+        raise RuntimeError("no acceptable orders for north")
+
+    monkeypatch.setattr(AutoPlayer, "play_game", stuck)
+    assert main(["scenario", "balance", "ccn-001-rolica", "--games", "2"]) == 0
+    got = capsys.readouterr()
+    assert got.out.splitlines()[-1].split()[2:6] == ["0", "0", "0", "2"]
+    assert (
+        "ccn-001-rolica: stopped, counted unfinished: game 1 (seed 'balance|ccn-001-rolica|1')"
+        in got.err
+    )

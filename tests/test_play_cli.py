@@ -164,3 +164,26 @@ def test_the_terminal_prompt_edits_lines_and_keeps_history() -> None:
         assert term.read("south> ") == "card 2C"
         keys.close()
         assert term.read("south> ") is None  # end of input: the game ends quietly
+
+
+def test_hot_seat_against_the_bot(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--vs bot``: the bot answers for its side with one line of explanation, to the end."""
+    position = Path(__file__).resolve().parent.parent / "scenarios" / "toy" / "race.toml"
+    script = "".join(f"card {c}\nend\n" for c in "123456789" * 6) + "answer allow\n" * 30
+    code, out = _play(
+        monkeypatch, capsys, position, script, "--seed", "02", "--vs", "bot:1", "--no-board"
+    )
+    assert code == 0
+    assert "you play north; bot:1 plays south" in out
+    assert "bot:1: south plays card" in out
+    assert "% win estimate" in out or "the only choice" in out
+
+
+def test_the_bot_level_is_checked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "001", "--vs", "bot:7"]) == 2
+    assert "unknown bot level" in capsys.readouterr().err

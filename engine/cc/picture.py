@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from engine.core.hexlayout import HexLayout, offset_rows
+from engine.core.hexlayout import HexLayout, Pt, offset_rows
 from engine.core.picture import (
     Arrow,
     BattleMark,
@@ -33,6 +33,7 @@ from engine.core.picture import (
     SideBand,
     cells,
     half_turn,
+    hexside,
 )
 from engine.hexgrid import Board, Hex
 
@@ -255,15 +256,19 @@ def frame(
     title: str,
     viewer: str | None,
     legend: Callable[[Picture, str], tuple[str, ...]],
+    fortified: Mapping[str, Sequence[str]] | None = None,
 ) -> Picture:
     """The picture: ``hexes`` (cells, or hex -> (terrain, style)), counters in reading order,
-    last turn's ``marks``, turned round for North; ``legend`` writes the legend lines."""
+    last turn's ``marks``, turned round for North; ``legend`` writes the legend lines;
+    ``fortified`` (hex -> neighbours across its fortified hexsides) becomes the walls."""
     order = _reading_order(grid)
     board = grid.board
     arrows, battles, losses = marks
+    cells_ = hexes if isinstance(hexes, tuple) else cells(grid.layout, dict(hexes))
     pic = Picture(
         size=grid.size,
-        hexes=hexes if isinstance(hexes, tuple) else cells(grid.layout, dict(hexes)),
+        hexes=cells_,
+        walls=_walls(cells_, fortified or {}),
         sides=bands,
         top=NORTH,
         bottom=SOUTH,
@@ -284,6 +289,20 @@ def frame(
         pic = half_turn(pic)
     pic = replace(pic, sections=_sections(pic))
     return replace(pic, legend=legend(pic, viewer or SOUTH))
+
+
+def _walls(
+    hexes: tuple[HexCell, ...], fortified: Mapping[str, Sequence[str]]
+) -> tuple[tuple[Pt, Pt], ...]:
+    """The fortified hexsides as segments, in hex then neighbour order (touching pairs only)."""
+    index = {h.id: h for h in hexes}
+    out = []
+    for h in sorted(fortified):
+        for n in fortified[h]:
+            side = hexside(index[h], index[n]) if h in index and n in index else None
+            if side is not None:
+                out.append(side)
+    return tuple(out)
 
 
 def place_leaders(
@@ -356,6 +375,10 @@ def build(
         sides = view.get("sides") or {}
         bands = tuple(look.band(s, sides.get(s) or {}) for s in (NORTH, SOUTH))
         legend = look.legend(view)
+        fortified = {
+            grid.parse(str(h)): [grid.parse(str(n)) for n in ns]
+            for h, ns in (view.get("fortified") or {}).items()
+        }
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a public view: {exc}") from exc
     marks = last_turn(list(events), final, kinds, grid)
@@ -369,6 +392,7 @@ def build(
         title=str(view.get("name", "")),
         viewer=viewer,
         legend=legend,
+        fortified=fortified,
     )
 
 

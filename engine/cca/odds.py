@@ -19,22 +19,31 @@ consulted: the opponent's hand (First Strike) is ignored, evades and
 battle backs are reported as possibilities. Elephant sword re-rolls are
 followed :data:`REROLL_DEPTH` rolls deep, and not below :data:`PRUNE`; the
 probability left unexplored is reported (``truncated``) and counted as no
-further hits.
+further hits. The enumeration and the records are shared with Napoleonics
+(:mod:`engine.cc.odds`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from copy import copy
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
-from functools import lru_cache
-from itertools import combinations_with_replacement
-from math import factorial
 from typing import Any
 
 from engine.cc.decide import Decider
+from engine.cc.odds import (
+    BattleForecast,
+    Forecast,
+    MoveForecast,
+    Odds,
+    Scorer,
+    faces_that_score,
+    path_of,
+    percent,
+)
+from engine.cc.odds import distribution as _distribution
+from engine.cc.odds import odds_of as _odds_of
 from engine.cca.combat import melee_dice, ranged_dice, roll_melee, score_ranged
 from engine.cca.evade import evade_paths, may_evade
 from engine.cca.movement import moved_too_far_to_battle
@@ -46,9 +55,8 @@ from engine.cca.state import State
 from engine.cca.terrain import mover_kind
 from engine.cca.validate import move_step
 from engine.cca.work import BATTLE_DIE, Work, WUnit
-from engine.core.api import Event
 from engine.core.replay import AnswerBook
-from engine.randomness import Die, ScriptedDice
+from engine.randomness import ScriptedDice
 
 __all__ = [
     "REROLL_DEPTH",
@@ -69,177 +77,17 @@ PRUNE = Fraction(1, 10**5)
 """Re-rolls are not followed below this probability (counted as ``truncated``)."""
 
 FACES: tuple[str, ...] = BATTLE_DIE.faces
-_PROBE = 8  # dice rolled all on one face to see whether (and how often) that face scores
-
-
-@dataclass(frozen=True)
-class MoveForecast:
-    """One ``move`` or ``enter`` line: who goes where, and what stops it."""
-
-    line: int
-    quote: str
-    who: str
-    path: tuple[str, ...]  # the start hex, then every hex entered
-    stopped_by: str | None = None  # terrain that ends the move on entry ("forest")
-    note: str = ""  # e.g. why the unit may not battle after this move
-
-
-@dataclass(frozen=True)
-class Odds:
-    """Exact odds of one roll against one target (fractions in [0, 1])."""
-
-    expected_hits: Fraction
-    p_hit: Fraction
-    p_eliminate: Fraction
-    p_flag: Fraction
-    p_retreat: Fraction
-    truncated: Fraction = Fraction(0)  # probability of re-rolls not followed
-
-
-@dataclass(frozen=True)
-class BattleForecast:
-    """One ``fire``/``attack`` line: dice, scoring faces and odds against the target.
-
-    ``dice_steps`` explains the count: ``(what, dice after it)`` from the base
-    to the final count. ``hit_faces`` are the faces that score on this target
-    (``S`` only when swords count, ``H`` with leader support); ``ignored``
-    says how many of a face the target ignores (e.g. ``{"S": 1}``).
-    """
-
-    line: int
-    quote: str
-    kind: str  # "ranged" | "close"
-    attacker: str
-    attacker_hex: str
-    target: str
-    target_hex: str
-    dice: int
-    dice_steps: tuple[tuple[str, int], ...]
-    hit_faces: tuple[str, ...]
-    ignored: tuple[tuple[str, int], ...]
-    target_blocks: int
-    flag_ignores: int
-    odds: Odds
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Forecast:
-    """Moves and battles of a submission, and the board after the moves."""
-
-    side: str
-    card: str | None
-    moves: tuple[MoveForecast, ...]
-    battles: tuple[BattleForecast, ...]
-    state: State  # the position after every move line, before any battle result
-    events: tuple[Event, ...]  # the move events, as resolution would log them
-    notes: tuple[str, ...] = ()
-
-
-def percent(p: Fraction) -> str:
-    """Format a probability as a percentage with one decimal (``59.8%``)."""
-    return f"{float(p) * 100:.1f}%"
-
-
-# --- enumerating every roll ---------------------------------------------------
-
-
-class _Need(Exception):
-    """The scoring asked for a roll beyond the prefix being explored."""
-
-    def __init__(self, count: int) -> None:
-        super().__init__(count)
-        self.count = count
-
-
-class _Branch:
-    """A Randomness that serves a fixed prefix of rolls, then asks to branch (or stops)."""
-
-    def __init__(self, prefix: tuple[tuple[str, ...], ...], stop: bool) -> None:
-        self.prefix = prefix
-        self.stop = stop
-        self.calls = 0
-
-    def roll(self, die: Die, count: int, purpose: str) -> tuple[str, ...]:
-        i = self.calls
-        self.calls += 1
-        if i < len(self.prefix):
-            return self.prefix[i]
-        if self.stop:
-            return ()
-        raise _Need(count)
-
-    def permutation(self, n: int, purpose: str) -> tuple[int, ...]:
-        return tuple(range(n))
-
-
-@lru_cache(maxsize=32)
-def _multisets(k: int) -> tuple[tuple[tuple[str, ...], Fraction], ...]:
-    """Every multiset of ``k`` battle-die faces with its probability."""
-    total = len(FACES) ** k
-    out = []
-    for combo in combinations_with_replacement(FACES, k):
-        ways = factorial(k)
-        for n in Counter(combo).values():
-            ways //= factorial(n)
-        out.append((combo, Fraction(ways, total)))
-    return tuple(out)
-
-
-Scorer = Callable[[Any], tuple[int, int]]
-"""Given a Randomness, score one battle and return (hits, flags)."""
 
 
 def distribution(score: Scorer) -> tuple[dict[tuple[int, int], Fraction], Fraction]:
-    """Every (hits, flags) outcome of ``score`` with its exact probability, and the mass cut.
-
-    The scorer's order of faces within a roll never matters to the engine
-    (ignores and re-rolls depend on counts), so each roll is one multiset.
-    """
-    out: dict[tuple[int, int], Fraction] = {}
-    cut = Fraction(0)
-    todo: list[tuple[tuple[tuple[str, ...], ...], Fraction]] = [((), Fraction(1))]
-    while todo:
-        prefix, p = todo.pop()
-        deep = len(prefix) >= REROLL_DEPTH or (bool(prefix) and p < PRUNE)
-        rng = _Branch(prefix, stop=deep)
-        try:
-            key = score(rng)
-        except _Need as need:
-            todo += [((*prefix, faces), p * q) for faces, q in _multisets(need.count)]
-            continue
-        if deep and rng.calls > len(prefix):
-            cut += p
-        out[key] = out.get(key, Fraction(0)) + p
-    return out, cut
+    """Every (hits, flags) outcome of ``score`` with its exact probability, and the mass cut
+    (sword re-rolls followed :data:`REROLL_DEPTH` deep, not below :data:`PRUNE`)."""
+    return _distribution(score, FACES, REROLL_DEPTH, PRUNE)
 
 
 def odds_of(score: Scorer, blocks: int, ignore_flags: int) -> Odds:
     """Summarise a scorer's outcomes against a target of ``blocks`` ignoring ``ignore_flags``."""
-    dist, cut = distribution(score)
-    exp = sum((p * h for (h, _), p in dist.items()), Fraction(0))
-    p_hit = sum((p for (h, _), p in dist.items() if h > 0), Fraction(0))
-    p_elim = sum((p for (h, _), p in dist.items() if h >= blocks), Fraction(0))
-    p_flag = sum((p for (_, f), p in dist.items() if f > 0), Fraction(0))
-    p_ret = sum(
-        (p for (h, f), p in dist.items() if h < blocks and f > ignore_flags), Fraction(0)
-    )
-    return Odds(exp, p_hit, p_elim, p_flag, p_ret, cut)
-
-
-def _faces_that_score(score_n: Callable[[Any, int], tuple[int, int]]) -> tuple[
-    tuple[str, ...], tuple[tuple[str, int], ...]
-]:
-    """Which faces score (rolling :data:`_PROBE` dice all on one face), and how many are ignored."""
-    hits: list[str] = []
-    ignored: list[tuple[str, int]] = []
-    for f in FACES:
-        h, _ = score_n(_Branch(((f,) * _PROBE,), stop=True), _PROBE)
-        if h > 0:
-            hits.append(f)
-            if h < _PROBE:
-                ignored.append((f, _PROBE - h))
-    return tuple(hits), tuple(ignored)
+    return _odds_of(score, blocks, ignore_flags, FACES, REROLL_DEPTH, PRUNE)
 
 
 # --- the forecast -------------------------------------------------------------
@@ -272,9 +120,13 @@ def forecast(state: State, side: str, sub: Submission) -> Forecast:
             battles.append(_battle(w, side, a))
     events = tuple(e for e in w.events if e.kind in ("move", "attach", "enter"))
     notes = (
-        "each battle is computed on the board after the moves written before it; "
-        "the results of earlier battles are not applied",
-    ) if len(battles) > 1 else ()
+        (
+            "each battle is computed on the board after the moves written before it; "
+            "the results of earlier battles are not applied",
+        )
+        if len(battles) > 1
+        else ()
+    )
     return Forecast(side, w.card, tuple(moves), tuple(battles), w.freeze(), events, notes)
 
 
@@ -291,14 +143,8 @@ def _move(w: Work, side: str, a: Action, mp: int) -> MoveForecast:
     why = move_step(w, side, a, mp)
     if why:
         raise ValueError(f"line {a.line}: {why}")
-    path: tuple[str, ...] = ()
     who = f"{side} {unit.type} {start}" if unit is not None else f"{side} {a.ref.notation()}"
-    for e in w.events[before:]:
-        if e.kind == "move" and e.data.get("path"):
-            path = tuple(str(h) for h in e.data["path"])
-            break
-    if not path:
-        path = (str(start),) if start is not None else ()
+    path = path_of(w.events[before:], start)
     stopped = None
     note = ""
     if unit is not None and unit.hex is not None:
@@ -349,11 +195,10 @@ def _battle(w: Work, side: str, a: Action) -> BattleForecast:
 
     def score_n(rng: Any, n: int) -> tuple[int, int]:
         x.rng = rng
-        s = (roll_melee(x, u, tgt, n, "forecast") if close
-             else score_ranged(x, tgt, n, "forecast"))
+        s = roll_melee(x, u, tgt, n, "forecast") if close else score_ranged(x, tgt, n, "forecast")
         return s.hits, s.flags
 
-    hit_faces, ignored = _faces_that_score(score_n)
+    hit_faces, ignored = faces_that_score(score_n, FACES)
     ign = flag_ignores(w, tgt, u, close, True, def_full)
     result = odds_of(lambda rng: score_n(rng, dice), tgt.blocks, ign)
     if w.attached(tgt) is not None:
@@ -365,14 +210,27 @@ def _battle(w: Work, side: str, a: Action) -> BattleForecast:
         if back:
             notes.append(f"if it holds its hex, the {tgt.type} may battle back with {back} dice")
     if result.truncated:
-        notes.append(f"sword re-rolls followed up to {REROLL_DEPTH - 1} deep; "
-                     f"{percent(result.truncated)} of rolls would re-roll further "
-                     "(counted as no further hits)")
+        notes.append(
+            f"sword re-rolls followed up to {REROLL_DEPTH - 1} deep; "
+            f"{percent(result.truncated)} of rolls would re-roll further "
+            "(counted as no further hits)"
+        )
     return BattleForecast(
-        line=a.line, quote=a.quote, kind="close" if close else "ranged",
-        attacker=u.label, attacker_hex=str(u.hex), target=tgt.label, target_hex=str(a.target),
-        dice=dice, dice_steps=steps, hit_faces=hit_faces, ignored=ignored,
-        target_blocks=tgt.blocks, flag_ignores=ign, odds=result, notes=tuple(notes),
+        line=a.line,
+        quote=a.quote,
+        kind="close" if close else "ranged",
+        attacker=u.label,
+        attacker_hex=str(u.hex),
+        target=tgt.label,
+        target_hex=str(a.target),
+        dice=dice,
+        dice_steps=steps,
+        hit_faces=hit_faces,
+        ignored=ignored,
+        target_blocks=tgt.blocks,
+        flag_ignores=ign,
+        odds=result,
+        notes=tuple(notes),
     )
 
 
@@ -401,9 +259,19 @@ def _lone_leader(w: Work, u: WUnit, a: Action, close: bool) -> BattleForecast:
 
     result = odds_of(score, 1, 0)
     return BattleForecast(
-        line=a.line, quote=a.quote, kind="close" if close else "ranged",
-        attacker=u.label, attacker_hex=str(u.hex), target=f"{ld.side} leader {ld.name}",
-        target_hex=str(a.target), dice=dice, dice_steps=steps, hit_faces=("H",), ignored=(),
-        target_blocks=1, flag_ignores=0, odds=result,
+        line=a.line,
+        quote=a.quote,
+        kind="close" if close else "ranged",
+        attacker=u.label,
+        attacker_hex=str(u.hex),
+        target=f"{ld.side} leader {ld.name}",
+        target_hex=str(a.target),
+        dice=dice,
+        dice_steps=steps,
+        hit_faces=("H",),
+        ignored=(),
+        target_blocks=1,
+        flag_ignores=0,
+        odds=result,
         notes=("a lone leader is killed by a helmet; otherwise it evades",),
     )

@@ -41,7 +41,17 @@ from engine.ccn.work import WLeader, Work, WUnit
 from engine.core.api import CardMove
 from engine.hexgrid import Hex
 
-__all__ = ["card_dice", "fire", "fire_problem", "may_battle", "melee", "melee_problem"]
+__all__ = [
+    "card_dice",
+    "fire",
+    "fire_count",
+    "fire_problem",
+    "may_battle",
+    "melee",
+    "melee_count",
+    "melee_problem",
+    "moved_for_dice",
+]
 
 _BUILDINGS = ("town", "mill")
 
@@ -85,8 +95,6 @@ def card_dice(w: Work, u: WUnit, kind: str, target: Hex, how: str = ATTACK) -> i
         extra -= 1  # no Cavalry Charge die into or out of buildings
     if card == "bombard" and sp.arm == "artillery" and not w.moved.get(u.id, 0):
         extra += 3 if u.type.startswith("G") else 2
-    if card == "fire_and_hold" and kind == FIRE:
-        extra += 1
     if card == "bayonet_charge" and kind == MELEE and u.type in ("YG", "OG", "GG"):
         extra += 1
     if card == "cold_steel" and kind == MELEE and how == ATTACK:
@@ -125,10 +133,17 @@ def fire_problem(w: Work, u: WUnit, target: Hex) -> str | None:
     return None
 
 
+def moved_for_dice(w: Work, u: WUnit) -> int:
+    """Hexes ``u`` moved, for its dice: a card that lets it move further and still battle
+    (Bayonet Charge, Cavalry Charge, Force March, §24.2) gives the dice of a unit that moved
+    as far as it normally may and battle - not none."""
+    return min(w.moved.get(u.id, 0), max(1, w.spec(u).move_and_battle))
+
+
 def fire_count(w: Work, u: WUnit, target: Hex) -> int:
     """The dice ``u`` rolls firing at ``target`` (§11 order; the square cap)."""
     assert u.hex is not None
-    moved = w.moved.get(u.id, 0)
+    moved = moved_for_dice(w, u)
     base = fire_dice(w.tables, _strength(u), moved, u.hex.distance(target))
     red = reduction(w, u.hex, w.arm(u), FIRE, target)
     if u.square:
@@ -214,7 +229,7 @@ def melee_count(w: Work, u: WUnit, target: Hex, how: str = ATTACK) -> int:
     assert u.hex is not None
     tgt = w.unit_at(target)
     target_arm = w.arm(tgt) if tgt is not None else ""
-    moved = 0 if how in (BATTLE_BACK, FIRST_STRIKE) else w.moved.get(u.id, 0)
+    moved = 0 if how in (BATTLE_BACK, FIRST_STRIKE) else moved_for_dice(w, u)
     red = reduction(w, u.hex, w.arm(u), MELEE, target)
     if capped(w, u, tgt):
         return battle_dice(1, 0, red, square=True)

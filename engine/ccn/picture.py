@@ -8,7 +8,8 @@ its blocks left; its symbol's shape is its arm (circle infantry, triangle cavalr
 artillery) and its colour its grade (blue regular, green elite, red guard, grey militia).
 A unit in square (ccn.md §21) has its symbol ringed and ``Q`` before its type in the text
 board. Leaders ride with their unit or stand alone as markers; victory objective hexes are
-listed in the legend. Terrain codes of ``engine/ccn/data/terrain.toml`` map to the
+listed in the legend, field fortifications' fortified hexsides (ccn.md §23.5) drawn as thick
+edges and listed there too. Terrain codes of ``engine/ccn/data/terrain.toml`` map to the
 renderer's drawings. The board, side bands, flank names and last turn's marks are the C&C
 family's (:mod:`engine.cc.picture`).
 
@@ -19,7 +20,8 @@ The view is the ccn system's ``public_view`` dict::
      "units": [{"id", "side", "hex", "nation", "type", "blocks", "full", "square"}],
      "leaders": [{"name", "side", "hex", "nation"}],
      "sides": {side: {"army", "nation" or "nations", "colour", "banners", "banners_needed"}},
-     "objectives": [{"side", "hexes"}]}
+     "objectives": [{"side", "hexes"}],
+     "fortified": {hex: [neighbour, ...]}}   # field fortifications' fortified hexsides
 
 :func:`start_view` builds that dict for a scenario's set-up (``pbem scenario show`` before
 a game exists, and the tests).
@@ -119,8 +121,20 @@ def _squares(view: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _fortified(view: Mapping[str, Any]) -> list[str]:
+    """The field fortifications' fortified hexsides (ccn.md §23.5), drawn as thick edges."""
+    grid = grid_of(view)
+    works = view.get("fortified") or {}
+    sides = [
+        f"{grid.parse(str(h))} toward {', '.join(grid.parse(str(n)) for n in works[h])}"
+        for h in sorted(works)
+        if works[h]
+    ]
+    return [f"Fortified hexsides (thick brown edges): {'; '.join(sides)}."] if sides else []
+
+
 def _legend_of(view: Mapping[str, Any]) -> Callable[[Picture, str], tuple[str, ...]]:
-    objectives = _objectives(view) + _squares(view)
+    objectives = _objectives(view) + _fortified(view) + _squares(view)
 
     def legend(p: Picture, viewer: str) -> tuple[str, ...]:
         who = viewer.capitalize() if viewer in (NORTH, SOUTH) else "South"
@@ -193,6 +207,7 @@ def start_view(scenario: Scenario) -> dict[str, Any]:
             for s in scenario.sides
         },
         "objectives": [{"side": o.side, "hexes": list(o.hexes)} for o in scenario.objectives],
+        "fortified": {h: list(ns) for h, ns in scenario.fortified.items()},
     }
 
 

@@ -186,6 +186,7 @@ class CCNSystem:
 
 
 _CAPABILITIES = {
+    "forecast": "engine.ccn.odds:Forecaster",
     "autoplay": "engine.ccn.autoplay:AutoPlayer",
     "scenarios": "engine.ccn.scenario:ScenarioChecker",
     "picture": "engine.ccn.picture:PictureBuilder",

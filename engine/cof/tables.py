@@ -50,6 +50,7 @@ __all__ = [
     "combined_text",
     "load_cof_tables",
     "load_cof_text",
+    "one_file_schemas",
 ]
 
 
@@ -497,3 +498,8 @@ def bundled() -> CofTables:
     if not _BUNDLED:
         _BUNDLED.append(load_cof_tables(bundled_texts()))
     return _BUNDLED[0]
+
+
+def one_file_schemas(text: str) -> tuple[TableSchema, ...]:
+    """The schemas of a one-file chart set (``text`` fixes the turnover bands' columns)."""
+    return _one_file(text)

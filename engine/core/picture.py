@@ -34,6 +34,7 @@ __all__ = [
     "SideBand",
     "cells",
     "half_turn",
+    "hexside",
 ]
 
 
@@ -156,8 +157,9 @@ class Picture:
     bottom). ``columns`` label x positions (drawn above and below the field),
     ``rows`` label y positions (drawn left and right). ``lines`` are section
     lines; ``sections`` name the board's parts between them (as the viewer
-    calls them). ``legend`` lines explain the counters in words, for the text
-    board and the mail.
+    calls them). ``walls`` are hexside marks drawn over the terrain (a segment
+    on the side shared by two hexes, e.g. a fortified hexside). ``legend`` lines
+    explain the counters in words, for the text board and the mail.
     """
 
     size: Pt
@@ -168,6 +170,7 @@ class Picture:
     columns: tuple[Label, ...] = ()
     rows: tuple[Label, ...] = ()
     lines: tuple[tuple[Pt, Pt], ...] = ()
+    walls: tuple[tuple[Pt, Pt], ...] = ()
     sections: tuple[Label, ...] = ()
     counters: tuple[Counter, ...] = ()
     markers: tuple[Marker, ...] = ()
@@ -210,6 +213,14 @@ def cells(
     return tuple(out)
 
 
+def hexside(a: HexCell, b: HexCell) -> tuple[Pt, Pt] | None:
+    """The side ``a`` shares with its neighbour ``b`` (the two corners both have), or
+    ``None`` when the two hexes do not touch."""
+    shared = [p for p in a.corners
+              if any(abs(p[0] - q[0]) + abs(p[1] - q[1]) < 1e-6 for q in b.corners)]  # fmt: skip
+    return (shared[0], shared[1]) if len(shared) == 2 else None
+
+
 def _turn(p: Pt, size: Pt) -> Pt:
     return (size[0] - p[0], size[1] - p[1])
 
@@ -233,6 +244,7 @@ def half_turn(p: Picture) -> Picture:
         columns=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.columns),
         rows=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.rows),
         lines=tuple((_turn(a, s), _turn(b, s)) for a, b in p.lines),
+        walls=tuple((_turn(a, s), _turn(b, s)) for a, b in p.walls),
         sections=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.sections),
         counters=tuple(
             replace(c, facing=None if c.facing is None else (c.facing + 180) % 360)

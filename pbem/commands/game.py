@@ -16,17 +16,20 @@ import json
 import secrets
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sqlmodel import col, select
 
+from engine.bot import parse_level
 from pbem.clock import SystemClock
 from pbem.commands._shared import add_config_argument
 from pbem.config import Config, ConfigError, load_config, parse_duration
 from pbem.orders_text import OrdersMailError, extract_from_body
 from pbem.pipeline import load_server_key
 from pbem.pipeline.admin import create_and_start, join_game, pause, resume
+from pbem.pipeline.bots import bot_join, bot_seat
 from pbem.pipeline.games import GameError, NewSeat, load_game
 from pbem.pipeline.joins import JoinRefused, SignedJoin, joined_sides, parse_statement
 from pbem.pipeline.settings import MISSED_TURN_POLICIES, GameSettings
@@ -70,6 +73,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             metavar="NAME:EMAIL[:PUBKEYFILE]",
             help=f"the {side} player: short for --seat {side}=... (C&C games)",
         )
+    create.add_argument(
+        "--vs",
+        default=None,
+        metavar="bot[:LEVEL]",
+        help="the bot plays the side no --seat names (levels 1-4, default 2): its orders "
+        "are signed with the server's key and audited like a player's",
+    )
     create.add_argument("--id", dest="game_id", help="game id (default: <scenario>-<random>)")
     create.add_argument(
         "--option",
@@ -87,7 +97,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="remind this long before the deadline (repeatable; default 12h)",
     )
-    create.add_argument("--missed-turn", choices=MISSED_TURN_POLICIES, default="wait")
+    create.add_argument(
+        "--missed-turn",
+        choices=MISSED_TURN_POLICIES,
+        default="wait",
+        help="what a missed turn deadline does (autopilot: the bot plays the turn; "
+        "a player may turn that off for himself by mail)",
+    )
+    create.add_argument(
+        "--autopilot-level", type=int, default=2, help="the bot level of the autopilot (1-4)"
+    )
     create.add_argument(
         "--forfeit-after",
         type=int,
@@ -161,9 +180,10 @@ def with_store(
 
 
 def _seats(
-    args: argparse.Namespace, sides: tuple[str, ...], zones: dict[str, str]
+    args: argparse.Namespace, sides: tuple[str, ...], zones: dict[str, str], bot: NewSeat | None
 ) -> list[NewSeat]:
-    """One seat per side of the system, from ``--seat SIDE=...`` and ``--north``/``--south``."""
+    """One seat per side of the system, from ``--seat SIDE=...`` and ``--north``/``--south``;
+    ``bot`` (``--vs bot``) takes the one side nobody was given."""
     given: dict[str, str] = {}
     specs = list(args.seat)
     specs += [f"{side}={getattr(args, side)}" for side in ("north", "south") if getattr(args, side)]
@@ -177,6 +197,12 @@ def _seats(
             raise GameError(f"two players for the side {side}")
         given[side] = player
     missing = [s for s in sides if s not in given]
+    if bot is not None:
+        if len(missing) != 1:
+            raise GameError(
+                f"--vs bot plays the one side no --seat names; {len(missing)} sides have none"
+            )
+        return [replace(bot, side=s) if s in missing else _seat(s, given[s], zones) for s in sides]
     if missing:
         raise GameError(f"no player for {', '.join(missing)}: add --seat SIDE=NAME:EMAIL")
     return [_seat(side, given[side], zones) for side in sides]
@@ -220,7 +246,14 @@ def _create(args: argparse.Namespace) -> int:
         scenario = load_file(path)
         zones = dict(z.split("=", 1) for z in args.tz if "=" in z)
         system = resolve_system(scenario.system)
-        seats = _seats(args, system.sides, zones)
+        server_key = load_server_key(config.server_key_path)
+        bot = None
+        if args.vs:
+            if server_key is None:
+                raise GameError("--vs bot needs the server's key (it signs the bot's orders)")
+            bot = bot_seat("", parse_level(args.vs), server_key)
+        seats = _seats(args, system.sides, zones, bot)
+        bot_sides = {s.side: parse_level(s.name) for s in seats if bot and s.name == bot.name}
         tables = read_tables(system, args.tables) if args.tables else None
         reminders = tuple(parse_duration(r) for r in (args.reminder or ["12h"]))
         settings = GameSettings(
@@ -230,9 +263,12 @@ def _create(args: argparse.Namespace) -> int:
             reminders=reminders,
             missed_turn=args.missed_turn,
             forfeit_after=args.forfeit_after,
+            bots=tuple(sorted(bot_sides.items())),
+            autopilot_level=args.autopilot_level,
         )
         slug = scenario.id.split("-", 2)[-1]
         game_id = args.game_id or f"{slug}-{secrets.token_hex(2)}"
+        joins = {side: bot_join(game_id, side, server_key) for side in bot_sides if server_key}
         ctx = create_and_start(
             store,
             config,
@@ -244,8 +280,9 @@ def _create(args: argparse.Namespace) -> int:
             seats=seats,
             settings=settings,
             engine_options=_options(args.option),
-            server_key=load_server_key(config.server_key_path),
+            server_key=server_key,
             tables=tables,
+            joins=joins,
         )
     except (GameError, ScenarioError, FileNotFoundError, ConfigError, ValueError) as exc:
         _err(str(exc))
@@ -263,6 +300,8 @@ def _create(args: argparse.Namespace) -> int:
             f"invite token for {side}: {token} (mailed to {ctx.seats[side].player.email}; "
             "it works once, see docs/mail-commands.md)"
         )
+    for side, lvl in bot_sides.items():
+        _out(f"the bot (level {lvl}) plays {side}: its join and orders are signed by the server")
     if ctx.game.status == "setup":
         _out("waiting for every player's signed join (each player was mailed how to join)")
     return 0

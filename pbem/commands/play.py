@@ -3,11 +3,14 @@
 Each turn the board is drawn, the side to act types its orders (the same
 language as by mail, docs/orders.md) and ends them with a line ``end`` or
 two empty lines; questions are answered at the prompt with one line.
-``quit`` leaves. Dice come from a committed stream seeded by ``--seed``
-(random if not given) mixed, as in a game by mail, with a nonce per side
-(``--nonce SIDE=HEX``; if not given, drawn at random on the players' behalf,
-or derived from ``--seed`` when one is given): the seed and the nonces
-printed at the start replay a game exactly.
+``quit`` leaves. ``--vs bot[:LEVEL]`` makes the computer (engine/bot) play one
+side (``--as SIDE`` is yours, the first side by default): it decides from
+what its side sees only and prints one line saying what it did. Dice come
+from a committed stream seeded by ``--seed`` (random if not given) mixed,
+as in a game by mail, with a nonce per side (``--nonce SIDE=HEX``; if not
+given, drawn at random on the players' behalf, or derived from ``--seed``
+when one is given): the seed and the nonces printed at the start replay a
+game exactly.
 
 At a terminal the prompt has line editing and history (prompt-toolkit:
 arrows, Ctrl-R), only the hand of the side to act is shown, and when the
@@ -59,6 +62,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         metavar="FILE",
         help="play on a club's rules tables file (docs/tables.md)",
+    )
+    cmd.add_argument(
+        "--vs",
+        default=None,
+        metavar="bot[:LEVEL]",
+        help="play against the computer (levels 1-4, default 2); it never sees your hand",
+    )
+    cmd.add_argument(
+        "--as",
+        dest="as_side",
+        default=None,
+        metavar="SIDE",
+        help="the side you play against the bot (default: the system's first side)",
     )
     cmd.add_argument("--max-turns", type=int, default=500, help="stop after this many turns")
     cmd.add_argument("--no-board", action="store_true", help="do not draw the board each turn")
@@ -160,13 +176,31 @@ def _play(args: argparse.Namespace) -> int:
         nonces = _nonces(args.nonce, get_system(name).sides, seed if args.seed else None)
         src = DiceSource("game", seed=seed, nonces=nonces)
         system, state = load(name, text, src, args.tables)
-    except (CliError, FileNotFoundError, OSError, KeyError) as exc:
+        bot = _bot(args, system, seed)
+    except (CliError, FileNotFoundError, OSError, KeyError, ValueError) as exc:
         sys.stderr.write(f"pbem play: {getattr(exc, 'message', exc)}\n")
         return 2
     out.write(f"{system.public_view(state).get('name', '')}: dice seed {seed.hex()}\n")
     out.write("nonces " + " ".join(f"{s}={n.hex()}" for s, n in nonces.items()) + "\n")
+    if bot is not None:
+        out.write(f"you play {bot[0]}; {bot[1].name} plays {bot[2]}\n")
     term = Terminal.open(out)
-    return _loop(args, term, system, state, src)
+    return _loop(args, term, system, state, src, bot=bot)
+
+
+def _bot(args: argparse.Namespace, system: GameSystem, seed: bytes) -> tuple[str, Any, str] | None:
+    """``(your side, the bot, its side)`` for ``--vs``, else None (raises ValueError)."""
+    if args.vs is None:
+        if args.as_side is not None:
+            raise ValueError("--as is for a game against the bot (--vs bot)")
+        return None
+    from engine.bot import Bot, parse_level  # noqa: PLC0415 - only against the bot
+
+    mine = args.as_side or system.sides[0]
+    if mine not in system.sides or len(system.sides) != 2:
+        raise ValueError(f"--as {mine!r}: one of {', '.join(system.sides)}")
+    theirs = next(s for s in system.sides if s != mine)
+    return mine, Bot(parse_level(args.vs), int.from_bytes(seed[:8], "big")), theirs
 
 
 def _pass_screen(term: Terminal, side: str) -> bool:
@@ -179,9 +213,17 @@ def _pass_screen(term: Terminal, side: str) -> bool:
     return line is not None and line.strip().lower() != "quit"
 
 
-def _loop(args: argparse.Namespace, term: Terminal, system: Any, state: Any, src: Any) -> int:
+def _loop(
+    args: argparse.Namespace,
+    term: Terminal,
+    system: Any,
+    state: Any,
+    src: Any,
+    *,
+    bot: tuple[str, Any, str] | None = None,
+) -> int:
     out = term.out
-    passing = term.interactive if args.pass_screen is None else args.pass_screen
+    passing = (term.interactive if args.pass_screen is None else args.pass_screen) and not bot
     last: str | None = None
     while True:
         p = system.prompt(state)
@@ -196,7 +238,11 @@ def _loop(args: argparse.Namespace, term: Terminal, system: Any, state: Any, src
             out.write("input ended\n")
             return 0
         last = side
-        if p.kind == "question" and p.question is not None:
+        if bot is not None and side == bot[2]:
+            decision = bot[1].decide(system, state, side)
+            out.write(f"\n{bot[1].name}: {decision.explanation}\n")
+            text = decision.text
+        elif p.kind == "question" and p.question is not None:
             q = p.question
             out.write(f"\n{side}, a question: {q.text}\n")
             out.write(f"  answers: {', '.join(q.answers)} (default {q.default})\n")

@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "a rough balance check, not a measure of skill.",
     )
     bal.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="default: all bundled")
+    bal.add_argument(
+        "--system", default=None, metavar="NAME", help="only the bundled scenarios of one system"
+    )
     bal.add_argument("--games", type=int, default=50, help="games per scenario (50)")
     bal.add_argument("--seed", default="balance", help="seed text (same seed, same games)")
     bal.add_argument("--max-turns", type=int, default=200, help="stop a game after N turns")
@@ -106,8 +109,18 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def play_balance(scenario: Scenario, games: int, seed: str, max_turns: int = 200) -> Counter[str]:
-    """Play ``games`` random legal games; count results (each side, draw, unfinished)."""
+def play_balance(
+    scenario: Scenario,
+    games: int,
+    seed: str,
+    max_turns: int = 200,
+    stuck: list[str] | None = None,
+) -> Counter[str]:
+    """Play ``games`` random legal games; count results (each side, draw, unfinished).
+
+    A game the autoplayer cannot go on with (no orders the referee accepts: an engine gap)
+    counts as unfinished; its seed and the reason are appended to ``stuck``.
+    """
     if scenario.path is None:
         raise ValueError("the scenario has no file")
     system = get_system(scenario.system)
@@ -118,7 +131,16 @@ def play_balance(scenario: Scenario, games: int, seed: str, max_turns: int = 200
     results: Counter[str] = Counter()
     for i in range(games):
         start = system.load_position(text)
-        final = player.play_game(start, f"{seed}|{scenario.id}|{i}".encode(), max_turns)
+        game_seed = f"{seed}|{scenario.id}|{i}"
+        try:
+            final = player.play_game(start, game_seed.encode(), max_turns)
+        except NotImplementedError:
+            raise
+        except RuntimeError as exc:  # the autoplayer found no accepted orders
+            results["unfinished"] += 1
+            if stuck is not None:
+                stuck.append(f"game {i} (seed {game_seed!r}): {exc}")
+            continue
         prompt = system.prompt(final)
         results[str(prompt.result) if prompt.kind == "over" else "unfinished"] += 1
     return results
@@ -138,6 +160,11 @@ def _balance(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ScenarioError) as exc:
         err(str(exc))
         return 1
+    if args.system is not None:
+        chosen = [s for s in chosen if s.system == args.system]
+        if not chosen:
+            err(f"no scenario of system {args.system!r} (pbem systems lists the systems)")
+            return 1
     header = ""
     for s in chosen:
         a, b = list(s.sides)[:2]  # the first two sides: every bundled system has two
@@ -148,11 +175,14 @@ def _balance(args: argparse.Namespace) -> int:
         if head != header:
             out(head)
             header = head
+        stuck: list[str] = []
         try:
-            r = play_balance(s, args.games, args.seed, args.max_turns)
+            r = play_balance(s, args.games, args.seed, args.max_turns, stuck)
         except NotImplementedError as exc:
             err(f"the engine cannot play games yet: {exc}")
             return 1
+        for line in stuck:
+            err(f"{s.id}: stopped, counted unfinished: {line}")
         decided = r[a] + r[b]
         if decided:
             lo, hi = _wilson(r[a], decided)

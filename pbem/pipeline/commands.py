@@ -54,6 +54,7 @@ COMMANDS = (
     "draw",
     "absence",
     "timezone",
+    "autopilot",
 )
 UNSIGNED_OK = ("help", "status", "rules", "cards")
 GAMELESS = ("help",)
@@ -86,6 +87,8 @@ or digits you never used in this game):
                                  zone, whole days): deadlines in that time are extended
                                  by days not already covered (at most 60 a game)
   command timezone ZONE          show deadlines in ZONE (e.g. Europe/Paris)
+  command autopilot off          in a game whose missed turns the bot plays (the
+                                 autopilot): never let it play yours (on: again)
   command join                   join a game: 'side: <side>', 'nonce: <64 hex digits>'
                                  (and 'token <invite token>' if you were invited)
                                  lines follow; signed with the key you will play with
@@ -199,6 +202,8 @@ def _run(step: Step, name: str, args: str, st: Statement) -> Outcome:
         return _timezone(step, args)
     if name == "absence":
         return _absence(step, args)
+    if name == "autopilot":
+        return _autopilot(step, args)
     refusal = status_refusal(step)
     if refusal is not None:
         return refusal
@@ -367,6 +372,38 @@ def _absence(step: Step, args: str) -> Outcome:
         note += "Deadlines set while you are away are extended by the time you are away.\n"
     step.notice("absence", "Absence noted", note)
     return Outcome.done(f"absence of {player.email} {start:%Y-%m-%d}..{end:%Y-%m-%d}", step.ctx.id)
+
+
+def _autopilot(step: Step, args: str) -> Outcome:
+    """``autopilot off``/``on``: whether the bot may play this player's missed turns."""
+    ctx, side = step.ctx, step.side
+    verb = (args.split() or [""])[0].lower()
+    if verb not in ("off", "on"):
+        return step.refuse(
+            "bad-autopilot",
+            f"{verb!r}: write 'command autopilot off' or 'command autopilot on'",
+            legal=("command autopilot off", "command autopilot on"),
+        )
+    rt = ctx.options.runtime
+    off = tuple(sorted((set(rt.autopilot_off) - {side}) | ({side} if verb == "off" else set())))
+    ctx.options = replace(ctx.options, runtime=replace(rt, autopilot_off=off))
+    _save_options(step)
+    append_events(
+        step.env.session,
+        ctx.id,
+        ctx.game.epoch,
+        [("pbem.autopilot", {"side": side, "autopilot": verb})],
+        step.env.clock,
+    )
+    policy = ctx.options.settings.missed_turn
+    if verb == "off":
+        body = "The autopilot will not play your turns: a missed deadline waits for you.\n"
+    else:
+        body = "The autopilot plays your turn if you miss a deadline.\n"
+    if policy != "autopilot":
+        body += f"(This game's missed-turn policy is {policy!r}: the autopilot is not used.)\n"
+    step.notice("autopilot", f"Autopilot {verb}", body)
+    return Outcome.done(f"autopilot {verb} for {side}", ctx.id)
 
 
 def _other(ctx: GameContext, side: str) -> str:

@@ -44,6 +44,7 @@ from pbem.store.locks import lock_row
 from pbem.tablefile import start_with
 
 __all__ = [
+    "BOT_DOMAIN",
     "DICE_LOG",
     "GAME_ID",
     "SETUP_HASH",
@@ -60,6 +61,7 @@ __all__ = [
     "dice_logs",
     "find_or_add_player",
     "game_join",
+    "is_bot_address",
     "load_game",
     "shuffles_done",
     "with_game_id",
@@ -354,6 +356,16 @@ def add_key(
         o.revoked_at = now
         o.replaced_by_id = row.id
         session.add(o)
+
+
+BOT_DOMAIN = "bot.invalid"
+"""The bot's mail domain (:mod:`pbem.pipeline.bots`): ``.invalid`` is reserved (RFC 2606),
+nothing is ever delivered there, and the mailer drops what is addressed to it."""
+
+
+def is_bot_address(email: str) -> bool:
+    """Whether ``email`` is the bot's (mail to it is dropped, never sent)."""
+    return email.strip().lower().endswith("@" + BOT_DOMAIN)
 
 
 @dataclass(frozen=True)

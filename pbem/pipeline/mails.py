@@ -41,7 +41,7 @@ from pbem.mailin.msgid import clean_msg_id
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput, compose
 from pbem.outbox import RawMail, make_message_id, message_bytes, queue_message, queue_raws
-from pbem.pipeline.games import GameContext
+from pbem.pipeline.games import GameContext, is_bot_address
 from pbem.pipeline.ruleshelp import help_text, rules_helper
 from pbem.server_key import ServerKey
 from pbem.statements import bind_answer
@@ -231,7 +231,12 @@ class Mailer:
         kind: str,
         game_id: str | None,
     ) -> None:
-        """Address ``message`` and queue it, or hold it while :meth:`holding` is open."""
+        """Address ``message`` and queue it, or hold it while :meth:`holding` is open.
+
+        Mail to the bot (a seat it plays, :mod:`pbem.pipeline.bots`) is dropped here.
+        """
+        if is_bot_address(recipient):
+            return
         del message["To"]
         message["To"] = recipient
         if self._held is not None:

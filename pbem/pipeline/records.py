@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from engine.core.api import CardMove, CardPiles
 from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, shuffle_order
 from pbem.audit import DICE_PROTOCOL, AuditEpoch, SignedText, build_record
+from pbem.audit_autopilot import Autopilot
 from pbem.pipeline.games import (
     DICE_LOG,
     SETUP_HASH,
@@ -100,6 +101,12 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
             continue
         why = accepted.get(epoch, {})
         signed = why.get("signed")
+        source = str(why.get("source", ""))
+        autopilot = (
+            Autopilot(source.removeprefix("autopilot "), str(why.get("orders", "")))
+            if source.startswith("autopilot ")
+            else None
+        )
         epochs.append(
             AuditEpoch(
                 EpochLog(
@@ -114,6 +121,7 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
                 if not signed
                 else SignedText(signed["text"], signed["signature"], signed.get("signed")),
                 cards,
+                autopilot,
             )
         )
     deck_keys = deck_chain.keys(max(total_shuffles, 1)) if finished else None

@@ -6,7 +6,7 @@
 - ``settings``: :class:`GameSettings` (time per turn, grace, reminders,
   missed-turn policy) as set at creation;
 - ``runtime``: what the referee tracks between turns (missed deadlines per
-  side, a pending draw offer).
+  side, a pending draw offer, the players who turned the autopilot off).
 
 Durations are stored as whole seconds.
 """
@@ -20,9 +20,11 @@ from typing import Any
 
 __all__ = ["MISSED_TURN_POLICIES", "GameOptions", "GameSettings", "Runtime"]
 
-MISSED_TURN_POLICIES = ("wait", "forfeit")
+MISSED_TURN_POLICIES = ("wait", "forfeit", "autopilot")
 """``wait``: tell everyone and give the late side another period; ``forfeit``: the
-same until ``forfeit_after`` deadlines in a row are missed, then the late side loses."""
+same until ``forfeit_after`` deadlines in a row are missed, then the late side loses;
+``autopilot``: the bot (engine/bot, level ``autopilot_level``) plays the late side's
+turn, unless that player turned it off for himself (then ``wait``)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,10 @@ class GameSettings:
     reminders: tuple[timedelta, ...] = (timedelta(hours=12),)
     missed_turn: str = "wait"
     forfeit_after: int = 3
+    bots: tuple[tuple[str, int], ...] = ()
+    """The seats the bot plays, with its level: ``(("south", 2),)`` (``--vs bot:2``)."""
+    autopilot_level: int = 2
+    """The bot level that plays a missed turn under the ``autopilot`` policy."""
 
     def __post_init__(self) -> None:
         if self.missed_turn not in MISSED_TURN_POLICIES:
@@ -48,6 +54,22 @@ class GameSettings:
             raise ValueError("grace cannot be negative and reminders must be positive")
         if self.forfeit_after < 1:
             raise ValueError("forfeit_after must be at least 1")
+        if any(level < 1 for _, level in self.bots) or self.autopilot_level < 1:
+            raise ValueError("a bot level is at least 1")
+
+    def bot_level(self, side: str) -> int | None:
+        """The level of the bot playing ``side``, or None for a player's seat."""
+        return dict(self.bots).get(side)
+
+    def terms(
+        self, side: str, question: bool
+    ) -> tuple[timedelta, timedelta, tuple[timedelta, ...]]:
+        """``(period, grace, reminders)`` for ``side`` to act: a bot's seat acts at once."""
+        if self.bot_level(side) is not None:
+            return timedelta(0), timedelta(0), ()
+        if question:
+            return self.question_time, timedelta(0), ()
+        return self.turn_time, self.grace, self.reminders
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form (durations in seconds)."""
@@ -58,6 +80,8 @@ class GameSettings:
             "reminders": [int(r.total_seconds()) for r in self.reminders],
             "missed_turn": self.missed_turn,
             "forfeit_after": self.forfeit_after,
+            **({"bots": dict(self.bots)} if self.bots else {}),
+            **({"autopilot_level": self.autopilot_level} if self.autopilot_level != 2 else {}),
         }
 
     @classmethod
@@ -76,6 +100,8 @@ class GameSettings:
             ),
             missed_turn=str(data.get("missed_turn", d.missed_turn)),
             forfeit_after=int(data.get("forfeit_after", d.forfeit_after)),
+            bots=tuple(sorted((str(k), int(v)) for k, v in data.get("bots", {}).items())),
+            autopilot_level=int(data.get("autopilot_level", d.autopilot_level)),
         )
 
 
@@ -85,6 +111,7 @@ class Runtime:
 
     misses: dict[str, int] = field(default_factory=dict)  # side -> deadlines missed in a row
     draw_offer: str | None = None  # the side that proposed a draw, until answered
+    autopilot_off: tuple[str, ...] = ()  # sides whose player turned the autopilot off
 
     def with_miss(self, side: str) -> Runtime:
         """Count one more missed deadline for ``side``."""
@@ -118,12 +145,17 @@ class GameOptions:
             runtime=Runtime(
                 misses={str(k): int(v) for k, v in rt.get("misses", {}).items()},
                 draw_offer=rt.get("draw_offer"),
+                autopilot_off=tuple(str(x) for x in rt.get("autopilot_off", ())),
             ),
         )
 
     def dumps(self) -> str:
         """Return the JSON text for ``Game.options_json`` (sorted keys)."""
         rt = asdict(self.runtime)
+        if rt["autopilot_off"]:
+            rt["autopilot_off"] = list(rt["autopilot_off"])
+        else:
+            del rt["autopilot_off"]  # options of games without the autopilot stay as they were
         return json.dumps(
             {"engine": self.engine, "settings": self.settings.to_dict(), "runtime": rt},
             sort_keys=True,

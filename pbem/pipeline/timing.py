@@ -16,8 +16,8 @@ from sqlmodel import Session
 from pbem.clock import Clock, FakeClock
 from pbem.config import Config
 from pbem.deadlines import current_deadline, set_prompt_deadlines
-from pbem.pipeline import listeners, mailkinds
-from pbem.pipeline.games import load_game
+from pbem.pipeline import bots, listeners, mailkinds
+from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.turns import Env, apply_submission, finish_game
 from pbem.server_key import ServerKey
@@ -51,7 +51,11 @@ def default_text(game_id: str, turn: int, side: str, answer: str) -> str:
 
 
 def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
-    """Act on one due deadline; return "reminder", "missed", "default" or "stale"."""
+    """Act on one due deadline; return "reminder", "missed", "default", "bot" or "stale".
+
+    A bot's seat (:mod:`pbem.pipeline.bots`) has its deadline when it must act:
+    the bot plays then ("bot"). A missed turn under the ``autopilot`` policy is
+    played by the bot for the late player ("default"), unless he turned it off."""
     clock: Clock = FakeClock(now)  # everything this firing writes carries the sweep's "now"
     config = _SETUP.config
     ctx = load_game(session, row.game_id)
@@ -64,6 +68,12 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
     if prompt.side != side or prompt.kind == "over":
         return "stale"
     settings = ctx.options.settings
+    level = settings.bot_level(side)
+    if level is not None and _SETUP.server_key is not None:
+        if row.kind == DeadlineKind.REMINDER:
+            return "stale"
+        bots.play_bot_turn(env, ctx, side, level, _SETUP.server_key)
+        return "bot"
     if row.kind == DeadlineKind.REMINDER:
         shown = current_deadline(session, ctx.id, settings.grace) or row.due_at
         mailkinds.send_reminder(mailer, ctx, side, shown, row.id or 0)
@@ -92,6 +102,8 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
         )
         return "default"
     # A missed turn.
+    if settings.missed_turn == "autopilot" and side not in ctx.options.runtime.autopilot_off:
+        return _autopilot(env, ctx, side, row)
     runtime = ctx.options.runtime.with_miss(side)
     ctx.options = replace(ctx.options, runtime=runtime)
     misses = runtime.misses.get(side, 0)
@@ -122,7 +134,12 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
     )
     session.add(ctx.game)
     ctx.game.options_json = ctx.options.dumps()
-    if settings.missed_turn == "forfeit":
+    if settings.missed_turn == "autopilot":
+        action = (
+            f"{side} turned the autopilot off: the referee waits one more period "
+            f"({misses} deadline(s) missed in a row)."
+        )
+    elif settings.missed_turn == "forfeit":
         left = settings.forfeit_after - misses
         action = (
             f"The referee waits one more period. {side} has missed {misses} deadline(s) "
@@ -136,3 +153,24 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
         mailer, ctx, side, action=action, next_deadline=deadline, deadline_id=row.id or 0
     )
     return "missed"
+
+
+def _autopilot(env: Env, ctx: GameContext, side: str, row: Deadline) -> str:
+    """The autopilot plays the turn ``side`` missed; everyone is told, then the turn goes on."""
+    level = ctx.options.settings.autopilot_level
+    misses = ctx.options.runtime.with_miss(side).misses.get(side, 0)
+    listeners.deadline_missed(env, ctx, side, row.due_at, misses)
+    before = ctx.prompt().turn
+    decision, text = turn = bots.autopilot_turn(ctx, side, level, _SETUP.server_key)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    action = (
+        f"No orders from {side} by the deadline: the autopilot (bot level {level}) played "
+        f"turn {before} for {side}. {decision.explanation}.\n"
+        f"The referee's orders (SHA-256 {digest}, the epoch's orders hash):\n\n{text}\n"
+        f"{side}: to stop the autopilot playing for you, mail a signed 'command autopilot off'."
+    )
+    mailkinds.send_missed(
+        env.mailer, ctx, side, action=action, next_deadline=None, deadline_id=row.id or 0
+    )
+    bots.apply_autopilot(env, ctx, side, level, turn)
+    return "default"

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from engine.core.api import Event as EngineEvent
 from engine.dice import EpochDice
 from pbem.audit import DICE_PROTOCOL, SignedText
 from pbem.clock import Clock
@@ -107,6 +108,7 @@ def apply_submission(
     orders_hash: bytes,
     source: str,
     signed: SignedText | None = None,
+    preface: Sequence[EngineEvent] = (),
 ) -> int:
     """Resolve an accepted submission as the next epoch; return the epoch number.
 
@@ -115,6 +117,8 @@ def apply_submission(
     "deadline default"). ``signed`` (the player's signed text and armored
     SSHSIG block; None for a referee's default) goes into the audit record,
     so anyone can check the referee resolved exactly what the player signed.
+    ``preface``: events told before the engine's (who played the turn, when
+    the bot did: they show in the turn's narrative and event log).
     """
     session = env.session
     before = ctx.prompt()
@@ -137,6 +141,7 @@ def apply_submission(
         join=game_join(session, ctx),
     )
     result = ctx.system.resolve(ctx.state, submission, dice)
+    told = (*preface, *result.events)
     env.at("after-engine")
     ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
     ctx.game.epoch = epoch
@@ -144,8 +149,7 @@ def apply_submission(
     prompt = ctx.prompt()
     # As stored (append_events below): the same dicts turn_events reads back.
     current = [
-        json.loads(json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False))
-        for e in result.events
+        json.loads(json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False)) for e in told
     ]
     # Draw the new boards now, before the first write below takes the store's
     # write lock (Processor.process): the mails then reuse them.
@@ -173,7 +177,7 @@ def apply_submission(
             },
         ),
     ]
-    items += [(e.kind, e.to_dict()) for e in result.events]
+    items += [(e.kind, e.to_dict()) for e in told]
     items.append((DICE_LOG, dice_log_payload(dice, prompt.kind, result.cards)))
     append_events(session, ctx.id, epoch, items, env.clock)
     session.flush()
@@ -239,19 +243,12 @@ def _prompt_terms(ctx: GameContext) -> tuple[str, str, int | None, timedelta, ti
     """Return (deadline kind, side, player id, period, grace, reminders) of the prompt."""
     prompt = ctx.prompt()
     side = prompt.side or ""
-    settings = ctx.options.settings
     player = ctx.seats[side].player if side in ctx.seats else None
     player_id = player.id if player else None
-    if prompt.kind == "question" and prompt.question is not None:
-        return DeadlineKind.QUESTION, side, player_id, settings.question_time, timedelta(0), ()
-    return (
-        DeadlineKind.TURN,
-        side,
-        player_id,
-        settings.turn_time,
-        settings.grace,
-        settings.reminders,
-    )
+    question = prompt.kind == "question" and prompt.question is not None
+    period, grace, reminders = ctx.options.settings.terms(side, question)
+    kind = DeadlineKind.QUESTION if question else DeadlineKind.TURN
+    return kind, side, player_id, period, grace, reminders
 
 
 def compose_ahead(
@@ -403,17 +400,17 @@ def start_game(env: Env, ctx: GameContext) -> None:
     env.session.add(ctx.game)
     prompt = ctx.prompt()
     side = prompt.side or ""
-    settings = ctx.options.settings
     player = ctx.seats[side].player if side in ctx.seats else None
+    period, grace, reminders = ctx.options.settings.terms(side, question=False)
     deadline = set_prompt_deadlines(
         env.session,
         ctx.game,
         kind=DeadlineKind.TURN,
         side=side,
         player_id=player.id if player else None,
-        period=settings.turn_time,
-        grace=settings.grace,
-        reminders=settings.reminders,
+        period=period,
+        grace=grace,
+        reminders=reminders,
         now=env.clock.now(),
     )
     append_events(env.session, ctx.id, ctx.game.epoch, [("pbem.started", {})], env.clock)
@@ -426,18 +423,18 @@ def resume_game(env: Env, ctx: GameContext) -> None:
     env.session.add(ctx.game)
     prompt = ctx.prompt()
     side = prompt.side or ""
-    settings = ctx.options.settings
     player = ctx.seats[side].player if side in ctx.seats else None
     question = prompt.kind == "question"
+    period, grace, reminders = ctx.options.settings.terms(side, question)
     deadline = set_prompt_deadlines(
         env.session,
         ctx.game,
         kind=DeadlineKind.QUESTION if question else DeadlineKind.TURN,
         side=side,
         player_id=player.id if player else None,
-        period=settings.question_time if question else settings.turn_time,
-        grace=timedelta(0) if question else settings.grace,
-        reminders=() if question else settings.reminders,
+        period=period,
+        grace=grace,
+        reminders=reminders,
         now=env.clock.now(),
     )
     number = _count(env, ctx)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from engine.core.picture import Counter, HexCell, Label, Picture, SideBand
 from pbem.render.geometry import Layout, Pt, arrow_head, shorten
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
-from pbem.render.terrain_art import GRID, terrain_prims
+from pbem.render.terrain_art import GRID, WALL, terrain_prims
 
 __all__ = [
     "ARROW",
@@ -84,17 +84,19 @@ OVERLAY_COLOURS: tuple[str, ...] = tuple(
 
 @dataclass(frozen=True)
 class Base:
-    """The unchanging part of a picture: hexes with terrain, coordinates, section lines."""
+    """The unchanging part of a picture: hexes with terrain, coordinates, section lines and
+    hexside walls (fortified sides)."""
 
     size: Pt
     hexes: tuple[HexCell, ...]
     columns: tuple[Label, ...]
     rows: tuple[Label, ...]
     lines: tuple[tuple[Pt, Pt], ...]
+    walls: tuple[tuple[Pt, Pt], ...] = ()
 
 
 def base_of(p: Picture) -> Base:
-    return Base(p.size, p.hexes, p.columns, p.rows, p.lines)
+    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.walls)
 
 
 @lru_cache(maxsize=32)
@@ -107,6 +109,8 @@ def base_layers(layout: Layout, base: Base) -> tuple[Layer, ...]:
         corners = layout.pts(h.corners)
         ter += terrain_prims(corners, layout.px(h.centre), r, h.style)
         grid.append(Poly(corners, None, GRID, 0.035 * r))
+    for a, b in base.walls:
+        ter.append(Line((layout.px(a), layout.px(b)), WALL, 0.13 * r))
     secs: list[Prim] = []
     for a, b in base.lines:
         secs.append(Line((layout.px(a), layout.px(b)), INK, 0.06 * r, (0.28 * r, 0.18 * r)))

@@ -11,9 +11,11 @@ import math
 from pbem.render.geometry import Pt
 from pbem.render.prims import Circle, Line, Poly, Prim
 
-__all__ = ["FILL", "GRID", "terrain_prims"]
+__all__ = ["FILL", "GRID", "WALL", "terrain_prims"]
 
 GRID = "#6b6b5a"
+WALL = "#6e4a22"
+"""Earthworks: the rampart mark and the fortified hexsides drawn on a hex's edges."""
 
 FILL = {
     "clear": "#e6e9cc",
@@ -158,7 +160,7 @@ def _camp(corners: tuple[Pt, ...], c: Pt, r: float) -> list[Prim]:
 
 def _ramparts(c: Pt, r: float) -> list[Prim]:
     pts = tuple(_at(c, r, -0.6 + 0.15 * i, -0.05 + (0.14 if i % 2 else -0.14)) for i in range(9))
-    return [Line(pts, "#6e4a22", 0.12 * r)]
+    return [Line(pts, WALL, 0.12 * r)]
 
 
 def _marsh(c: Pt, r: float) -> list[Prim]:

@@ -8,6 +8,13 @@ the state module builds a new game from it. Hex ids are GBoH's four digits
 ``[leaders]`` when the rulebook names him (his ratings then come from there
 unless the scenario gives its own).
 
+Seats: the game system's sides are pbem's two seats, ``north`` and ``south``
+(:data:`engine.cof.state.SIDES`). The first army of :attr:`CofScenario.armies` sits
+``north``, the second ``south``, whatever the file calls them (a file may call its
+sides ``north`` and ``south`` itself); game results, prompts and standing orders name
+the seats, so a scenario's listing entry (``ScenarioInfo.sides`` and ``first``) names
+them too, with the armies' names as the values.
+
 Everything is frozen and plain, so a scenario can be compared, hashed and
 written back. Every scenario says where its facts come from (``sources``) and
 whether it is pbem's own approximation of the battle (``approximation``).
@@ -18,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
+    "SEATS",
     "ArmySpec",
     "CofScenario",
     "CounterSpec",
@@ -26,6 +34,10 @@ __all__ = [
     "MapSpec",
     "TerrainSpec",
 ]
+
+
+SEATS: tuple[str, str] = ("north", "south")
+"""The game system's seats: the first army of a scenario sits north, the second south."""
 
 
 @dataclass(frozen=True)

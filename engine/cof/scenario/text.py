@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from engine.cof.scenario.load import check_text
-from engine.cof.scenario.spec import ArmySpec, CofScenario
+from engine.cof.scenario.spec import SEATS, ArmySpec, CofScenario
 from engine.cof.tables import bundled
 from engine.core.capabilities import ScenarioInfo, ScenarioProblem
 
@@ -20,15 +20,17 @@ __all__ = ["ScenarioChecker", "info_of", "list_infos", "render_details"]
 
 
 def info_of(scenario: CofScenario) -> ScenarioInfo:
-    """The listing entry: armies, Withdrawal Levels as the goal, the side moving first."""
+    """The listing entry: armies, Withdrawal Levels as the goal, the side moving first; sides
+    by the system's seats (the first army north, the second south), as games name them."""
     a, b = scenario.armies
+    seat = {army.side: s for s, army in zip(SEATS, scenario.armies, strict=True)}
     return ScenarioInfo(
         id=scenario.id,
         name=scenario.title,
         year=scenario.extra.get("year", ""),
-        sides={army.side: army.name for army in scenario.armies},
+        sides={seat[army.side]: army.name for army in scenario.armies},
         goal=f"withdrawal {a.withdrawal_level}/{b.withdrawal_level}",
-        first=scenario.first_side,
+        first=seat.get(scenario.first_side, scenario.first_side),
         detail=scenario,
     )
 

@@ -1,0 +1,157 @@
+"""A random Chariots of Fire player (tests, ``pbem demo``, balance runs) and unit options.
+
+It plays legal orders at random, leaning towards the enemy so that battles are fought:
+each unit of the activated wing turns towards the nearest enemy or at random, moves a few
+hexes ahead, fires at a target it may hit, recovers, or stands; a unit that may shock
+does so half the time. Every move is tried on a copy first (the orders' own checks), so
+the orders it writes are accepted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from engine.cof.phase import Action, Phase
+from engine.cof.state import CofState, Unit, clone, other
+from engine.core.choices import below, choice_stream
+from engine.dice import EpochDice, HashChain, hash_orders
+from engine.gboh.grid import VERTICES, front_hexes
+from engine.randomness import Randomness
+
+__all__ = ["AutoPlayer", "play_random_game", "unit_options"]
+
+
+def _towards(s: CofState, u: Unit) -> str:
+    """The vertex whose front hexes come nearest the nearest enemy."""
+    foes = [e.at for e in s.live(other(u.side))]
+    if not foes:
+        return u.facing
+
+    def score(v: str) -> tuple[int, int]:
+        return (min(h.distance(f) for h in front_hexes(u.at, v) for f in foes), VERTICES.index(v))
+
+    return min(VERTICES, key=score)
+
+
+def _targets(ph: Phase, u: Unit) -> list[str]:
+    if not u.missile:
+        return []
+    return sorted(
+        e.hex
+        for e in ph.enemies()
+        if e.at.distance(u.at) <= 3 and ph.fire_problem(u, e.hex) is None
+    )
+
+
+def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
+    s = ph.s
+    roll = below(rng, 10, f"what {u.id} does")
+    targets = _targets(ph, u)
+    if targets and roll < 4:
+        t = targets[below(rng, len(targets), "target")]
+        if ph.fire(Action(0, "", "fire", u.id, (t,))) is None:
+            return [f"fire {u.id} {t}"]
+    if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
+        return [f"recover {u.id}"]
+    if roll >= 8:
+        return []
+    for attempt in range(4):
+        face = _towards(s, u) if below(rng, 3, "lean") else VERTICES[below(rng, 6, "vertex")]
+        steps = [face] if face != u.facing else []
+        here, facing = u.at, face
+        for _ in range(1 + below(rng, max(1, u.ma // 2), f"length {attempt}")):
+            here = front_hexes(here, facing)[below(rng, 2, "which front hex")]
+            if here not in s.grid:
+                break
+            steps.append(str(here))
+        for cut in range(len(steps), 0, -1):
+            if ph.move(Action(0, "", "move", u.id, tuple(steps[:cut]))) is None:
+                return [f"move {u.id} {' '.join(steps[:cut])}"]
+    return []
+
+
+def unit_options(s: CofState, side: str) -> list[dict[str, Any]]:
+    """Each unit of ``side`` with its front hexes and the targets it could fire at now."""
+    a = s.active
+    out = []
+    for u in sorted(s.live(side), key=lambda u: u.id):
+        ph = Phase(clone(s), side, u.wing)
+        out.append({
+            "id": u.id, "hex": u.hex, "type": u.type, "tq": u.tq, "ma": u.ma, "hits": u.hits,
+            "facing": u.facing, "wing": u.wing,
+            "active": a.get("side") == side and a.get("wing") == u.wing,
+            "front": [str(h) for h in front_hexes(u.at, u.facing) if h in s.grid],
+            "targets": _targets(ph, ph.s.unit(u.id)),
+        })  # fmt: skip
+    return out
+
+
+class AutoPlayer:
+    """Random legal orders and answers for whichever side must act."""
+
+    def __init__(self, system: Any) -> None:
+        self.system = system
+
+    def orders(self, state: CofState, seed: bytes, label: str = "autoplay") -> str:
+        rng = choice_stream(seed, label)
+        p = self.system.prompt(state)
+        if p.kind == "over" or p.side is None:
+            raise ValueError("the battle is over: nobody acts")
+        head = f"game {state.game_id}\nturn {state.turn}\nside {p.side}\n"
+        if p.question is not None:
+            answers = p.question.answers
+            return head + f"answer {answers[below(rng, len(answers), 'answer')]}\n"
+        a = state.active
+        lines = []
+        wing = a["wing"]
+        if not wing:
+            real = [c for c in a["choices"] if c not in ("pool", "none")]
+            wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
+            lines.append(f"wing {wing}")
+        if wing not in ("pool", "none"):
+            ph = Phase(clone(state), p.side, wing)
+            engaged = [u for u in ph.units() if u.engaged]
+            if engaged and below(rng, 4, "withdraw") == 0:
+                lines.append("order withdraw")
+            else:
+                for u in sorted(ph.units(), key=lambda u: u.id):
+                    if u.routed or u.rallied or u.engaged:
+                        continue
+                    lines += _unit_lines(ph, u, rng)
+                    if u.id not in ph.moved and below(rng, 2, "shock"):
+                        lines.append(f"shock {u.id}")
+        text = head + "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+        try:
+            self.system.parse_orders(state, p.side, text)
+        except ValueError:
+            text = head + (f"wing {wing}\n" if not a["wing"] else "") + "pass\n"
+        return text
+
+    def play_game(self, start: CofState, seed: bytes, max_turns: int) -> CofState:
+        return play_random_game(self.system, start, seed, max_turns)[0]
+
+
+def play_random_game(
+    system: Any, start: CofState, seed: bytes, max_turns: int
+) -> tuple[CofState, list[str]]:
+    """A whole random game on the committed dice stream (``system`` may be a timing
+    wrapper); the last state and the text of every submission."""
+    player = AutoPlayer(system)
+    seed = hashlib.sha256(b"pbem-random-game|" + seed).digest()
+    epochs = max(64, max_turns * 64)
+    deck = HashChain(hashlib.sha256(b"deck|" + seed).digest(), 16)
+    dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), epochs)
+    setup = EpochDice("cof", 0, None, hashlib.sha256(b"").digest(), deck=deck)
+    state: CofState = system.new_game(start, None, setup)
+    steps: list[str] = []
+    for epoch in range(1, epochs + 1):
+        p = system.prompt(state)
+        if p.kind == "over" or state.turn > max_turns:
+            break
+        text = player.orders(state, seed + epoch.to_bytes(4, "big"))
+        sub = system.parse_orders(state, p.side or "", text)
+        rng = EpochDice("cof", epoch, dice.key(epoch), hash_orders(text.encode()), deck=deck)
+        state = system.resolve(state, sub, rng).state
+        steps.append(text)
+    return state, steps

@@ -1,0 +1,246 @@
+"""Chariots of Fire orders: what a player writes, checked whole before any die.
+
+One order a line (``#`` starts a comment; ``game``, ``turn`` and ``side`` lines are the
+mail's header)::
+
+    wing 1                    the wing my marker activates, when I choose (Initiative,
+                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline
+    order move                the Orders Phase's order: move (default), withdraw, rally
+    move E1 0404 0405 face S  a unit (id or hex) enters hexes and turns to vertices, in order
+    move ramesses 0404        a leader of the wing moves (no facing)
+    fire E5 0807              fire at the unit in 0807
+    recover E4                remove 2 hits (cof.md §9.3)
+    rally E4                  under ``order rally`` (cof.md §9.8)
+    shock E1                  a unit that may shock does (cof.md §8.2); ``shock E1 0506``
+                              also attacks the unit in its flank hex 0506
+    pass                      nothing this phase
+    answer trump              the answer to a question
+    standing trump: never     a standing order (any time)
+
+Orders run in the order written (rally attempts first); the Shock Segment follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cof.phase import Action, Phase
+from engine.cof.policy import parse_policy
+from engine.cof.reactions import REACTIONS
+from engine.cof.shocks import shock_segment
+from engine.cof.state import CofState, Unit, clone
+from engine.cof.steps import Ctx, separate
+from engine.cof.turn import answer_trump, finish_activation, momentum_roll, next_activation
+from engine.core.api import OrdersError, OrdersProblem
+from engine.gboh.grid import GHex, MapNotationError
+
+__all__ = ["ORDERS", "Submission", "carry_out", "parse"]
+
+ORDERS = ("move", "withdraw", "rally")
+VERBS = ("move", "fire", "recover", "rally", "shock")
+HEADER = ("game", "turn", "side")
+WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A checked submission: ``kind`` is ``orders``, ``answer`` or ``standing``."""
+
+    side: str
+    kind: str
+    wing: str = ""
+    order: str = "move"
+    actions: tuple[Action, ...] = ()
+    answer: str = ""
+    standing: str = ""
+
+
+def _problem(
+    n: int, raw: str, code: str, message: str, legal: tuple[str, ...] = ()
+) -> OrdersProblem:
+    return OrdersProblem(n, raw, code, message, legal)
+
+
+def parse(s: CofState, side: str, text: str) -> Submission:
+    """Read and check a submission; :class:`OrdersError` lists every problem by line."""
+    problems: list[OrdersProblem] = []
+    actions: list[Action] = []
+    standing: list[str] = []
+    wing = answer = ""
+    order = "move"
+    decided = False
+    for n, raw in enumerate(text.splitlines(), 1):
+        body = raw.split("#", 1)[0].strip()
+        if not body:
+            continue
+        words = body.split()
+        verb = words[0].lower()
+        if verb in HEADER:
+            continue
+        if verb == "standing":
+            try:
+                parse_policy(body[len("standing") :].strip(), n)
+            except OrdersError as e:
+                problems += e.problems
+            standing.append(body[len("standing") :].strip())
+            continue
+        decided = True
+        if verb in VERBS:
+            if len(words) < 2:
+                problems.append(_problem(n, raw, "missing-unit", f"{verb} names a unit first"))
+            else:
+                actions.append(Action(n, raw, verb, words[1], tuple(words[2:])))
+        elif verb == "wing" and len(words) == 2:
+            wing = words[1]
+        elif verb == "order" and len(words) == 2 and words[1].lower() in ORDERS:
+            order = words[1].lower()
+        elif verb == "answer" and len(words) == 2:
+            answer = words[1].lower()
+        elif verb == "pass" and len(words) == 1:
+            pass
+        else:
+            problems.append(_problem(n, raw, "unknown-order", f"{body!r} is not an order", WORDS))
+    if problems:
+        raise OrdersError(problems)
+    if not decided:
+        if standing:
+            return Submission(side, "standing", standing="\n".join(standing) + "\n")
+        raise OrdersError([_problem(0, "", "empty", "no orders: write pass to do nothing")])
+    sub = Submission(
+        side,
+        "orders",
+        wing,
+        order,
+        tuple(actions),
+        answer,
+        "\n".join(standing) + "\n" if standing else "",
+    )
+    return _check(s, sub)
+
+
+def _check(s: CofState, sub: Submission) -> Submission:
+    if s.result:
+        raise OrdersError([_problem(0, "", "over", "the battle is over")])
+    if s.pending:
+        p = s.pending
+        if sub.side != p["side"]:
+            raise OrdersError([_problem(0, "", "not-your-turn", f"{p['side']} must answer first")])
+        if sub.answer not in ("trump", "no"):
+            raise OrdersError(
+                [
+                    _problem(
+                        0, "", "answer-needed", "answer the question", ("answer trump", "answer no")
+                    )
+                ]
+            )
+        return Submission(sub.side, "answer", answer=sub.answer, standing=sub.standing)
+    a = s.active
+    if sub.side != a.get("side"):
+        raise OrdersError(
+            [_problem(0, "", "not-your-turn", f"it is {a.get('side')}'s Orders Phase, not yours")]
+        )
+    if sub.answer:
+        raise OrdersError([_problem(0, "", "no-question", "there is no question to answer")])
+    wing = a["wing"] or sub.wing
+    choices = tuple(a.get("choices", ()))
+    if not a["wing"] and wing not in choices:
+        raise OrdersError(
+            [_problem(0, "", "wing-needed", "name the wing your marker activates",
+                      tuple(f"wing {c}" for c in choices))]
+        )  # fmt: skip
+    if a["wing"] and sub.wing and sub.wing != a["wing"]:
+        raise OrdersError(
+            [_problem(0, "", "wrong-wing", f"the marker drawn activates wing {a['wing']}",
+                      (f"wing {a['wing']}",))]
+        )  # fmt: skip
+    out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
+    if wing in ("pool", "none"):
+        return out
+    ph = Phase(clone(s), sub.side, wing, sub.order)
+    problems = [p for p in (_dry(ph, x) for x in _ordered(out.actions)) if p is not None]
+    if problems:
+        raise OrdersError(problems)
+    return out
+
+
+def _ordered(actions: tuple[Action, ...]) -> list[Action]:
+    """Rally attempts precede everything else (cof.md §5.5)."""
+    return [x for x in actions if x.verb == "rally"] + [x for x in actions if x.verb != "rally"]
+
+
+def _dry(ph: Phase, x: Action) -> OrdersProblem | None:
+    msg = _do(ph, x)
+    if msg is None:
+        return None
+    legal = tuple(sorted(u.id for u in ph.units()))
+    return _problem(x.line, x.quote, f"bad-{x.verb}", msg, legal)
+
+
+def _do(ph: Phase, x: Action) -> str | None:
+    if x.verb == "move":
+        return ph.move(x)
+    if x.verb == "fire":
+        return ph.fire(x)
+    if x.verb == "recover":
+        return ph.recover(x)
+    if x.verb == "rally":
+        return ph.rally(x)
+    return _shock(ph, x)
+
+
+def _shock(ph: Phase, x: Action) -> str | None:
+    u = ph.find(x.who)
+    if not isinstance(u, Unit) or u.wing != ph.wing:
+        return f"no unit {x.who!r} in wing {ph.wing}"
+    target = ""
+    if x.args:
+        try:
+            target = str(GHex.parse(x.args[0]))
+        except MapNotationError:
+            return f"{x.args[0]!r} is not a hex"
+    ph.shock.append((u.id, target))
+    return None
+
+
+def carry_out(ctx: Ctx, sub: Submission) -> None:
+    """Apply a checked submission to ``ctx.s`` (a copy), rolling as the rules ask."""
+    s = ctx.s
+    if sub.standing:
+        merged = parse_policy(s.sides[sub.side].standing).merged(parse_policy(sub.standing))
+        s.sides[sub.side].standing = merged.text()
+        ctx.log("standing", f"{sub.side} changes standing orders", {"side": sub.side})
+    if sub.kind == "standing":
+        return
+    if sub.kind == "answer":
+        answer_trump(ctx, sub.answer)
+        return
+    a = s.active
+    side, wing, how = a["side"], sub.wing, a["how"]
+    if how == "initiative":
+        if wing == "pool":
+            ctx.log("initiative", f"{side} puts every marker in the pool", {"side": side})
+            s.active = {}
+            next_activation(ctx)
+            return
+        marker = f"{side}:{wing}"
+        s.pool.remove(marker)
+        s.used.append(marker)
+    if wing == "none":
+        ctx.log("activation", f"{side} activates no wing", {"side": side})
+        finish_activation(ctx)
+        return
+    if how == "momentum" and not momentum_roll(ctx, side, wing):
+        finish_activation(ctx)
+        return
+    ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
+            {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
+    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
+    if sub.order == "withdraw":
+        ph.withdraw()
+    for x in _ordered(sub.actions):
+        msg = _do(ph, x)
+        if msg is not None:
+            ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
+        separate(s)
+    shock_segment(ph)
+    finish_activation(ctx)

@@ -1,0 +1,646 @@
+"""One Orders Phase of an activated wing (cof.md §3 C1, §5.5, §6, §7, §9.3, §9.5, §9.8).
+
+:class:`Phase` carries out a player's orders line by line: ``move`` (a unit or a leader
+along hexes and facings), ``fire``, ``recover``, ``rally`` and, under the Withdraw order, the
+wing's withdrawal from engagement. Each order is checked first (:meth:`Phase.problem`); the
+same checks run without dice when a submission is parsed (``ctx`` is ``None``: positions
+change, nothing is rolled), so a refused line is refused before any die, and a line that the
+dice have made impossible meanwhile (its unit routed by reaction fire) is skipped with an
+event saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine.cof import cohesion, command, missile, movement
+from engine.cof.policy import policy_of
+from engine.cof.shock import distribute_hits
+from engine.cof.state import CofState, Leader, Unit, other
+from engine.cof.steps import (
+    CHARIOTS,
+    Ctx,
+    add_hits,
+    chart_type,
+    displace_lone_leaders,
+    leader_check,
+    rout,
+)
+from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes
+
+__all__ = ["Action", "Hooks", "Phase"]
+
+RALLY_RADIUS = 3
+"""Routed units within this many hexes of the Standard may rally (cof.md §9.8)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One order line: ``verb`` (move, fire, recover, rally, shock), the unit or leader it
+    names as written, and the rest of the line's words."""
+
+    line: int
+    quote: str
+    verb: str
+    who: str
+    args: tuple[str, ...] = ()
+
+
+class Hooks(Protocol):
+    """What the inactive side does while a unit moves (:mod:`engine.cof.reactions`)."""
+
+    def before(self, ph: Phase, mover: Unit) -> set[str]:
+        """Whatever must be known before the move (units already facing another enemy)."""
+        ...
+
+    def on_path(self, ph: Phase, mover: Unit, path: list[GHex], ma: int) -> None:
+        """Called with the move's hexes, before the mover is placed at its end."""
+        ...
+
+    def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
+        """Called once the mover stands in its last hex."""
+        ...
+
+
+@dataclass
+class Phase:
+    """The activated wing's Orders Phase; ``ctx`` is ``None`` when only checking orders."""
+
+    s: CofState
+    side: str
+    wing: str
+    order: str = "move"
+    ctx: Ctx | None = None
+    moved: set[str] = field(default_factory=set)
+    fired: set[str] = field(default_factory=set)
+    acted: set[str] = field(default_factory=set)
+    turned: set[str] = field(default_factory=set)
+    shock: list[tuple[str, str]] = field(default_factory=list)
+    fronting: dict[str, int] = field(default_factory=dict)
+    withdrew: set[str] = field(default_factory=set)
+    faced: set[str] = field(default_factory=set)
+    hooks: Hooks | None = None
+
+    def __post_init__(self) -> None:
+        """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
+        s = self.s
+        ld = s.wing_leader(self.side, self.wing)
+        for u in self.units():
+            u.out_of_command = self.order == "rally" or not self._in_command(ld, u)
+            self.fronting[u.id] = self._fronting(u)
+
+    # --- look-ups ------------------------------------------------------------------------
+
+    def stack(self, u: Unit) -> list[Unit]:
+        """``u`` and the runners or chariot sharing its hex (cof.md §6.6)."""
+        if u.stacked_with:
+            mate = self.s.unit(u.stacked_with)
+            if mate.on_map and mate.hex == u.hex:
+                return [u, mate]
+        return [u]
+
+    def units(self) -> list[Unit]:
+        return [u for u in self.s.live(self.side) if u.wing == self.wing]
+
+    def enemies(self) -> list[Unit]:
+        return list(self.s.live(other(self.side)))
+
+    def _in_command(self, ld: Leader | None, u: Unit) -> bool:
+        if ld is None:
+            return False
+        s = self.s
+        enemy = {x.hex for x in self.enemies()}
+        engaged_here = any(x.engaged for x in s.units_at(ld.hex))
+        rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
+        column = "infantry" if ld.on_foot else "chariot"
+        home = GHex.parse(ld.hex)
+        if home.distance(u.at) > rng:
+            return False
+
+        def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
+            if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
+                return False
+            return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
+
+        return command.in_command(s.grid, home, u.at, rng, passable)
+
+    def _fronting(self, u: Unit) -> int:
+        return sum(
+            1 for e in self.enemies() if not e.routed and u.at in front_hexes(e.at, e.facing)
+        )
+
+    def find(self, ref: str) -> Unit | Leader | None:
+        """A unit by id or hex (a stack: its chariot), or a leader by id, of the acting side."""
+        s = self.s
+        for u in s.units:
+            if u.id.lower() == ref.lower() and u.side == self.side:
+                return u
+        for ld in s.leaders:
+            if ld.id.lower() == ref.lower() and ld.side == self.side:
+                return ld
+        try:
+            GHex.parse(ref)
+        except MapNotationError:
+            return None
+        here = [u for u in s.units_at(ref.strip()) if u.side == self.side]
+        here.sort(key=lambda u: u.type != "CH2")
+        return here[0] if here else None
+
+    def _ready(self, u: Unit, verb: str) -> str | None:
+        if u.side != self.side or u.wing != self.wing:
+            return f"{u.id} is not in the activated wing {self.wing}"
+        if not u.on_map:
+            return f"{u.id} is no longer on the map"
+        if u.routed or u.rallied:
+            return f"{u.id} is {'routed' if u.routed else 'rallied'}: it may take no {verb} order"
+        if self.order == "withdraw":
+            return "under the Withdraw order the wing's units do nothing else (cof.md §3 C1-B)"
+        if u.engaged:
+            return f"{u.id} is Engaged: it may not {verb} (cof.md §9.4)"
+        return None
+
+    # --- move ----------------------------------------------------------------------------
+
+    def trace(self, u: Unit, steps: list[str]) -> movement.MoveTrace | str:
+        """The traced move, or why it is not allowed."""
+        s = self.s
+        problem = self._ready(u, "move")
+        if problem:
+            return problem
+        if u.id in self.moved or u.id in self.fired or u.id in self.acted:
+            return f"{u.id} has already had its order this phase (one move a phase, cof.md §6.1)"
+        troop = chart_type(s, u)
+        mates = {u.id, u.stacked_with}
+        ma = movement.column_ma(s.charts, u.ma, u.column)
+        if troop.code == "CH2RI":
+            ma = min(ma, s.unit(u.stacked_with).ma)
+        enemy = self.enemies()
+        enemy_hexes = frozenset(e.at for e in enemy)
+        chariots = frozenset(
+            e.at
+            for e in enemy
+            if chart_type(s, e).code in ("CH2", "CH3", "CH2RI") and not e.engaged
+        )
+        passing = chariots if troop.pass_through and not u.out_of_command else frozenset()
+        friends = frozenset(x.at for x in s.live(self.side) if x.id not in mates)
+        fronts = movement.enemy_front_hexes((e.at, e.facing) for e in enemy if not e.routed)
+        for step in steps:
+            if step not in VERTICES:
+                try:
+                    if GHex.parse(step) not in s.grid:
+                        return f"{step} is not on the map"
+                except MapNotationError as e:
+                    return str(e)
+        t = movement.trace_move(
+            s.charts,
+            troop,
+            u.at,
+            u.facing,
+            steps,
+            ma=ma,
+            terrain=s.terrain_at,
+            hexsides=s.hexside_kinds,
+            enemy_fronts=fronts,
+            blocked=enemy_hexes - passing,
+            friends=friends,
+            enemy_chariots=passing,
+            in_column=u.column,
+        )
+        if t.problem:
+            return t.problem
+        if any(h not in s.grid for h in t.path):
+            return "the move leaves the map"
+        if t.hex in friends:
+            return f"{u.id} may not end its move stacked with another unit in {t.hex} (§6.6)"
+        if u.out_of_command:
+            for h in t.path[1:]:
+                if not movement.out_of_command_may_enter(h, enemy_hexes):
+                    return (
+                        f"{u.id} is out of command: it may not enter {h}, next to the enemy (§5.5)"
+                    )
+        turns = [x for x in steps if x in VERTICES]
+        if turns and self.fronting[u.id]:
+            allowance = movement.start_turn_allowance(u.ma, self.fronting[u.id])
+            spent = _facing_mp(s, u.facing, steps)
+            if allowance is not None and spent > allowance:
+                return (
+                    f"{u.id} starts in an enemy front hex: it may spend {allowance} MP on "
+                    f"facing, not {spent} (cof.md §6.5)"
+                )
+        return t
+
+    def move(self, a: Action) -> str | None:
+        """Carry out a move order; the problem if it may not."""
+        who = self.find(a.who)
+        if who is None:
+            return f"no unit or leader {a.who!r} of {self.side}"
+        steps = [x.upper() for x in a.args if x.lower() != "face"]
+        if isinstance(who, Leader):
+            return self._move_leader(who, steps)
+        t = self.trace(who, steps)
+        if isinstance(t, str):
+            return t
+        s = self.s
+        mates = self.stack(who)
+        start = who.hex
+        before: set[str] = set()
+        blocked = self._blocked(who, t) if self.ctx is not None else None
+        if blocked is not None:
+            i, routs = blocked
+            if routs:
+                for m in mates:
+                    m.hex = str(t.path[i])
+                    self.moved.add(m.id)
+                assert self.ctx is not None
+                rout(self.ctx, who)
+                return None
+            t = self._stop_short(who, steps, t.path[: i + 1])
+        if self.ctx is not None and self.hooks is not None:
+            before = self.hooks.before(self, who)
+            ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
+            self.hooks.on_path(self, who, t.path, ma)
+        end, facing = t.hex, t.facing
+        taken = {u.at for u in s.live() if u not in mates}
+        if end in taken:  # a unit routed onto the path meanwhile: stop short of it
+            end = next(h for h in reversed(t.path) if h not in taken)
+            facing = who.facing
+        for m in mates:
+            m.hex, m.facing = str(end), facing
+            self.moved.add(m.id)
+        if self.fronting[who.id] and any(x in VERTICES for x in steps):
+            self.turned.update(m.id for m in mates)
+        if self.ctx is None:
+            return None
+        ctx = self.ctx
+        ctx.log(
+            "move",
+            f"{who.id} moves {start} -> {who.hex} facing {who.facing} ({t.mp} MP)",
+            {
+                "unit": who.id,
+                "side": who.side,
+                "from": start,
+                "to": who.hex,
+                "facing": who.facing,
+                "mp": t.mp,
+            },
+        )
+        if who.hex != start and self.hooks is not None:
+            self.hooks.arrived(self, who, before)
+        troop = s.charts.types[who.type]
+        again = movement.moved_again_hits(s.charts, troop, who.moved)
+        if troop.moved_hits:
+            who.moved = True
+        add_hits(ctx, who, t.hits + again, "movement")
+        displace_lone_leaders(ctx, who)
+        if who.on_map and who.hex != start:
+            self.entry_fire(who)
+        return None
+
+    def _stop_short(self, who: Unit, steps: list[str], path: list[GHex]) -> movement.MoveTrace:
+        """The move cut to end at the last hex of ``path`` where it may end (a friend's hex
+        it was passing through is not one: it stops before, cof.md §6.6)."""
+        for end in reversed(path):
+            short = self.trace(who, _prefix(steps, end))
+            if not isinstance(short, str):
+                return short
+        return movement.MoveTrace(who.at, who.facing, path=[who.at])
+
+    def _blocked(self, who: Unit, t: movement.MoveTrace) -> tuple[int, bool] | None:
+        """Block rolls of the enemy CH-2 + RI stacks ``who`` passes through (cof.md §6.7):
+        ``(i, routs)`` when the pass into ``t.path[i + 1]`` is blocked (the mover stops in
+        ``t.path[i]``; it routs when that hex is itself an enemy chariot hex passed through)."""
+        ctx = self.ctx
+        assert ctx is not None
+        s = self.s
+        for i, h in enumerate(t.path[1:-1], 1):
+            here = [e for e in s.units_at(str(h)) if e.side != self.side]
+            ch2 = next((e for e in here if e.type == "CH2" and len(here) == 2), None)
+            if ch2 is None:
+                continue
+            dr = ctx.d10(f"{ch2.id} tries to block {who.id} passing through {h}")
+            if not cohesion.pass_through_blocked(s.charts, ch2.tq, dr):
+                ctx.log("pass-through", f"{who.id} passes through {h} (block roll {dr})",
+                        {"unit": who.id, "hex": str(h)}, (dr,))  # fmt: skip
+                continue
+            prior = t.path[i - 1]
+            routs = any(e.side != self.side for e in s.units_at(str(prior)))
+            ctx.log(
+                "pass-through",
+                f"{ch2.id} blocks {who.id} at {h} (rolls {dr}, TQ {ch2.tq})"
+                + (": caught between enemy chariots, it routs" if routs else ""),
+                {"unit": who.id, "hex": str(h), "routs": routs},
+                (dr,),
+            )
+            return i - 1, routs
+        return None
+
+    def _move_leader(self, ld: Leader, steps: list[str]) -> str | None:
+        s = self.s
+        if ld.side != self.side or not ld.on_map:
+            return f"{ld.name} is not on the map"
+        if not (ld.wing == self.wing and ld.role in ("OC", "WC")):
+            return f"{ld.name} does not lead wing {self.wing}: he moves with his own wing (§4.6)"
+        if ld.id in self.acted:
+            return f"{ld.name} has already moved this phase"
+        ma = s.charts.actions["leader_foot_ma" if ld.on_foot else "leader_ma"].value
+        column = "infantry" if ld.on_foot else "chariot"
+        here, mp = GHex.parse(ld.hex), 0
+        enemy = {e.hex for e in self.enemies()}
+        for step in steps:
+            try:
+                nxt = GHex.parse(step)
+            except MapNotationError:
+                return f"{step!r} is not a hex (leaders have no facing)"
+            if nxt not in here.neighbours() or nxt not in s.grid:
+                return f"{nxt} is not next to {here}"
+            if str(nxt) in enemy:
+                return f"{ld.name} may not enter {nxt}: an enemy unit is there"
+            troop = s.charts.types["CH2" if column == "chariot" else "SI"]
+            cost = movement.entry_cost(
+                s.charts, troop, s.terrain_at(nxt), s.hexside_kinds(here, nxt), column=column
+            )
+            if cost is None:
+                return f"{ld.name} may not enter {nxt}"
+            if s.units_at(str(nxt)):
+                cost += s.charts.actions["leader_into_unit"].value
+            mp += cost
+            if mp > ma:
+                return f"{ld.name} has {ma} MP: entering {nxt} needs {mp}"
+            here = nxt
+        start, ld.hex = ld.hex, str(here)
+        self.acted.add(ld.id)
+        if self.ctx is not None:
+            self.ctx.log("leader-move", f"{ld.name} moves {start} -> {ld.hex}", {"leader": ld.id})
+        return None
+
+    # --- missile fire --------------------------------------------------------------------
+
+    def fire_problem(self, u: Unit, target: str, *, reaction: bool = False) -> str | None:
+        s = self.s
+        if not reaction:
+            problem = self._ready(u, "fire")
+            if problem:
+                return problem
+            if u.id in self.fired or u.id in self.acted:
+                return f"{u.id} has already fired this phase"
+            if u.id in self.turned:
+                return f"{u.id} turned in an enemy front hex: it may not fire (cof.md §6.5)"
+        if not u.missile or u.missile not in s.charts.weapons:
+            return f"{u.id} has no missile weapon"
+        if u.supply == "no":
+            return f"{u.id} is out of missiles (Missile No, cof.md §7.5)"
+        try:
+            h = GHex.parse(target)
+        except MapNotationError:
+            return f"{target!r} is not a hex"
+        targets = [x for x in s.units_at(str(h)) if x.side != u.side]
+        if not targets:
+            return f"no enemy unit in {h}"
+        if any(x.engaged for x in targets):
+            return f"the unit in {h} is Engaged: it may not be fired at (cof.md §9.4)"
+        d = u.at.distance(h)
+        if not missile.in_range(s.charts, u.missile, d):
+            return f"{h} is {d} hexes away: {u.missile} reaches {s.charts.weapons[u.missile].value}"
+        if not missile.may_target(chart_type(s, u), u.at, u.facing, h):
+            return f"{h} is not in {u.id}'s field of fire (cof.md §7.2)"
+        if not self._sight(u.at, h):
+            return f"{u.id} has no line of sight to {h} (cof.md §7.3)"
+        return None
+
+    def _sight(self, a: GHex, b: GHex) -> bool:
+        s = self.s
+        occupied = {x.at for x in s.live()}
+        return missile.line_of_sight(
+            a,
+            b,
+            blocks=lambda h: s.charts.terrain[s.terrain_at(h)].blocks_los,
+            occupied=lambda h: h in occupied,
+        )
+
+    def fire(self, a: Action) -> str | None:
+        who = self.find(a.who)
+        if not isinstance(who, Unit):
+            return f"no unit {a.who!r} of {self.side}"
+        if len(a.args) != 1:
+            return "fire names one target hex: fire UNIT HEX"
+        problem = self.fire_problem(who, a.args[0])
+        if problem:
+            return problem
+        self.fired.add(who.id)
+        if self.ctx is not None:
+            target = str(GHex.parse(a.args[0]))
+            self.volley(who, target, "fire")
+            shooters = [x for x in self.s.units_at(target) if x.side != who.side]
+            for x in shooters:
+                if (
+                    who.on_map
+                    and self._reacts(x)
+                    and not self.fire_problem(x, who.hex, reaction=True)
+                ):
+                    self.volley(x, who.hex, "return fire")
+                    break
+        return None
+
+    def _reacts(self, u: Unit) -> bool:
+        return (
+            u.on_map
+            and not u.routed
+            and not u.engaged
+            and policy_of(self.s, u.side).get("reaction-fire") != "never"
+        )
+
+    def volley(self, u: Unit, target: str, kind: str) -> None:
+        """One volley at the units in ``target`` (cof.md §7.6, §7.9)."""
+        ctx = self.ctx
+        assert ctx is not None
+        s = self.s
+        h = GHex.parse(target)
+        units = [x for x in s.units_at(target) if x.side != u.side]
+        d = u.at.distance(h)
+        dr = ctx.d10(f"{kind} of {u.id} at {target}")
+        got = missile.resolve_fire(
+            s.charts,
+            u.missile,
+            d,
+            chart_type(s, units[0]),
+            dr,
+            supply=u.supply,
+            bow_moving=u.type == "LI" and u.id in self.moved and u.side == self.side,
+            target_terrain=s.terrain_at(h),
+            lower_target=s.elevation.get(target, 0) < s.elevation.get(u.hex, 0),
+        )
+        ctx.log(
+            "fire",
+            f"{u.id} ({u.missile}) {kind} at {target}, {d} hex{'es' if d > 1 else ''}: "
+            f"rolls {dr}, modified {got.modified}: {got.hits} hit{'s' if got.hits != 1 else ''}",
+            {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": got.modified,
+             "hits": got.hits, "kind": kind},
+            (dr,),
+        )  # fmt: skip
+        if got.supply != u.supply:
+            u.supply = got.supply
+            ctx.log("supply", f"{u.id} is now Missile {got.supply.title()}", {"unit": u.id})
+        shares = distribute_hits(got.hits, [x.id for x in units])
+        for x in units:
+            add_hits(ctx, x, shares[x.id], f"{kind} of {u.id}")
+        if got.leader_check:
+            for ld in s.leaders_at(target):
+                if ld.side != u.side:
+                    leader_check(ctx, ld, "missile", dr)
+
+    def entry_fire(self, mover: Unit) -> None:
+        """Entry reaction fire (cof.md §7.8): inactive missile units next to the hex a unit
+        entered fire at range 1 (pbem: when it ends its move there), before anything else."""
+        for x in sorted(self.s.live(other(self.side)), key=lambda x: x.id):
+            if not mover.on_map:
+                return
+            if x.at.distance(mover.at) != 1 or not self._reacts(x):
+                continue
+            if self.fire_problem(x, mover.hex, reaction=True) is None:
+                self.volley(x, mover.hex, "entry fire")
+
+    # --- recovery, rally, withdrawal -----------------------------------------------------
+
+    def _threatened(self, u: Unit) -> bool:
+        """Next to an enemy unit, or in range and sight of an enemy missile unit with missiles."""
+        for e in self.s.live(other(u.side)):
+            d = e.at.distance(u.at)
+            if d == 1:
+                return True
+            armed = e.missile in self.s.charts.weapons and e.supply != "no"
+            if armed and missile.in_range(self.s.charts, e.missile, d) and self._sight(e.at, u.at):
+                return True
+        return False
+
+    def recover(self, a: Action) -> str | None:
+        """Recovery (cof.md §9.3): 2 hits off an in-command unit out of danger, on Clear."""
+        u = self.find(a.who)
+        if not isinstance(u, Unit):
+            return f"no unit {a.who!r} of {self.side}"
+        problem = self._ready(u, "recover")
+        if problem:
+            return problem
+        if self.order != "move" or u.out_of_command:
+            return f"{u.id} is out of command: it may not recover (cof.md §5.5)"
+        if u.id in self.moved or u.id in self.fired or u.id in self.acted or u.recovered:
+            return f"{u.id} has moved, fired or recovered already"
+        if u.hits == 0:
+            return f"{u.id} has no hits to recover"
+        if self.s.terrain_at(u.at) != "clear":
+            return f"{u.id} is not on Clear terrain (cof.md §9.3)"
+        if self._threatened(u):
+            return f"{u.id} is next to the enemy or under its missiles (cof.md §9.3)"
+        self.acted.add(u.id)
+        u.recovered = True
+        if self.ctx is not None:
+            before, u.hits = u.hits, cohesion.recover(u.hits)
+            self.ctx.log("recover", f"{u.id} recovers: hits {before} -> {u.hits}", {"unit": u.id})
+        return None
+
+    def rally(self, a: Action) -> str | None:
+        """Rally (cof.md §9.8): the OC with the Standard; a routed unit near it, out of danger."""
+        s = self.s
+        u = self.find(a.who)
+        if not isinstance(u, Unit) or not u.on_map:
+            return f"no unit {a.who!r} of {self.side} on the map"
+        if self.order != "rally":
+            return "rally needs the Rally order: write 'order rally' first (cof.md §3 C1-C)"
+        if not u.routed:
+            return f"{u.id} is not routed"
+        oc = s.oc(self.side)
+        std = s.sides[self.side].standard
+        if oc is None or not std or oc.hex != std:
+            return "the overall commander must be with the Standard to rally (cof.md §9.8)"
+        if u.at.distance(GHex.parse(std)) > RALLY_RADIUS:
+            return f"{u.id} is more than {RALLY_RADIUS} hexes from the Standard"
+        if u.id in self.acted:
+            return f"{u.id} has already tried to rally"
+        if self._threatened(u):
+            return f"{u.id} is next to the enemy or under its missiles (cof.md §9.8)"
+        self.acted.add(u.id)
+        if self.ctx is not None:
+            dr = self.ctx.d10(f"rally of {u.id}")
+            got = cohesion.rally(oc.rating(oc.charisma), u.tq, dr)
+            if got is None:
+                self.ctx.log("rally", f"{u.id} fails to rally (rolls {dr})", {"unit": u.id}, (dr,))
+            else:
+                u.routed, u.rallied, u.hits = False, True, got
+                self.ctx.log(
+                    "rally", f"{u.id} rallies (rolls {dr}): {got} hits", {"unit": u.id}, (dr,)
+                )
+        return None
+
+    def withdraw(self) -> None:
+        """The Withdraw order (cof.md §9.5): the wing's Engaged units in command range pull back
+        one hex away from the enemy, chariots without a roll."""
+        ctx = self.ctx
+        assert ctx is not None
+        s = self.s
+        ld = s.wing_leader(self.side, self.wing)
+        engaged = [u for u in self.units() if u.engaged and not u.out_of_command]
+        if ld is None or not engaged:
+            ctx.log("withdraw", f"wing {self.wing} has no Engaged unit in command to withdraw")
+            return
+        ok_rest = True
+        if any(u.type not in CHARIOTS for u in engaged):
+            oc = s.oc(self.side)
+            near_oc = oc is not None and GHex.parse(oc.hex).distance(GHex.parse(ld.hex)) <= 1
+            rating = ld.rating(ld.initiative if ld.role == "OC" else ld.ability)
+            bonus = oc.rating(oc.charisma) if oc is not None and near_oc else 0
+            dr = ctx.d10(f"withdrawal of wing {self.wing}")
+            ok_rest = command.withdraw_engaged(dr, rating, oc_charisma=bonus)
+            ctx.log(
+                "withdraw",
+                f"{ld.name} orders a withdrawal: rolls {dr} against {rating + bonus}: "
+                + ("they pull back" if ok_rest else "they stay Engaged"),
+                {"leader": ld.id, "passed": ok_rest},
+                (dr,),
+            )
+        for u in engaged:
+            if u.type in CHARIOTS or ok_rest:
+                self._step_back(u)
+
+    def _step_back(self, u: Unit) -> None:
+        s = self.s
+        enemy = [e.at for e in s.live(other(u.side))]
+        taken = {x.at for x in s.live() if x.id not in (u.id, u.stacked_with)}
+        troop = s.charts.types[u.type]
+        ok = [
+            h
+            for h in u.at.neighbours()
+            if h in s.grid
+            and h not in taken
+            and s.charts.terrain[s.terrain_at(h)].cost(troop.move_column) is not None
+            and all(h.distance(e) > 1 for e in enemy)
+        ]
+        if not ok:
+            assert self.ctx is not None
+            self.ctx.log("withdraw", f"{u.id} has nowhere to withdraw to: it stays Engaged")
+            return
+        dest = str(min(ok, key=str))
+        for m in [u] + ([s.unit(u.stacked_with)] if u.stacked_with else []):
+            if m.hex == u.hex:
+                m.hex, m.engaged = dest, False
+        assert self.ctx is not None
+        self.ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
+        self.acted.add(u.id)
+
+
+def _prefix(steps: list[str], last: GHex) -> list[str]:
+    """The steps up to entering ``last`` (the hex a blocked move stops in), or none."""
+    for k, x in enumerate(steps):
+        if x not in VERTICES and GHex.parse(x) == last:
+            return steps[: k + 1]
+    return []
+
+
+def _facing_mp(s: CofState, facing: str, steps: list[str]) -> int:
+    """MP spent turning among ``steps`` (before the first hex entered)."""
+    mp, f = 0, facing
+    for x in steps:
+        if x not in VERTICES:
+            break
+        mp += movement.facing_cost(s.charts, f, x)
+        f = x
+    return mp

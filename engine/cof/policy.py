@@ -1,0 +1,44 @@
+"""Chariots of Fire standing orders: the decisions a player makes off his own turn.
+
+Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); the keys::
+
+    trump:          ask | always | never   try to Trump an enemy activation marker just drawn
+                                           (cof.md §5.4); ``ask`` pauses for an answer
+    reaction-fire:  always | never         entry and return fire by my inactive missile units
+                                           (cof.md §7.8)
+    withdraw:       chariots | always | never  orderly withdrawal before an approaching enemy
+                                           (cof.md §6.4; chariots: those needing no roll)
+    reaction-facing: always | never            turn to face an enemy that comes adjacent (§6.5)
+"""
+
+from __future__ import annotations
+
+from engine.cc.policy import Policy, StandingOrders
+from engine.cof.state import CofState
+
+__all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"]
+
+DEFAULT_STANDING = (
+    "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
+)
+"""Standing orders every side starts with."""
+
+STANDING = StandingOrders(
+    {
+        "trump": ("ask", "always", "never"),
+        "reaction-fire": ("always", "never"),
+        "withdraw": ("chariots", "always", "never"),
+        "reaction-facing": ("always", "never"),
+    },
+    DEFAULT_STANDING,
+)
+
+
+def parse_policy(text: str, first_line: int = 1) -> Policy:
+    """Parse standing orders; ``OrdersError`` names each bad line."""
+    return STANDING.parse(text, first_line)
+
+
+def policy_of(s: CofState, side: str) -> Policy:
+    """The standing orders ``side`` plays with: the defaults, then its own."""
+    return parse_policy(DEFAULT_STANDING).merged(parse_policy(s.sides[side].standing))

@@ -1,0 +1,193 @@
+"""What the inactive side's units do while the enemy moves: orderly withdrawal (cof.md §6.4) and
+reaction facing (§6.5). Both are off-turn decisions, taken by the owner's standing orders::
+
+    withdraw:         chariots | always | never   orderly withdrawal before an approaching
+                                                  enemy (chariots: only units that need no roll)
+    reaction-facing:  always | never              turn one vertex to face an enemy that comes
+                                                  adjacent
+
+pbem's readings [E]: the withdrawal is checked at each hex the enemy enters; a unit withdraws
+at most once in an enemy Orders Phase, keeps its facing, and goes hex by hex to the free hex
+farthest from the enemy (ties: the lowest number), never next to an enemy unit nor onto the
+rest of the mover's path; a CH-2 with runners withdraws only together, on the runners' roll.
+"""
+
+from __future__ import annotations
+
+from engine.cof import cohesion, movement
+from engine.cof.phase import Phase
+from engine.cof.policy import policy_of
+from engine.cof.state import Unit, other
+from engine.cof.steps import add_hits, chart_type
+from engine.gboh.grid import VERTICES, GHex, front_hexes, sectors, turns
+
+__all__ = ["REACTIONS", "orderly_withdrawals", "reaction_facing"]
+
+
+def _eligible(ph: Phase, x: Unit, mover: Unit, mover_ma: int) -> bool:
+    s = ph.s
+    if not x.on_map or x.engaged or x.column or x.routed or x.id in ph.withdrew:
+        return False
+    if x.type == "RI" and x.stacked_with and s.unit(x.stacked_with).hex == x.hex:
+        return False  # the stack withdraws through its chariot
+    reach = s.charts.actions["withdrawal_trigger"].value
+    d = x.at.distance(mover.at)
+    if d == 0 or d > reach or x.ma <= mover_ma:  # (0: a chariot passing through it)
+        return False
+    wish = policy_of(s, x.side).get("withdraw")
+    return wish == "always" or (wish == "chariots" and _roller(ph, x) is None)
+
+
+def _roller(ph: Phase, x: Unit) -> Unit | None:
+    """The unit that rolls for an orderly withdrawal (a stack: its runners), or None."""
+    s = ph.s
+    for u in reversed(ph.stack(x)):
+        if s.charts.types[u.type].withdrawal != "auto":
+            return u
+    return None
+
+
+def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], mover_ma: int) -> None:
+    """Offer every inactive unit an orderly withdrawal as ``mover`` enters each hex of
+    ``path`` (its units already stand in the hex entered)."""
+    ctx = ph.ctx
+    assert ctx is not None
+    s = ph.s
+    for i, h in enumerate(path[1:], 1):
+        for m in ph.stack(mover):
+            m.hex = str(h)
+        ahead = set(path[i + 1 :])
+        for x in sorted(s.live(other(ph.side)), key=lambda u: u.id):
+            if not _eligible(ph, x, mover, mover_ma):
+                continue
+            ph.withdrew.add(x.id)
+            roller = _roller(ph, x)
+            if roller is not None:
+                ld = s.wing_leader(x.side, x.wing)
+                oc = s.oc(x.side)
+                wc = ld.rating(ld.ability) if ld and ld.hex == x.hex and ld.role == "WC" else 0
+                occ = oc.rating(oc.charisma) if oc and oc.hex == x.hex else 0
+                dr = ctx.d10(f"orderly withdrawal of {roller.id}")
+                got = cohesion.orderly_withdrawal(
+                    s.charts, s.charts.types[roller.type], roller.tq, dr,
+                    wc_ability=wc, oc_charisma=occ,
+                )  # fmt: skip
+                ctx.log(
+                    "withdraw",
+                    f"{x.id} tries to withdraw before {mover.id}: rolls {dr}"
+                    + ("" if got.passed else ": it stands"),
+                    {"unit": x.id, "passed": got.passed},
+                    (dr,),
+                )
+                add_hits(ctx, roller, got.hits, "failed orderly withdrawal")
+                if not got.passed:
+                    continue
+            _withdraw(ph, x, mover, mover_ma, ahead)
+
+
+def _withdraw(ph: Phase, x: Unit, mover: Unit, mover_ma: int, ahead: set[GHex]) -> None:
+    ctx = ph.ctx
+    assert ctx is not None
+    s = ph.s
+    if "front" not in sectors(x.at, x.facing, mover.at):
+        hits = s.charts.events["withdrawal_exposed"].hits
+        add_hits(ctx, x, hits, f"approached through its flank or rear by {mover.id}")
+        if not x.on_map or x.routed:
+            return
+    troop = chart_type(s, x)
+    budget = movement.withdrawal_allowance(x.ma, mover_ma)
+    mates = {m.id for m in ph.stack(x)}
+    taken = {u.at for u in s.live() if u.id not in mates}
+    foes = [u.at for u in s.live(other(x.side))]
+    start, here, spent, hits = x.at, x.at, 0, 0
+    while True:
+        best: tuple[int, str, GHex, int] | None = None
+        for n in here.neighbours():
+            if n not in s.grid or n in taken or n in ahead:
+                continue
+            if any(n.distance(f) <= 1 for f in foes):
+                continue
+            if n.distance(mover.at) < here.distance(mover.at):
+                continue
+            cost = movement.entry_cost(s.charts, troop, s.terrain_at(n), s.hexside_kinds(here, n))
+            if cost is None or spent + cost > budget:
+                continue
+            key = (-n.distance(mover.at), str(n), n, cost)
+            if best is None or key[:2] < best[:2]:
+                best = key
+        if best is None:
+            break
+        _, _, nxt, cost = best
+        hits += movement.terrain_hits(
+            s.charts, troop, s.terrain_at(nxt), s.hexside_kinds(here, nxt)
+        )
+        here, spent = nxt, spent + cost
+    if here == start:
+        ctx.log("withdraw", f"{x.id} has nowhere to withdraw to", {"unit": x.id})
+        return
+    for ld in s.leaders_at(str(start)):
+        if ld.side == x.side:
+            ld.hex = str(here)
+    for m in ph.stack(x):
+        m.hex = str(here)
+    ctx.log(
+        "withdraw",
+        f"{x.id} withdraws in good order {start} -> {here} ({spent} of {budget} MP)",
+        {"unit": x.id, "from": str(start), "to": str(here)},
+    )
+    add_hits(ctx, x, hits, "terrain")
+
+
+def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:
+    """Inactive units next to the hex ``mover`` entered turn one vertex to face it (cof.md
+    §6.5) unless another enemy unit was already next to them (``before``: the units that
+    already had an enemy other than the mover adjacent); infantry then checks."""
+    ctx = ph.ctx
+    assert ctx is not None
+    s = ph.s
+    for x in sorted(s.live(other(ph.side)), key=lambda u: u.id):
+        if not mover.on_map or x.at.distance(mover.at) != 1 or x.id in before:
+            continue
+        if x.routed or x.engaged or x.column or x.id in ph.faced or x.type == "BW":
+            continue
+        if x.type == "RI" and len(ph.stack(x)) == 2:
+            continue  # the stack turns with its chariot
+        if mover.at in front_hexes(x.at, x.facing):
+            continue
+        if policy_of(s, x.side).get("reaction-facing") == "never":
+            continue
+        turn = [v for v in VERTICES if turns(x.facing, v) == 1 and mover.at in front_hexes(x.at, v)]
+        if not turn:
+            continue
+        ph.faced.add(x.id)
+        for m in ph.stack(x):
+            m.facing = turn[0]
+        ctx.log("facing", f"{x.id} turns to face {mover.id} ({turn[0]})", {"unit": x.id})
+        if chart_type(s, x).reaction_facing == "roll":
+            dr = ctx.d10(f"reaction facing of {x.id}")
+            got = cohesion.check(s.charts, "reaction_facing", x.tq, dr)
+            ctx.log("facing", f"{x.id} rolls {dr} against TQ {x.tq}", {"unit": x.id}, (dr,))
+            add_hits(ctx, x, got.hits, "reaction facing")
+
+
+def adjacent_to_others(ph: Phase, mover: Unit) -> set[str]:
+    """Inactive units that already have an enemy unit other than ``mover`` next to them."""
+    s = ph.s
+    mine = [u.at for u in s.live(ph.side) if u.id not in {m.id for m in ph.stack(mover)}]
+    return {x.id for x in s.live(other(ph.side)) if any(x.at.distance(h) == 1 for h in mine)}
+
+
+class Reactions:
+    """The :class:`engine.cof.phase.Hooks` of a real Orders Phase."""
+
+    def before(self, ph: Phase, mover: Unit) -> set[str]:
+        return adjacent_to_others(ph, mover)
+
+    def on_path(self, ph: Phase, mover: Unit, path: list[GHex], ma: int) -> None:
+        orderly_withdrawals(ph, mover, path, ma)
+
+    def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
+        reaction_facing(ph, mover, before)
+
+
+REACTIONS = Reactions()

@@ -1,0 +1,266 @@
+"""Steps of a Chariots of Fire turn that change the state: hits, rout, elimination, leaders.
+
+The rule modules (:mod:`engine.cof.cohesion`, :mod:`engine.cof.command`...) are pure
+functions of rolls and ratings; these steps apply them to a :class:`CofState` through a
+:class:`Ctx` that rolls the d10 (faces 0-9, cof.md §2.1) on the committed stream and
+records events. Written here because the rule modules do not (yet) place a routed unit at
+its Standard (§9.7), displace a lone leader (§4.2) or replace a killed leader (§4.5).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cof import cohesion
+from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
+from engine.cof.tables import TroopType
+from engine.core.api import Event
+from engine.gboh.grid import GHex
+from engine.randomness import D10, Randomness
+
+__all__ = [
+    "CHARIOTS",
+    "Ctx",
+    "add_hits",
+    "chart_type",
+    "displace_lone_leaders",
+    "eliminate",
+    "kill_leader",
+    "leader_check",
+    "rout",
+]
+
+CHARIOTS = frozenset({"CH2", "CH3"})
+"""Enemy chariots for rout placement and pass-through (not BW, cof.md §9.7)."""
+
+
+@dataclass
+class Ctx:
+    """One resolution: the state being changed, the dice, the events so far."""
+
+    s: CofState
+    rng: Randomness
+    events: list[Event] = field(default_factory=list)
+
+    def d10(self, purpose: str) -> int:
+        """Roll one d10, 0-9 (cof.md §2.1)."""
+        (face,) = self.rng.roll(D10, 1, purpose)
+        return int(face)
+
+    def rolls(self, purpose: str) -> Iterator[int]:
+        """As many d10 as a rule asks for, one at a time."""
+        while True:
+            yield self.d10(purpose)
+
+    def log(
+        self,
+        kind: str,
+        text: str,
+        data: Mapping[str, Any] | None = None,
+        dice: tuple[int, ...] = (),
+    ) -> None:
+        self.events.append(Event(kind, text, dict(data or {}), tuple(str(d) for d in dice)))
+
+
+def chart_type(s: CofState, u: Unit) -> TroopType:
+    """The chart line a unit fights on: a CH-2 with its runners is the ``CH2RI`` stack."""
+    if u.stacked_with and u.type in ("CH2", "RI"):
+        mate = s.unit(u.stacked_with)
+        if mate.on_map and mate.hex == u.hex:
+            return s.charts.types["CH2RI"]
+    return s.charts.types[u.type]
+
+
+def label(u: Unit) -> str:
+    return f"{u.id} ({u.type} {u.hex})" if u.hex else u.id
+
+
+def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
+    """Take a unit off the map; its printed TQ counts to its side's withdrawal points (§11)."""
+    s = ctx.s
+    was = u.hex
+    u.status, u.hex = status, ""
+    u.engaged = u.routed = u.column = False
+    if u.stacked_with:
+        mate = s.unit(u.stacked_with)
+        mate.stacked_with = ""
+        u.stacked_with = ""
+    s.sides[u.side].points += u.tq
+    ctx.log(
+        "eliminated",
+        f"{u.id} {'flees' if status == 'fled' else 'is eliminated'}: "
+        f"{u.side} withdrawal points {s.sides[u.side].points}",
+        {"unit": u.id, "hex": was, "side": u.side, "points": s.sides[u.side].points},
+    )
+    if was and not s.units_at(was):
+        for ld in s.leaders_at(was):
+            if ld.side == u.side and status == "fled":
+                kill_leader(ctx, ld, "with his fleeing troops")
+
+
+def add_hits(ctx: Ctx, u: Unit, n: int, why: str, *, rout_now: bool = True) -> None:
+    """Give ``n`` cohesion hits (cof.md §9.1): a routed unit hit again is eliminated; a unit
+    reaching its TQ routs at once (in shock, at the Collapse step: ``rout_now=False``)."""
+    if n <= 0 or not u.on_map:
+        return
+    if u.routed:
+        ctx.log("hits", f"{u.id} is hit while routed ({why})", {"unit": u.id, "hits": n})
+        eliminate(ctx, u)
+        return
+    u.hits += n
+    ctx.log(
+        "hits",
+        f"{u.id} takes {n} hit{'s' if n != 1 else ''} ({why}): {u.hits} of TQ {u.tq}",
+        {"unit": u.id, "hits": n, "total": u.hits, "why": why},
+    )
+    if rout_now and cohesion.routs(u.hits, u.tq):
+        rout(ctx, u)
+
+
+def rout(ctx: Ctx, u: Unit) -> None:
+    """A unit routs (cof.md §9.7): roll against its printed TQ; placed by its Standard on a
+    pass, else (or without a Standard, or with no free path) it flees."""
+    s = ctx.s
+    side = s.sides[u.side]
+    u.engaged = u.column = False
+    if not side.standard:
+        ctx.log("rout", f"{u.id} routs with no Standard to run to", {"unit": u.id})
+        eliminate(ctx, u, "fled")
+        return
+    dr = ctx.d10(f"rout roll of {u.id}")
+    if cohesion.rout_roll(s.charts, u.tq, dr) == "flees":
+        ctx.log("rout", f"{u.id} routs and rolls {dr} > TQ {u.tq}: it flees", {"unit": u.id}, (dr,))
+        eliminate(ctx, u, "fled")
+        return
+    spot = rout_hex(s, u)
+    if spot is None:
+        ctx.log("rout", f"{u.id} routs; no free path to its Standard: it flees", {"unit": u.id})
+        eliminate(ctx, u, "fled")
+        return
+    start = u.hex
+    mates = [x for x in s.units_at(start) if x.id == u.stacked_with]
+    for who in [u, *mates]:
+        who.hex, who.routed, who.engaged = spot, True, False
+    for ld in s.leaders_at(start):
+        if ld.side == u.side:
+            ld.hex = spot
+    ctx.log(
+        "rout",
+        f"{u.id} routs (rolls {dr}, TQ {u.tq}) and is placed at {spot} by its Standard",
+        {"unit": u.id, "from": start, "to": spot},
+        (dr,),
+    )
+
+
+def rout_hex(s: CofState, u: Unit) -> str | None:
+    """Where a routing unit is placed (cof.md §9.7, pbem's reading [E]): the vacant hex
+    nearest its Standard that a path free of combat units, impassable terrain and hexes next
+    to enemy chariots reaches from where it stands (ties: the lowest hex number)."""
+    std = GHex.parse(s.sides[u.side].standard)
+    start = u.at
+    occupied = {x.hex for x in s.live() if x.id not in (u.id, u.stacked_with)}
+    chariots = {x.at for x in s.live(other(u.side)) if x.type in CHARIOTS}
+    troop = s.charts.types[u.type]
+    seen = {start}
+    queue = deque([start])
+    best: tuple[int, str] | None = None
+    while queue:
+        h = queue.popleft()
+        if h != start or str(h) not in occupied:
+            key = (h.distance(std), str(h))
+            if best is None or key < best:
+                best = key
+        for nb in h.neighbours():
+            if nb in seen or nb not in s.grid or str(nb) in occupied:
+                continue
+            if s.charts.terrain[s.terrain_at(nb)].cost(troop.move_column) is None:
+                continue
+            if any(x in chariots for x in nb.neighbours()):
+                continue
+            seen.add(nb)
+            queue.append(nb)
+    return best[1] if best else None
+
+
+def kill_leader(ctx: Ctx, ld: Leader, why: str) -> None:
+    """A leader dies (cof.md §4.5): an OC's death costs five times his Initiative in
+    withdrawal points (§11); a wing commander is replaced in Phase D."""
+    s = ctx.s
+    ld.status, ld.hex = "killed", ""
+    if ld.role == "OC":
+        s.sides[ld.side].points += 5 * ld.initiative
+    ctx.log(
+        "leader-killed",
+        f"{ld.name} is killed ({why})",
+        {"leader": ld.id, "side": ld.side, "points": s.sides[ld.side].points},
+    )
+
+
+def leader_check(ctx: Ctx, ld: Leader, kind: str, first: int | None = None) -> None:
+    """A leader's casualty check (cof.md §7.9, §8.5); ``first`` is the unmodified fire roll."""
+    if ld.hero:
+        return
+    rating = ld.initiative if ld.role == "OC" else ld.ability
+    rolls = ctx.rolls(f"casualty check of {ld.name}")
+    seq: Iterator[int] = rolls if first is None else _chain(first, rolls)
+    got = cohesion.leader_casualty(ctx.s.charts, kind, seq, rating, wounded=ld.wounded)
+    if got == "killed":
+        kill_leader(ctx, ld, f"{kind} casualty check")
+    elif got == "wounded":
+        ld.wounded = True
+        ctx.log("leader-wounded", f"{ld.name} is wounded: his ratings drop by 1", {"leader": ld.id})
+
+
+def _chain(first: int, rest: Iterator[int]) -> Iterator[int]:
+    yield first
+    yield from rest
+
+
+def displace_lone_leaders(ctx: Ctx, mover: Unit) -> None:
+    """An enemy unit next to a leader without a friendly combat unit (cof.md §4.2): the leader
+    goes to the nearest friendly combat unit (ties: the lowest hex number), or is eliminated."""
+    s = ctx.s
+    if not mover.on_map:
+        return
+    near = set(mover.at.neighbours())
+    for ld in s.leaders:
+        if ld.side == mover.side or not ld.on_map or GHex.parse(ld.hex) not in near:
+            continue
+        if any(u.side == ld.side for u in s.units_at(ld.hex)):
+            continue
+        here = GHex.parse(ld.hex)
+        friends = sorted((u.at.distance(here), u.hex) for u in s.live(ld.side))
+        if not friends:
+            kill_leader(ctx, ld, "alone among the enemy")
+            continue
+        ld.hex = friends[0][1]
+        ctx.log("leader-displaced", f"{ld.name} falls back to {ld.hex}", {"leader": ld.id})
+
+
+def separate(s: CofState) -> None:
+    """Engaged markers come off units no longer next to an enemy unit (cof.md §9.4)."""
+    for u in s.live():
+        if u.engaged and not any(e.at.distance(u.at) == 1 for e in s.live(other(u.side))):
+            u.engaged = False
+
+
+def replace_leaders(ctx: Ctx) -> None:
+    """Phase D (cof.md §4.5): a killed wing commander's replacement joins any unit of his
+    wing (pbem: the first in the order of battle); none if the wing has no unit left."""
+    s = ctx.s
+    for ld in s.leaders:
+        if ld.status != "killed" or ld.role != "WC":
+            continue
+        unit = next((u for u in s.live(ld.side) if u.wing == ld.wing), None)
+        if unit is None:
+            continue
+        ld.status, ld.hex, ld.wounded = IN_PLAY, unit.hex, False
+        ld.replacement += 1
+        ctx.log(
+            "leader-replaced",
+            f"a replacement for {ld.name} takes command of wing {ld.wing} at {unit.hex}",
+            {"leader": ld.id, "hex": unit.hex},
+        )

@@ -1,0 +1,147 @@
+"""The bot at the table (issue 19): a seat it plays by mail, and the autopilot for missed turns.
+
+**A bot's seat** (``pbem game create --vs bot[:LEVEL]``): the seat's player is
+the bot (its address is in the reserved ``.invalid`` domain, so no mail is
+ever sent to it) and its key is the server's key. The server signs the
+bot's join statement and every one of its orders with that key, in the
+orders namespace, so the audit record checks them like any player's (the
+seat's key verifies them). A bot's seat acts at once: its deadline is set
+to the moment it must act (:meth:`GameSettings.terms`), and the deadline
+sweep (:func:`pbem.pipeline.timing.fire_deadline`) lets the bot play it.
+
+**The autopilot** (``--missed-turn autopilot``): when a player misses a turn
+deadline, the bot plays that turn for him instead of the referee waiting,
+unless he turned it off for himself (``command autopilot off``). Its orders
+are the referee's, like a default answer: not signed by the player, recorded
+with their text and who played them, and told to everyone in the mails.
+
+The bot decides from what its side may see only (:mod:`engine.bot`); its
+seed is derived from the server's key, the game and the epoch, so the
+referee can replay its choice and the players cannot predict it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from engine.bot import Bot, Decision
+from engine.core.api import Event
+from pbem.audit import SignedText
+from pbem.pipeline.games import BOT_DOMAIN, GameContext, NewSeat, is_bot_address
+from pbem.pipeline.joins import SignedJoin, join_statement
+from pbem.pipeline.turns import Env, apply_submission
+from pbem.server_key import ServerKey
+from pbem.statements import ORDERS_NAMESPACE
+
+__all__ = [
+    "BOT_DOMAIN",
+    "apply_autopilot",
+    "autopilot_text",
+    "autopilot_turn",
+    "bot_address",
+    "bot_join",
+    "bot_seat",
+    "is_bot_address",
+    "play_bot_turn",
+]
+
+BOT_SEED_NAMESPACE = "pbem-bot-seed"
+
+
+def bot_address(level: int) -> str:
+    """The bot player's address for ``level`` (one player row per level)."""
+    return f"bot-{level}@{BOT_DOMAIN}"
+
+
+def bot_seat(side: str, level: int, server_key: ServerKey) -> NewSeat:
+    """The seat of a game the bot plays at ``level``: the server's key is the seat's."""
+    return NewSeat(side, f"bot:{level}", bot_address(level), server_key.public_key, "UTC")
+
+
+def bot_join(game_id: str, side: str, server_key: ServerKey) -> SignedJoin:
+    """The bot's join statement, with a fresh nonce, signed with the server's key."""
+    text = join_statement(game_id, side)
+    return SignedJoin(text, server_key.sign(text.encode("utf-8"), ORDERS_NAMESPACE))
+
+
+def _seed(ctx: GameContext, server_key: ServerKey | None) -> int:
+    """The bot's seed for the next epoch: from the server's key when there is one."""
+    label = f"{ctx.id}|{ctx.game.epoch + 1}|{ctx.game.state_version}".encode()
+    if server_key is not None:
+        label = server_key.sign(label, BOT_SEED_NAMESPACE).encode("ascii")
+    else:
+        label += ctx.game.dice_commitment.encode("ascii")
+    return int.from_bytes(hashlib.sha256(label).digest()[:8], "big")
+
+
+def _decide(ctx: GameContext, side: str, level: int, server_key: ServerKey | None) -> Decision:
+    return Bot(level, _seed(ctx, server_key)).decide(ctx.system, ctx.state, side)
+
+
+def play_bot_turn(
+    env: Env, ctx: GameContext, side: str, level: int, server_key: ServerKey
+) -> Decision:
+    """The bot plays ``side``'s turn (or answer): signed with the server's key, resolved."""
+    decision = _decide(ctx, side, level, server_key)
+    signed = server_key.sign_text(
+        f"{decision.text}# bot:{level}: {decision.explanation}\n", ORDERS_NAMESPACE
+    )
+    text = signed.text
+    apply_submission(
+        env,
+        ctx,
+        side,
+        submission=ctx.system.parse_orders(ctx.state, side, text),
+        orders_text=text,
+        orders_hash=hashlib.sha256(text.encode("utf-8")).digest(),
+        source=f"bot:{level}",
+        signed=SignedText(text, signed.signature),
+        preface=(_told("bot", side, level, f"{side} (bot:{level}): {decision.explanation}"),),
+    )
+    return decision
+
+
+def autopilot_text(decision: Decision, level: int) -> str:
+    """The referee's text for a turn the autopilot played (its hash is the epoch's)."""
+    return (
+        f"{decision.text}# played by the autopilot (bot:{level}) at the deadline: "
+        f"{decision.explanation}\n"
+    )
+
+
+def autopilot_turn(
+    ctx: GameContext, side: str, level: int, server_key: ServerKey | None
+) -> tuple[Decision, str]:
+    """What the autopilot plays for ``side`` (who missed the turn): its decision and text."""
+    decision = _decide(ctx, side, level, server_key)
+    return decision, autopilot_text(decision, level)
+
+
+def apply_autopilot(
+    env: Env, ctx: GameContext, side: str, level: int, turn: tuple[Decision, str]
+) -> None:
+    """Resolve the autopilot's ``turn`` (from :func:`autopilot_turn`) as the referee's orders."""
+    decision, text = turn
+    apply_submission(
+        env,
+        ctx,
+        side,
+        submission=ctx.system.parse_orders(ctx.state, side, text),
+        orders_text=text,
+        orders_hash=hashlib.sha256(text.encode("utf-8")).digest(),
+        source=f"autopilot bot:{level}",
+        preface=(
+            _told(
+                "autopilot",
+                side,
+                level,
+                f"{side} missed the deadline; the autopilot (bot:{level}) played the turn: "
+                f"{decision.explanation}",
+            ),
+        ),
+    )
+
+
+def _told(kind: str, side: str, level: int, text: str) -> Event:
+    """The event that tells who played the turn (first of the turn's narrative)."""
+    return Event(kind, text, {"side": side, "bot": level})

@@ -1,0 +1,196 @@
+"""The bot by mail (issue 19): a whole game against it, and the autopilot at a deadline.
+
+Loopback only: mails are stored and processed in-process, the clock is a
+FakeClock, and the bot plays when the deadline sweep finds its seat due.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, command, mail, make_kit, orders
+from sqlmodel import col, select
+
+from engine.toy import SYSTEM
+from pbem import sshsig
+from pbem.audit import check_record, parse_record
+from pbem.deadlines import sweep
+from pbem.pipeline.admin import audit_record, create_and_start
+from pbem.pipeline.bots import bot_join, bot_seat
+from pbem.pipeline.games import NewSeat
+from pbem.pipeline.joins import sign_joins
+from pbem.pipeline.processor import Processor
+from pbem.pipeline.settings import GameOptions, GameSettings
+from pbem.pipeline.systems import register_system
+from pbem.pipeline.timing import configure, fire_deadline
+from pbem.server_key import ServerKey
+from pbem.store import Event, GameStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+H = timedelta(hours=1)
+
+
+def _bot_game(store: Any, config: Any, clock: Any) -> tuple[Kit, ServerKey]:
+    """A toy race: Ann (north, her own key) against the bot at level 1 (south)."""
+    register_system(SYSTEM)
+    server_key = ServerKey.load_or_create(config.server_key_path)
+    configure(config, server_key)
+    keys = {"north": Ed25519PrivateKey.generate()}
+    seats = [
+        NewSeat("north", "Ann", NORTH, sshsig.public_key_of(keys["north"]), "Europe/Paris"),
+        bot_seat("south", 1, server_key),
+    ]
+    ctx = create_and_start(
+        store,
+        config,
+        clock,
+        game_id=GAME,
+        system_name="toy",
+        scenario_id="toy-race",
+        scenario_text='first = "north"\n',
+        seats=seats,
+        settings=GameSettings(turn_time=48 * H, bots=(("south", 1),)),
+        server_key=server_key,
+        joins={**sign_joins(GAME, keys), "south": bot_join(GAME, "south", server_key)},
+    )
+    assert ctx.game.status == GameStatus.ACTIVE
+    processor = Processor(config, store, clock, server_key=server_key)
+    return Kit(store, config, clock, keys, processor), server_key
+
+
+def _ann_acts(kit: Kit) -> None:
+    st = kit.state()
+    if st["pending"] is not None:
+        text = f"game {GAME}\nturn {st['turn']}\nside north\n"
+        text += f"question: {st['pending']['id']}\nstate: {kit.game().state_version}\n"
+        text += "answer block\n"
+    else:
+        text = orders(kit, "north", max(st["hands"]["north"]))
+    status, outcome, _ = kit.send(mail(NORTH, text, key=kit.keys["north"]))
+    assert status == "processed", outcome
+
+
+def _verify_dice(tmp_path: Path, record: dict[str, Any]) -> str:
+    path = tmp_path / "GAME_AUDIT.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    outs = []
+    for script in (ROOT / "verify_dice.py", ROOT / "tests" / "independent_verifier" / "verify.py"):
+        proc = subprocess.run(
+            [sys.executable, "-I", str(script), str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        outs.append(proc.stdout.strip() + proc.stderr.strip())
+    return "\n".join(outs)
+
+
+def test_a_whole_game_against_the_bot_by_mail_audits_like_any_other(
+    store: Any, config: Any, clock: Any, tmp_path: Path
+) -> None:
+    kit, server_key = _bot_game(store, config, clock)
+    bot_turns = 0
+    for _ in range(60):
+        if kit.game().status != GameStatus.ACTIVE:
+            break
+        side = kit.state()["pending"]["side"] if kit.state()["pending"] else kit.state()["to_move"]
+        if side == "north":
+            _ann_acts(kit)
+        else:
+            bot_turns += sweep(kit.store, clock, fire_deadline).bots
+    assert kit.game().status == GameStatus.FINISHED
+    assert bot_turns >= 2
+    mails = kit.outbox()
+    assert mails and all(m.recipient == NORTH for m in mails)  # nothing is mailed to the bot
+    turn_mails = [body_of(m) for m in mails if m.kind == "turn"]
+    assert any("south (bot:1): south plays card" in " ".join(b.split()) for b in turn_mails)
+
+    with kit.store.transaction() as s:
+        accepted = [
+            json.loads(e.payload_json)
+            for e in s.exec(select(Event).where(col(Event.kind) == "pbem.accepted")).all()
+        ]
+    by_bot = [a for a in accepted if a["side"] == "south"]
+    assert by_bot and all(a["source"] == "bot:1" and a["signed"] for a in by_bot)
+
+    record = json.loads(json.dumps(audit_record(kit.store, GAME, server_key)))
+    summary = check_record(parse_record(record))
+    assert summary.orders == len(accepted)  # every epoch's orders signed, the bot's too
+    assert all(e["orders"] is not None for e in record["epochs"])
+    said = _verify_dice(tmp_path, record)
+    assert said.splitlines()[0] == summary.describe()
+    assert said.splitlines()[1].startswith("OK")
+
+
+def test_the_bot_seat_cannot_be_spoofed_by_a_mail_from_its_address(
+    store: Any, config: Any, clock: Any
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    _ann_acts(kit)  # now south (the bot) must act
+    forged = mail("bot-1@bot.invalid", orders(kit, "south"), key=Ed25519PrivateKey.generate())
+    status, _, _ = kit.send(forged)
+    assert status != "processed"
+    assert kit.game().epoch == 1  # only Ann's orders were resolved
+
+
+@pytest.fixture
+def autopilot_kit(store: Any, config: Any, clock: Any) -> Kit:
+    configure(config, ServerKey.load_or_create(config.server_key_path))
+    settings = GameSettings(
+        turn_time=48 * H, reminders=(), missed_turn="autopilot", autopilot_level=1
+    )
+    return make_kit(store, config, clock, settings)
+
+
+def test_the_autopilot_plays_a_missed_turn_and_says_so(autopilot_kit: Kit, clock: Any) -> None:
+    kit = autopilot_kit
+    kit.set_hand("north", ["2", "3", "4"])
+    before = kit.last_id()
+    clock.advance(48 * H)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert report.defaults == 1 and report.missed == 0
+    assert kit.game().epoch == 1 and kit.state()["to_move"] == "south"
+    new = kit.new_mail(before)
+    missed = [body_of(m) for m in new if m.kind == "missed"]
+    assert sorted(m.recipient for m in new if m.kind == "missed") == [NORTH, SOUTH]
+    assert "the autopilot (bot level 1) played turn 1 for north" in " ".join(missed[0].split())
+    assert "command autopilot off" in " ".join(missed[0].split())
+    turn = " ".join(body_of(next(m for m in new if m.kind == "turn")).split())
+    assert "the autopilot (bot:1) played the turn: north plays card" in turn
+    with kit.store.transaction() as s:
+        [acc] = [
+            json.loads(e.payload_json)
+            for e in s.exec(select(Event).where(col(Event.kind) == "pbem.accepted")).all()
+        ]
+    assert acc["source"] == "autopilot bot:1" and acc["signed"] is None
+    assert "# played by the autopilot (bot:1) at the deadline" in acc["orders"]
+    server_key = ServerKey.load_or_create(kit.config.server_key_path)
+    record = json.loads(json.dumps(audit_record(kit.store, GAME, server_key)))
+    [epoch] = record["epochs"]
+    assert epoch["orders"] is None and epoch["autopilot"]["text"] == acc["orders"]
+    assert check_record(parse_record(record)).epochs == 1
+
+
+def test_a_player_turns_the_autopilot_off_for_himself(autopilot_kit: Kit, clock: Any) -> None:
+    kit = autopilot_kit
+    status, outcome, _ = kit.send(mail(NORTH, command("autopilot off"), key=kit.keys["north"]))
+    assert status == "processed", outcome
+    assert GameOptions.loads(kit.game().options_json).runtime.autopilot_off == ("north",)
+    clock.advance(48 * H)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert (report.missed, report.defaults) == (1, 0)  # the referee waits instead
+    assert kit.game().epoch == 0
+    status, outcome, _ = kit.send(mail(NORTH, command("autopilot on"), key=kit.keys["north"]))
+    assert status == "processed", outcome
+    clock.advance(48 * H)
+    assert sweep(kit.store, clock, fire_deadline).defaults == 1
+    status, _, _ = kit.send(mail(SOUTH, command("autopilot maybe"), key=kit.keys["south"]))
+    assert status != "processed"

@@ -1,0 +1,107 @@
+"""Random complete Chariots of Fire games: invariants after every step (cof.md §2.6, §6.6, §11).
+
+Random legal orders and answers (engine.cof.autoplay) are played with the committed dice stream
+(EpochDice) on the test kit's battle. After every resolved submission: each counter is on the
+map in a hex of the map or off it as eliminated/fled; one combat unit a hex, a CH-2 and its
+runners excepted (§6.6); every facing a vertex (§6.5); no unit on the map that is not routed
+holds hits at or over its TQ (§9.2); routed units are by their side and Engaged units next to an
+enemy (§9.4); each side's withdrawal points are the printed TQ of its units off the map plus five
+times its OC's Initiative if he died (§11); the activation markers are each in the pool or drawn
+once (§5.2); the state survives JSON and the position file unchanged. Every game ends within its
+turn limit. The normal run plays a reduced number of games; the ``slow`` run plays 1,000.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+import pytest
+from cof_kit import skirmish
+
+from engine.cof.position import load_position, write_position
+from engine.cof.state import SIDES, CofState, from_scenario, state_to_dict
+from engine.cof.system import SYSTEM
+from engine.cof.turn import markers
+from engine.core.capabilities import AUTOPLAY, find
+from engine.dice import EpochDice, HashChain, hash_orders
+from engine.gboh.grid import SIDES as HEXSIDES
+from engine.gboh.grid import VERTICES
+
+NORMAL_GAMES = 6
+SLOW_GAMES = 1000
+TURNS = 12
+
+
+def check(s: CofState) -> None:
+    """Every invariant of the module docstring, on one state."""
+    seen: dict[str, list[str]] = {}
+    for u in s.units:
+        if u.on_map:
+            assert u.at in s.grid, u
+            seen.setdefault(u.hex, []).append(u.id)
+            assert u.facing in (HEXSIDES if u.column else VERTICES), u
+            assert u.hits >= 0, u
+            if not u.routed:
+                assert u.hits < u.tq, f"{u.id} holds {u.hits} hits, TQ {u.tq}, and has not routed"
+            if u.engaged:
+                assert any(e.at.distance(u.at) == 1 for e in s.live() if e.side != u.side), u
+        else:
+            assert u.status in ("eliminated", "fled") and not u.hex, u
+    for h, ids in seen.items():
+        if len(ids) > 1:
+            a, b = (s.unit(i) for i in ids)
+            assert len(ids) == 2 and a.stacked_with == b.id, f"{ids} share {h}"
+            assert {a.type, b.type} == {"CH2", "RI"}, f"{ids} share {h}"
+    for side in SIDES:
+        lost = sum(u.tq for u in s.units if u.side == side and not u.on_map)
+        oc = [ld for ld in s.leaders if ld.side == side and ld.role == "OC"]
+        lost += sum(5 * ld.initiative for ld in oc if ld.status == "killed")
+        assert s.sides[side].points == lost, (side, s.sides[side].points, lost)
+    every = Counter(s.pool + s.used)
+    assert all(n == 1 for n in every.values()), every
+    assert set(every) <= {m for side in SIDES for m in markers(s, side)}
+    for ld in s.leaders:
+        assert ld.on_map == (ld.status == "in"), ld
+
+
+def play(seed: bytes, turns: int = TURNS) -> CofState:
+    """One random game, checking every state; returns the last."""
+    player = find(SYSTEM, AUTOPLAY)
+    assert player is not None
+    s = SYSTEM.new_game(from_scenario(skirmish(turns)))
+    dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), 4000)
+    check(s)
+    for epoch in range(1, 4000):
+        p = SYSTEM.prompt(s)
+        if p.kind == "over":
+            return s
+        assert p.side is not None
+        text = player.orders(s, seed + epoch.to_bytes(4, "big"))
+        sub = SYSTEM.parse_orders(s, p.side, text)
+        rng = EpochDice("cof", epoch, dice.key(epoch), hash_orders(text.encode()))
+        s = SYSTEM.resolve(s, sub, rng).state
+        check(s)
+        if epoch % 25 == 0:
+            assert state_to_dict(SYSTEM.from_json(SYSTEM.to_json(s))) == state_to_dict(s)
+            assert state_to_dict(load_position(write_position(s))) == state_to_dict(s)
+    raise AssertionError(f"the game did not end within {turns} turns")
+
+
+@pytest.mark.parametrize("n", range(NORMAL_GAMES))
+def test_random_games_keep_the_invariants(n: int) -> None:
+    end = play(f"cof-{n}".encode())
+    assert end.result in ("north", "south", "draw")
+
+
+@pytest.mark.slow
+def test_many_random_games_keep_the_invariants(request: pytest.FixtureRequest) -> None:
+    marks = str(request.config.getoption("-m") or "")
+    if "slow" not in marks or "not slow" in marks:
+        pytest.skip("1,000 games: run with pytest -m slow")
+    results = Counter(play(f"cof-slow-{n}".encode()).result for n in range(SLOW_GAMES))
+    assert sum(results.values()) == SLOW_GAMES
+
+
+def test_same_seed_same_game() -> None:
+    assert SYSTEM.to_json(play(b"again")) == SYSTEM.to_json(play(b"again"))
