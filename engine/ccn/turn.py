@@ -23,6 +23,7 @@ from engine.ccn.state import SIDES, State, other, state_from_dict, state_to_dict
 from engine.ccn.steps import break_step, move_step
 from engine.ccn.work import GameOver, Work, WUnit, bundled_tables
 from engine.core.api import CardMove, Resolution
+from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
@@ -46,9 +47,11 @@ class _Rules(StandingRules):
         return _advance(w.freeze(), w, side)
 
 
-def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
+def resolve(
+    state: State, submission: Submission, rng: Randomness, answers: AnswerBook | None = None
+) -> Resolution:
     """Resolve an accepted submission (orders, or an answer to the pending question)."""
-    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng)
+    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng, answers)
 
 
 def _turn(w: Work, side: str, sub: Submission) -> None:

@@ -14,10 +14,11 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from operator import attrgetter
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Placed, Roster
+from engine.cc.roster import GameOver, Placed, Roster, refrozen, thawed
 from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
 from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
@@ -74,6 +75,20 @@ class WLeader(Placed):
     nation: str = ""
 
 
+_UNIT_FIELDS = ("id", "side", "nation", "type", "hex", "blocks", "full", "square", "tags")
+_LEADER_FIELDS = ("name", "side", "hex", "nation")
+_unit_fields = attrgetter(*_UNIT_FIELDS)
+_leader_fields = attrgetter(*_LEADER_FIELDS)
+
+
+def _unit(u: WUnit) -> Unit:
+    return Unit(u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags)
+
+
+def _leader(ld: WLeader) -> Leader:
+    return Leader(ld.name, ld.side, ld.hex, ld.nation)
+
+
 @dataclass
 class Work:
     """One turn's working copy plus per-turn bookkeeping (see module docstring)."""
@@ -116,12 +131,15 @@ class Work:
     @classmethod
     def start(cls, state: State, rng: Randomness, decider: Decider, tables: CcnTables) -> Work:
         w = cls(state=state, rng=rng, decider=decider, tables=tables, active=state.to_move)
-        for u in state.units:
-            w.units[u.id] = WUnit(
-                u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags
-            )
-        for ld in state.leaders:
-            w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex, ld.nation)
+        units, leaders = w.units, w.leaders
+        units.fill([
+            (u.id, thawed(WUnit, units, u, _UNIT_FIELDS, _unit_fields(u)))
+            for u in state.units
+        ])  # fmt: skip
+        leaders.fill([
+            (ld.name, thawed(WLeader, leaders, ld, _LEADER_FIELDS, _leader_fields(ld)))
+            for ld in state.leaders
+        ])  # fmt: skip
         w.banners = {s: list(state.sides[s].banners) for s in SIDES}
         w.hands = {s: list(state.sides[s].hand) for s in SIDES}
         w.squares = {s: list(state.sides[s].squares) for s in SIDES}
@@ -133,28 +151,26 @@ class Work:
 
     def freeze(self) -> State:
         """Return the frozen state with this turn's board, cards and banners."""
-        units = tuple(
-            Unit(u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags)
-            for u in self.units.values()
-        )
-        leaders = tuple(Leader(ld.name, ld.side, ld.hex, ld.nation) for ld in self.leaders.values())
-        s = replace(
+        units = tuple(refrozen(u, _unit_fields, _unit) for u in self.units.values())
+        leaders = tuple(refrozen(ld, _leader_fields, _leader) for ld in self.leaders.values())
+        sides = dict(self.state.sides)
+        for side in SIDES:
+            sides[side] = replace(
+                sides[side],
+                hand=tuple(self.hands[side]),
+                banners=tuple(self.banners[side]),
+                squares=tuple(self.squares[side]),
+                command=self.command[side],
+            )
+        return replace(
             self.state,
             units=units,
             leaders=leaders,
             marks=dict(self.marks),
             deck=tuple(self.deck),
             discard=tuple(self.discard),
+            sides=sides,
         )
-        for side in SIDES:
-            s = s.with_side(
-                side,
-                hand=tuple(self.hands[side]),
-                banners=tuple(self.banners[side]),
-                squares=tuple(self.squares[side]),
-                command=self.command[side],
-            )
-        return s
 
     # --- events ------------------------------------------------------------
     def log(self, kind: str, text: str, faces: Sequence[str] = (), **data: object) -> None:
@@ -167,10 +183,10 @@ class Work:
         return self.state.board
 
     def unit_at(self, h: Hex) -> WUnit | None:
-        return self.units.at(h)
+        return self.units.index().get(h)
 
     def leader_at(self, h: Hex) -> WLeader | None:
-        return self.leaders.at(h)
+        return self.leaders.index().get(h)
 
     def terrain_at(self, h: Hex) -> str:
         return self.state.terrain_at(h)
