@@ -180,9 +180,9 @@ def test_the_capability_draws_the_cof_systems_public_view() -> None:
     from engine.cof.system import SYSTEM
 
     state = SYSTEM.load_position((ROOT / "000-teaching.toml").read_text(encoding="utf-8"))
+    state.units[0].hits = 2
+    state.units[0].moved = True
     view = SYSTEM.public_view(state)
-    view["units"][0]["hits"] = 2
-    view["units"][0]["markers"] = ["moved"]
     p = PictureBuilder().picture(view)
     # Five counters a side: the CH2 and its runners are one.
     assert len(p.counters) == 10
