@@ -45,6 +45,17 @@ _NOTATION = re.compile(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$")
 _DIRECTIONS: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
 
 
+_LINES: dict[tuple[int, int, int, int], tuple[tuple[Hex, ...], ...]] = {}
+"""Lines drawn so far (:meth:`Hex.line_to`), by the two hexes' coordinates."""
+
+_SECTIONS: dict[tuple[int, int, int, bool], frozenset[str]] = {}
+"""Sections by (section lines, doubled column, South's view) (:meth:`Board.sections_for`)."""
+
+_SHAPES: dict[tuple[str, int, int], object] = {}
+"""Each board shape's hexes, hex set and neighbours, computed once per shape (a state
+loaded from JSON makes a new :class:`Board`; its geometry is the same)."""
+
+
 class HexNotationError(ValueError):
     """A hex name that cannot be read, or a hex that is not on the board."""
 
@@ -106,8 +117,9 @@ class Hex:
         return (self.x - (self.y % 2)) // 2
 
     def __str__(self) -> str:
-        if 0 <= self.col < len(_LETTERS):
-            return f"{_LETTERS[self.col]}{self.row}"
+        col = (self.x - (self.y % 2)) // 2  # self.col, once (events print many hexes)
+        if 0 <= col < len(_LETTERS):
+            return f"{_LETTERS[col]}{self.y + 1}"
         return f"({self.x},{self.y})"
 
     def __repr__(self) -> str:
@@ -161,8 +173,20 @@ class Hex:
         Each step is a tuple of one hex, or of two hexes where the line runs
         exactly along their shared edge (a tie). The first step is ``(self,)``
         and the last ``(other,)``. Exact rational arithmetic: no floats, so
-        the result is the same on every machine.
+        the result is the same on every machine. Lines are kept once drawn
+        (they depend on the two hexes only; line of sight asks for the same
+        ones all game long).
         """
+        key = (self.x, self.y, other.x, other.y)
+        line = _LINES.get(key)
+        if line is None:
+            line = self._line_to(other)
+            if len(_LINES) >= 65536:
+                _LINES.clear()
+            _LINES[key] = line
+        return line
+
+    def _line_to(self, other: Hex) -> tuple[tuple[Hex, ...], ...]:
         n = self.distance(other)
         if n == 0:
             return ((self,),)
@@ -191,15 +215,23 @@ class Board:
     @cached_property
     def hexes(self) -> tuple[Hex, ...]:
         """Every hex, row by row from South's baseline, left to right."""
-        out: list[Hex] = []
-        for row in range(1, self.deep + 1):
-            count = self.wide if row % 2 else self.wide - 1
-            out.extend(Hex.from_offset(c, row) for c in range(count))
-        return tuple(out)
+        key = ("hexes", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            out: list[Hex] = []
+            for row in range(1, self.deep + 1):
+                count = self.wide if row % 2 else self.wide - 1
+                out.extend(Hex.from_offset(c, row) for c in range(count))
+            got = _SHAPES[key] = tuple(out)
+        return got  # type: ignore[return-value]
 
     @cached_property
     def _hexset(self) -> frozenset[Hex]:
-        return frozenset(self.hexes)
+        key = ("hexset", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            got = _SHAPES[key] = frozenset(self.hexes)
+        return got  # type: ignore[return-value]
 
     def __contains__(self, h: object) -> bool:
         return h in self._hexset
@@ -234,7 +266,24 @@ class Board:
     @cached_property
     def _adjacent(self) -> dict[Hex, tuple[Hex, ...]]:
         # Rules ask for neighbours in their inner loops (reach, supports).
-        return {h: tuple(n for n in h.neighbours() if n in self) for h in self.hexes}
+        key = ("adjacent", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            got = _SHAPES[key] = {
+                h: tuple(n for n in h.neighbours() if n in self) for h in self.hexes
+            }
+        return got  # type: ignore[return-value]
+
+    def indexed(self) -> tuple[tuple[Hex, ...], dict[Hex, int], tuple[tuple[int, ...], ...]]:
+        """The board as integers for searches: ``hexes`` (:attr:`hexes`), each hex's position
+        in it, and each position's neighbours' positions (in :meth:`neighbours`' order)."""
+        key = ("indexed", self.wide, self.deep)
+        got = _SHAPES.get(key)
+        if got is None:
+            where = {h: i for i, h in enumerate(self.hexes)}
+            near = tuple(tuple(where[n] for n in self.neighbours(h)) for h in self.hexes)
+            got = _SHAPES[key] = (self.hexes, where, near)
+        return got  # type: ignore[return-value]
 
     def neighbours(self, h: Hex) -> tuple[Hex, ...]:
         """Neighbours of ``h`` that are on the board."""
@@ -257,8 +306,13 @@ class Board:
 
     def sections_for(self, h: Hex, south: bool) -> frozenset[str]:
         """Sections of ``h`` as the player on the given baseline names them."""
-        secs = self.sections(h)
-        return secs if south else frozenset(Section.mirror(s) for s in secs)
+        key = (*self.section_lines, h.x, south)
+        got = _SECTIONS.get(key)
+        if got is None:  # a hex's sections depend on its column and the lines only
+            secs = self.sections(h)
+            got = secs if south else frozenset(Section.mirror(s) for s in secs)
+            _SECTIONS[key] = got
+        return got
 
     def baseline_row(self, south: bool) -> int:
         return 1 if south else self.deep

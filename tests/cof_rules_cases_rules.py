@@ -45,6 +45,14 @@ class Ctx:
         return self.charts.types[code]
 
 
+def num(c: Ctx, v: int | str) -> int:
+    """A number, or a chart value named ``table row field`` (e.g. ``types CH2 ma``)."""
+    if isinstance(v, int):
+        return v
+    table, row, field = v.split()
+    return int(c.charts.tables.table(table)[row][field])
+
+
 def yn(v: object) -> str:
     return "yes" if v else "no"
 
@@ -148,7 +156,7 @@ def _moved_hits(c: Ctx, a: dict[str, Any]) -> str:
 
 
 def _ow_allowance(c: Ctx, a: dict[str, Any]) -> str:
-    return str(movement.withdrawal_allowance(a["own"], a["enemy"]))
+    return str(movement.withdrawal_allowance(num(c, a["own"]), num(c, a["enemy"])))
 
 
 # --- §6.4, §6.5, §7.7-§7.10, §8.10 reactions ------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cof_rules_cases_rules import RULES_MOVE_FIRE, Ctx, hexes, ids, yn
+from cof_rules_cases_rules import RULES_MOVE_FIRE, Ctx, hexes, ids, num, yn
 
 from engine.cof import cohesion, command, heroes, leaders, rout, segment, shock
 from engine.cof.pieces import Piece
@@ -295,7 +295,7 @@ def _turnover(c: Ctx, a: dict[str, Any]) -> str:
 def _casualty(c: Ctx, a: dict[str, Any]) -> str:
     rolls: Iterator[int] = iter(a["rolls"])
     return cohesion.leader_casualty(
-        c.charts, a["kind"], rolls, a["rating"], wounded=a.get("wounded", False)
+        c.charts, a["kind"], rolls, num(c, a["rating"]), wounded=a.get("wounded", False)
     )
 
 
@@ -312,7 +312,7 @@ def _momentum(c: Ctx, a: dict[str, Any]) -> str:
 
 
 def _trump(c: Ctx, a: dict[str, Any]) -> str:
-    return yn(command.trump(a["dr"], a["initiative"]))
+    return yn(command.trump(a["dr"], num(c, a["initiative"])))
 
 
 def _trump_allowed(c: Ctx, a: dict[str, Any]) -> str:
@@ -385,7 +385,13 @@ def _leader_move(c: Ctx, a: dict[str, Any]) -> str:
 
 
 def _moves_on(c: Ctx, a: dict[str, Any]) -> str:
-    return yn(leaders.moves_on(c.chief(a["leader"]), a["marker"], commands_wing=a["commands_wing"]))
+    wing = a["commands_wing"]
+    wing = (
+        bool(c.charts.tables.table("leaders")[wing]["commands_wing"])
+        if isinstance(wing, str)
+        else wing
+    )
+    return yn(leaders.moves_on(c.chief(a["leader"]), a["marker"], commands_wing=wing))
 
 
 # --- §10 heroes --------------------------------------------------------------------------------
@@ -448,7 +454,10 @@ def _after_round(c: Ctx, a: dict[str, Any]) -> str:
 
 
 def _marker(c: Ctx, a: dict[str, Any]) -> str:
-    return heroes.marker_after_challenge(initiator_won=a["won"], archer=a.get("archer", False))
+    archer = a.get("archer", False)
+    if isinstance(archer, str):
+        archer = c.chief(archer).archer
+    return heroes.marker_after_challenge(initiator_won=a["won"], archer=archer)
 
 
 def _mode(c: Ctx, a: dict[str, Any]) -> str:

@@ -226,8 +226,22 @@ _CHIEF_KEYS = {
 }
 
 
+_REF_FIELDS = (
+    "initiative",
+    "command_range",
+    "charisma",
+    "ability",
+    "combat",
+    "endurance",
+    "hero",
+    "archer",
+    "on_foot",
+)
+
+
 def chief(line: str) -> Chief:
-    """``id side role hex key=value... flag...``; hex ``-`` when off the map."""
+    """``id side role hex key=value... flag...``; hex ``-`` when off the map. ``ref=paris``
+    takes the ratings of that armies.toml leader the rulebook fixes (never a placeholder)."""
     ident, side, role, at, *rest = line.split()
     kw: dict[str, Any] = {}
     for item in rest:
@@ -236,6 +250,12 @@ def chief(line: str) -> Chief:
             kw[key] = True
         elif key == "wing":
             kw["wing"] = val
+        elif key == "ref":
+            row = B.leaders[val]
+            for f in _REF_FIELDS:
+                prov = B.tables.provenance[("leaders", val, f)]
+                if provenance_kind(prov) == "rulebook":
+                    kw[f] = getattr(row, f)
         else:
             kw[_CHIEF_KEYS[key]] = int(val)
     return Chief(ident, side, role, None if at == "-" else H(at), **kw)

@@ -21,6 +21,7 @@ from sqlmodel import col, select
 from engine.toy import SYSTEM
 from pbem import sshsig
 from pbem.audit import check_record, parse_record
+from pbem.audit_schema import AuditMismatch
 from pbem.deadlines import sweep
 from pbem.pipeline.admin import audit_record, create_and_start
 from pbem.pipeline.bots import bot_join, bot_seat
@@ -77,7 +78,7 @@ def _ann_acts(kit: Kit) -> None:
     assert status == "processed", outcome
 
 
-def _verify_dice(tmp_path: Path, record: dict[str, Any]) -> str:
+def _verify(tmp_path: Path, record: dict[str, Any]) -> str:
     path = tmp_path / "GAME_AUDIT.json"
     path.write_text(json.dumps(record), encoding="utf-8")
     outs = []
@@ -125,7 +126,7 @@ def test_a_whole_game_against_the_bot_by_mail_audits_like_any_other(
     summary = check_record(parse_record(record))
     assert summary.orders == len(accepted)  # every epoch's orders signed, the bot's too
     assert all(e["orders"] is not None for e in record["epochs"])
-    said = _verify_dice(tmp_path, record)
+    said = _verify(tmp_path, record)
     assert said.splitlines()[0] == summary.describe()
     assert said.splitlines()[1].startswith("OK")
 
@@ -150,7 +151,9 @@ def autopilot_kit(store: Any, config: Any, clock: Any) -> Kit:
     return make_kit(store, config, clock, settings)
 
 
-def test_the_autopilot_plays_a_missed_turn_and_says_so(autopilot_kit: Kit, clock: Any) -> None:
+def test_the_autopilot_plays_a_missed_turn_and_says_so(
+    autopilot_kit: Kit, clock: Any, tmp_path: Path
+) -> None:
     kit = autopilot_kit
     kit.set_hand("north", ["2", "3", "4"])
     before = kit.last_id()
@@ -177,6 +180,15 @@ def test_the_autopilot_plays_a_missed_turn_and_says_so(autopilot_kit: Kit, clock
     [epoch] = record["epochs"]
     assert epoch["orders"] is None and epoch["autopilot"]["text"] == acc["orders"]
     assert check_record(parse_record(record)).epochs == 1
+    assert all(v.startswith("OK") for v in _verify(tmp_path, record).splitlines())
+    record["epochs"][0]["autopilot"]["text"] = acc["orders"].replace("card", "card ")
+    with pytest.raises(AuditMismatch, match="autopilot's orders do not hash"):
+        check_record(parse_record(record))
+    verdicts = _verify(tmp_path, record).splitlines()
+    assert (
+        verdicts[0] == "FAIL epoch 1: the autopilot's orders do not hash to the epoch's orders hash"
+    )
+    assert verdicts[1] == "BAD Bad: epoch 1: autopilot orders hash"  # the independent verifier
 
 
 def test_a_player_turns_the_autopilot_off_for_himself(autopilot_kit: Kit, clock: Any) -> None:

@@ -52,7 +52,7 @@ def _id(case: dict[str, Any]) -> str:
 
 
 # The chart values the rulebook fixes that the corpus must show in use: every ``rulebook``
-# value of these tables except names and row keys.
+# value of these tables except names and row keys (and the leaders and troop types it rates).
 _CHART_TABLES = {
     "shock_clash": ("column",),
     "shock_results": None,
@@ -66,6 +66,16 @@ _CHART_TABLES = {
     "terrain": None,
     "leader_casualty": None,
     "events": ("hits", "check"),
+    "leaders": (
+        "initiative",
+        "command_range",
+        "commands_wing",
+        "hero",
+        "archer",
+        "on_foot",
+        "role",
+    ),
+    "types": ("tq", "ma"),
 }
 _NOT_CELLS = {"name", "dr", "where", "attacker", "defender", "units"}
 

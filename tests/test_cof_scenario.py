@@ -181,3 +181,19 @@ def test_toml_syntax_error_has_its_line() -> None:
     problems, scenario = check_text(text)
     assert scenario is None
     assert problems[0].code == "toml-syntax" and problems[0].line == _line_of(text, "turns = =")
+
+
+def test_listing_skips_battles_of_a_system_this_build_lacks_quietly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pbem.scenarios import list_scenarios, validate_file
+
+    (tmp_path / "other.toml").write_text(TEACHING.replace('system = "cof"', 'system = "zz"'))
+    (tmp_path / "broken.toml").write_text('format = "pbem-position/1"\nsystem = "cca"\n')
+    with caplog.at_level("WARNING"):
+        assert list_scenarios(tmp_path) == []
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert "broken.toml" in warned and "other.toml" not in warned
+    # Validating the file still says why it is not listed.
+    [problem] = validate_file(tmp_path / "other.toml")
+    assert (problem.code, problem.line) == ("unknown-system", 2)

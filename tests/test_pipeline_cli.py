@@ -161,3 +161,28 @@ def test_create_seats_players_by_side_of_any_system(
     with store.transaction() as s:
         game = s.get(Game, "race-1")
         assert game is not None and game.system == "toy"
+
+
+def test_create_a_game_against_the_bot(
+    tmp_path: Path, cfg: Path, store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--vs bot:N``: the bot takes the side nobody was given; only the player is mailed."""
+    north = _pub(tmp_path, "ann")
+    base = ["game", "--config", str(cfg), "create", "toy-race", "--id", "race-2"]
+    assert main([*base, "--vs", "bot:9", "--seat", f"north=Ann:ann@x.test:{north}"]) != 0
+    assert "unknown bot level" in capsys.readouterr().err
+    assert main([*base, "--vs", "bot", "--missed-turn", "autopilot"]) != 0
+    assert "--vs bot plays the one side no --seat names" in capsys.readouterr().err
+    assert main([*base, "--vs", "bot:1", "--seat", f"north=Ann:ann@x.test:{north}"]) == 0
+    out = capsys.readouterr().out
+    assert "the bot (level 1) plays south" in out
+    assert "waiting for every player's signed join" in out
+    assert _join(tmp_path, cfg, capsys, "race-2", side="north", key="ann") == 0
+    with store.transaction() as s:
+        game = s.get(Game, "race-2")
+        assert game is not None and game.status == GameStatus.ACTIVE
+        assert json.loads(game.options_json)["settings"]["bots"] == {"south": 1}
+        recipients = {m.recipient for m in s.exec(select(OutboxMessage)).all()}
+    assert recipients == {"ann@x.test"}
+    assert main(["game", "--config", str(cfg), "show", "race-2"]) == 0
+    assert "bot:1 <bot-1@bot.invalid>" in capsys.readouterr().out

@@ -98,12 +98,14 @@ def test_run_time_registration_wins_and_can_be_undone() -> None:
 def test_capabilities_are_discovered_by_name_not_class() -> None:
     cca, toy = get_system("cca"), get_system("toy")
     assert offered(cca) == (
-        "forecast", "autoplay", "scenarios", "picture", "rules-help", "tables", "deal", "dice-luck"
+        "forecast", "autoplay", "scenarios", "picture", "rules-help", "tables", "deal", "dice-luck",
+        "playout",
     )  # fmt: skip
     assert find(toy, FORECAST) is None  # the toy gives no odds; check says only OK
     assert find(toy, AUTOPLAY) is not None
     assert [c.name for c in CAPABILITIES] == [
-        "forecast", "autoplay", "scenarios", "picture", "rules-help", "tables", "deal", "dice-luck"
+        "forecast", "autoplay", "scenarios", "picture", "rules-help", "tables", "deal", "dice-luck",
+        "playout",
     ]  # fmt: skip
 
 

@@ -32,7 +32,16 @@ from engine.bot.rng import SimRng
 from engine.core.api import GameSystem, OrdersError
 from engine.core.capabilities import AUTOPLAY, find
 
-__all__ = ["Action", "Playout", "TextPlayout", "Turn", "deal_unseen", "playout_for"]
+__all__ = [
+    "Action",
+    "Playout",
+    "TextPlayout",
+    "Turn",
+    "deal_unseen",
+    "describe_text",
+    "playout_for",
+    "template_head",
+]
 
 Action = Hashable
 """An action of a :class:`Playout` (orders or an answer): compared and hashed by what it does."""
@@ -195,8 +204,7 @@ class TextPlayout:
         return str(action)
 
     def _answer(self, state: Any, side: str, answer: str) -> str:
-        template = self.system.orders_template(state, side)
-        head = [ln for ln in template.splitlines() if ln and not ln.startswith(("#", "answer"))]
+        head = template_head(self.system, state, side)
         return "\n".join([*head, f"answer {answer}"]) + "\n"
 
     def _legal(self, state: Any, side: str, text: str) -> bool:
@@ -205,6 +213,15 @@ class TextPlayout:
         except OrdersError:
             return False
         return True
+
+
+def template_head(system: GameSystem, state: Any, side: str) -> list[str]:
+    """The header lines (``game``, ``turn``, ``side``...) of ``side``'s orders template."""
+    lines = system.orders_template(state, side).splitlines()
+    return [ln for ln in lines if ln.split(None, 1)[:1] and ln.split()[0].lower() in _HEAD]
+
+
+_HEAD = {"game", "turn", "side", "question:", "state:"}
 
 
 def describe_text(system: GameSystem, text: str) -> str:

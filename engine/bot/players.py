@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from engine.bot.adapter import Playout, playout_for
 from engine.bot.rng import SimRng, seed_of
-from engine.bot.search import Budget, search
+from engine.bot.search import Budget, one_ply, search
 from engine.core.api import GameSystem
 
 __all__ = [
@@ -34,10 +34,10 @@ __all__ = [
 ]
 
 LEVELS: dict[int, Budget] = {
-    1: Budget(playouts=12, width=4, depth=1, horizon=3),
-    2: Budget(playouts=48, width=6, depth=1, horizon=4),
-    3: Budget(playouts=160, width=8, depth=2, horizon=6),
-    4: Budget(playouts=600, width=12, depth=2, horizon=8),
+    1: Budget(playouts=12, width=3, screen=8, depth=1, horizon=2),
+    2: Budget(playouts=40, width=5, screen=12, depth=1, horizon=4),
+    3: Budget(playouts=160, width=8, screen=16, depth=2, horizon=6),
+    4: Budget(playouts=600, width=12, screen=24, depth=2, horizon=8),
 }
 """Search budgets by level (1 quick and weak .. 4 slow and strongest)."""
 
@@ -100,15 +100,7 @@ class GreedyPlayer:
         game = playout_for(system)
         view, rng = _view_and_seed(game, state, side, self.seed, self.name)
         candidates = game.actions(view, side, rng.spawn("candidates"), self.width)
-        best, best_score = candidates[0], -1.0
-        for i, action in enumerate(candidates):
-            total = 0.0
-            for k in range(self.samples):
-                sim = rng.spawn(("try", i, k))
-                after = game.apply(game.sample(view, side, sim.spawn("deal")), side, action, sim)
-                total += game.evaluate(after, side)
-            if total / self.samples > best_score:
-                best, best_score = action, total / self.samples
+        [(best, best_score), *_] = one_ply(game, view, side, candidates, rng, samples=self.samples)
         return Decision(
             side,
             game.mail_text(view, side, best),

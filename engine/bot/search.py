@@ -32,7 +32,7 @@ from typing import Any
 from engine.bot.adapter import Action, Playout
 from engine.bot.rng import SimRng
 
-__all__ = ["Budget", "Estimate", "Node", "search"]
+__all__ = ["Budget", "Estimate", "Node", "one_ply", "search"]
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,15 @@ class Budget:
     ``width``: candidate actions per decision at the root (``deep_width``
     below it); ``depth``: decisions kept in the tree below the root;
     ``horizon``: random decisions played after the tree before scoring;
-    ``seconds``: wall time allowed (only with an injected clock).
+    ``seconds``: wall time allowed (only with an injected clock);
+    ``screen``: candidates drawn at the root before the search, of which the
+    ``width`` that score best one move ahead (:func:`one_ply`) are searched
+    (0: search the first ``width`` drawn).
     """
 
     playouts: int
     width: int = 8
+    screen: int = 0
     deep_width: int = 3
     depth: int = 1
     horizon: int = 6
@@ -91,7 +95,12 @@ def search(
 
     The list is best first (most visited, then best mean, then the order found).
     """
-    candidates = game.actions(view, side, rng.spawn("root candidates"), budget.width)
+    drawn = game.actions(view, side, rng.spawn("root candidates"), max(budget.width, budget.screen))
+    if len(drawn) > budget.width:
+        scored = one_ply(game, view, side, drawn, rng.spawn("screen"))
+        candidates = tuple(a for a, _ in scored[: budget.width])
+    else:
+        candidates = drawn
     if len(candidates) <= 1:
         return [Estimate(a, 0, 0.5) for a in candidates], 0
     root = Node(None)
@@ -111,6 +120,28 @@ def search(
         root.children.items(), key=lambda kv: (-kv[1].visits, -kv[1].mean, order[kv[0]])
     )
     return [Estimate(a, n.visits, n.mean) for a, n in ranked], done
+
+
+def one_ply(
+    game: Playout,
+    view: Any,
+    side: str,
+    actions: tuple[Action, ...],
+    rng: SimRng,
+    *,
+    samples: int = 1,
+) -> list[tuple[Action, float]]:
+    """Each action's mean score one move ahead on ``samples`` sampled deals and dice; best first."""
+    scored = []
+    for i, action in enumerate(actions):
+        total = 0.0
+        for k in range(samples):
+            sim = rng.spawn(("try", i, k))
+            after = game.apply(game.sample(view, side, sim.spawn("deal")), side, action, sim)
+            total += game.evaluate(after, side)
+        scored.append((i, action, total / samples))
+    scored.sort(key=lambda t: (-t[2], t[0]))
+    return [(a, score) for _, a, score in scored]
 
 
 def _iterate(

@@ -7,11 +7,12 @@ move them, so a :class:`Roster` keeps a hex index it rebuilds lazily after a pie
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from engine.hexgrid import Hex
 
-__all__ = ["GameOver", "Placed", "Roster", "tell_roster"]
+__all__ = ["GameOver", "Placed", "Roster", "refrozen", "tell_roster", "thawed"]
 
 
 class _Placed(Protocol):
@@ -40,12 +41,21 @@ class Roster(dict[str, _P], Generic[_P]):
         object.__setattr__(piece, "_roster", self)
         self._at = None
 
+    def fill(self, pieces: list[tuple[str, _P]]) -> None:
+        """Add ``(id, piece)`` pairs whose ``_roster`` is already this roster (a fresh copy)."""
+        dict.update(self, pieces)
+        self._at = None
+
     def moved(self) -> None:
         """Forget the hex index (a piece's hex changed)."""
         self._at = None
 
     def at(self, h: Hex) -> _P | None:
         """Return the first piece on ``h``, or None."""
+        return self.index().get(h)
+
+    def index(self) -> dict[Hex, _P]:
+        """The first piece on each hex (valid until a piece moves: do not keep it)."""
         index = self._at
         if index is None:
             index = {}
@@ -53,7 +63,37 @@ class Roster(dict[str, _P], Generic[_P]):
                 if piece.hex is not None:
                     index.setdefault(piece.hex, piece)
             self._at = index
-        return index.get(h)
+        return index
+
+
+_T = TypeVar("_T")
+_F = TypeVar("_F")
+
+
+def thawed(
+    cls: type[_T], roster: Roster[Any], was: object, names: tuple[str, ...], values: tuple[Any, ...]
+) -> _T:
+    """``cls(**dict(zip(names, values)))`` held by ``roster``: a working piece made from
+    the frozen ``was``, without a hex notice per field (a working copy makes one per piece
+    at the start of every turn; add it with :meth:`Roster.fill`). It remembers ``was`` for
+    :func:`refrozen`.
+    """
+    piece: _T = object.__new__(cls)
+    fields = piece.__dict__
+    fields.update(zip(names, values, strict=True))
+    fields["_roster"] = roster
+    fields["_was"] = was
+    return piece
+
+
+def refrozen(piece: _T, get: Callable[[Any], Any], make: Callable[[_T], _F]) -> _F:
+    """The frozen piece ``piece`` was made from if the fields ``get`` reads (an
+    ``operator.attrgetter``) are unchanged, else ``make(piece)`` (a turn leaves most
+    pieces as they were)."""
+    was = piece.__dict__.get("_was")
+    if was is not None and get(was) == get(piece):
+        return was  # type: ignore[no-any-return]
+    return make(piece)
 
 
 def tell_roster(piece: object) -> None:

@@ -87,9 +87,21 @@ class StandingRules:
 
 
 def resolve_turn(
-    rules: TurnRules, state: Any, submission: Submission, rng: Randomness
+    rules: TurnRules,
+    state: Any,
+    submission: Submission,
+    rng: Randomness,
+    answers: AnswerBook | None = None,
 ) -> Resolution:
-    """Resolve an accepted submission (orders, or an answer to the pending question)."""
+    """Resolve an accepted submission (orders, or an answer to the pending question).
+
+    ``answers`` (a playout's; never a real game's) answers every question of the
+    turn the moment it arises, so the turn never pauses: mailing those answers
+    one by one, with dice from the same stream, reaches the same state.
+    """
+    if answers is not None and submission.card is not None and state.pending is None:
+        start = rules.with_standing(state, state.to_move, submission.standing)
+        return _run(rules, start, state.to_move, submission.notation(), (), (), rng, 0, answers)
     if state.pending is not None:
         p = state.pending
         assert submission.answer is not None
@@ -125,10 +137,11 @@ def _run(  # noqa: PLR0917
     dice: tuple[object, ...],
     rng: Randomness,
     reported: int,
+    book: AnswerBook | None = None,
 ) -> Resolution:
     rr = ReplayRandomness([dict(d) for d in dice], rng)  # type: ignore[call-overload]
-    decider = Decider(rules.policies(start), AnswerBook(answers))
-    w = rules.begin(start, rr, decider)
+    decider = Decider(rules.policies(start), book or AnswerBook(answers))
+    w = rules.begin(start, rng if book is not None else rr, decider)
     try:
         final = rules.play(w, side, orders)
     except GameOver as over:

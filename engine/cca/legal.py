@@ -23,9 +23,10 @@ from engine.cca.movement import leader_reach, reach
 from engine.cca.state import State
 from engine.cca.work import Work, WUnit
 from engine.core.replay import AnswerBook
+from engine.hexgrid import Hex
 from engine.randomness import ScriptedDice
 
-__all__ = ["legal_actions", "targets", "unit_options"]
+__all__ = ["legal_actions", "target_hexes", "targets", "unit_options"]
 
 
 def legal_actions(state: State, side: str, card: str | None = None) -> dict[str, Any]:
@@ -40,22 +41,31 @@ def legal_actions(state: State, side: str, card: str | None = None) -> dict[str,
 def targets(w: Work, u: WUnit, close: bool) -> tuple[str, ...]:
     """Hexes ``u`` may close-combat (adjacent) or fire at (range and sight): enemy units
     and lone enemy leaders (§8.7, §9.1, §16.3)."""
+    return tuple(str(h) for h in target_hexes(w, u, close))
+
+
+def target_hexes(w: Work, u: WUnit, close: bool) -> list[Hex]:
+    """:func:`targets` as hexes, in the board's order."""
     assert u.hex is not None
-    out = []
-    for h in w.state.board.hexes:
+    here = u.hex
+    if close:  # the neighbours
+        near: list[Hex] = list(w.neighbours(here))
+    else:  # only a hex holding a piece, in range, can be a target
+        most = fire_range(w, u)
+        board = w.state.board
+        held = {p.hex for p in w.units.values() if p.hex is not None}
+        held.update(ld.hex for ld in w.leaders.values() if ld.hex is not None)
+        near = [h for h in held if h in board and 2 <= here.distance(h) <= most]
+    out: list[Hex] = []
+    for h in sorted(near, key=lambda h: (h.y, h.x)):  # the board's order
         e = w.unit_at(h)
         ld = w.leader_at(h)
         enemy = (e is not None and e.side != u.side) or (
             e is None and ld is not None and ld.side != u.side
         )
-        if not enemy:
-            continue
-        d = u.hex.distance(h)
-        if (close and d == 1) or (
-            not close and 2 <= d <= fire_range(w, u) and los_clear(w, u.hex, h)
-        ):
-            out.append(str(h))
-    return tuple(out)
+        if enemy and (close or los_clear(w, here, h)):
+            out.append(h)
+    return out
 
 
 def unit_options(state: State, side: str, card: str | None) -> list[dict[str, Any]]:

@@ -126,27 +126,72 @@ def end_rule(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
 
 
 def _search(w: Work, u: WUnit, max_steps: int) -> dict[Hex, tuple[Hex, ...]]:
-    """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order)."""
+    """Every hex the step rule lets ``u`` end on, with a shortest path (fixed neighbour order).
+
+    :func:`step_rule` for ending on a hex and for passing through it, asked once
+    for both, on the board as integers (:meth:`engine.hexgrid.Board.indexed`:
+    this is the rules' inner loop): entering at all (:func:`_can_enter`: the
+    board, impassable terrain, adjacent-start terrain, enemies), then a
+    friendly unit (only light foot pass through, under LT or a 2-hex MFM move),
+    a lone friendly leader (a unit entering it stops there; one that has a
+    leader may not), Stop terrain (ends a move).
+    """
     assert u.hex is not None
     start = u.hex
+    side = u.side
+    kind = mover_kind(u.spec)
+    att = w.attached(u)
+    hexes, where, near = w.state.board.indexed()
+    # What stands where, by position (nothing moves during the search).
+    units: list[WUnit | None] = [None] * len(hexes)
+    for at, piece in w.units.index().items():
+        i = where.get(at)
+        if i is not None:
+            units[i] = piece
+    leaders: list[WLeader | None] = [None] * len(hexes)
+    for at, lead in w.leaders.index().items():
+        i = where.get(at)
+        if i is not None:
+            leaders[i] = lead
+    terrain = w.terrain_by_position(hexes)
+    through = {d: _through_friends(w, u, d + 1) for d in range(1, max_steps)}
     ends: dict[Hex, tuple[Hex, ...]] = {start: ()}
-    seen = {start}
-    frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(start, ())]
+    s0 = where[start]
+    seen = [False] * len(hexes)
+    seen[s0] = True
+    frontier: list[tuple[int, tuple[Hex, ...]]] = [(s0, ())]
     for d in range(1, max_steps + 1):
-        nxt: list[tuple[Hex, tuple[Hex, ...]]] = []
-        for h, path in frontier:
-            for n in w.neighbours(h):
-                if n in seen:
+        nxt: list[tuple[int, tuple[Hex, ...]]] = []
+        last = d >= max_steps
+        for i, path in frontier:
+            for n in near[i]:
+                if seen[n]:
                     continue
-                p = (*path, n)
-                end_ok = step_rule(w, u, start, n, True, d) is None
-                pass_ok = d < max_steps and step_rule(w, u, start, n, False, d + 1) is None
+                ter = terrain[n]
+                if ter is None:
+                    ter = terrain[n] = w.terrain(hexes[n])
+                if kind in ter.impassable or (
+                    kind in ter.enter_only_from_adjacent_start and not start.is_adjacent(hexes[n])
+                ):
+                    continue
+                friend = units[n]
+                if friend is not None and friend.side != side:
+                    continue
+                lone = leaders[n]
+                if lone is not None and lone.side != side:
+                    continue
+                other = friend is not None and friend is not u
+                joins = lone is not None and not other and lone is not att
+                end_ok = not other and not (joins and att is not None)
+                pass_ok = not (last or joins or (other and not through[d]) or kind in ter.stop)
                 if end_ok or pass_ok:
-                    seen.add(n)
-                if end_ok:
-                    ends[n] = p
-                if pass_ok:
-                    nxt.append((n, p))
+                    seen[n] = True
+                    hx = hexes[n]
+                    p = (*path, hx)
+                    if end_ok:
+                        ends[hx] = p
+                    if pass_ok:
+                        nxt.append((n, p))
         frontier = nxt
     return ends
 
@@ -193,8 +238,12 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...], off: bool = False) -> None
         ld.hex = u.hex
     w.moved[u.id] = w.moved.get(u.id, 0) + len(path)
     if path:
-        w.log("move", f"{u.side} {u.type} moves {start} > " + " > ".join(map(str, path)),
-              unit=u.id, path=[str(start), *map(str, path)])
+        w.log(
+            "move",
+            f"{u.side} {u.type} moves {start} > " + " > ".join(map(str, path)),
+            unit=u.id,
+            path=[str(start), *map(str, path)],
+        )
     joined = w.leader_at(u.hex)
     if ld is None and joined is not None and joined.side == u.side and path:
         w.log("attach", f"leader {joined.name} joins the {u.type} in {u.hex}", leader=joined.name)
@@ -218,9 +267,7 @@ def leader_allowance(w: Work, ld: WLeader) -> int:
     return most if leave is None else min(most, leave)
 
 
-def leader_step_rule(
-    w: Work, ld: WLeader, start: Hex, h: Hex, last: bool
-) -> str | None:
+def leader_step_rule(w: Work, ld: WLeader, start: Hex, h: Hex, last: bool) -> str | None:
     """Why a lone leader may not enter ``h`` (``last``: its move ends there), §7.3, §16.6.
 
     The one rule behind both :func:`leader_reach` and :func:`check_leader_path`.
@@ -295,8 +342,12 @@ def do_leader_move(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> None:
     start = ld.hex
     ld.hex = path[-1] if path else start
     if path:
-        w.log("move", f"{ld.side} leader {ld.name} moves {start} > " + " > ".join(map(str, path)),
-              leader=ld.name, path=[str(start), *map(str, path)])
+        w.log(
+            "move",
+            f"{ld.side} leader {ld.name} moves {start} > " + " > ".join(map(str, path)),
+            leader=ld.name,
+            path=[str(start), *map(str, path)],
+        )
     host = w.unit_at(ld.hex)
     if path and host is not None and host.side == ld.side:
         w.log("attach", f"leader {ld.name} joins the {host.type} in {ld.hex}", leader=ld.name)

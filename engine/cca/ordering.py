@@ -205,10 +205,11 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     w.fallback = fallback_applies(w, side, spec)
     picked = _resolve_refs(w, side, sub, problems)
     items = [it for it, _ in picked]
-    legal = tuple(_name(x) for x in eligible(w, side, spec, spec.code))
 
-    def bad(n: int, codename: str, msg: str, alts: tuple[str, ...] = legal) -> None:
+    def bad(n: int, codename: str, msg: str, alts: tuple[str, ...] | None = None) -> None:
         quote = sub.lines[n - 1] if 0 < n <= len(sub.lines) else cq
+        if alts is None:  # what the card could order (listed only when something is wrong)
+            alts = tuple(_name(x) for x in eligible(w, side, spec, spec.code))
         problems.append(OrdersProblem(n, quote, codename, msg, alts))
 
     first_turn = w.state.sides[side].turns == 0

@@ -213,6 +213,7 @@ _CAPABILITIES = {
     "picture": "engine.cca.picture:PictureBuilder",
     "tables": "engine.cca.tables:TableProvider",
     "dice-luck": "engine.cca.luck:DiceLuck",
+    "playout": "engine.cca.playout:AncientsPlayout",
 }
 
 

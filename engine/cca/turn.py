@@ -11,6 +11,7 @@ the turn from its start (engine.core.replay) and goes on with fresh dice.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from engine.cc.decide import Decider
 from engine.cc.turnloop import StandingRules, resolve_turn
@@ -23,9 +24,10 @@ from engine.cca.state import State, other, state_from_dict, state_to_dict
 from engine.cca.validate import move_step
 from engine.cca.work import Work, WUnit
 from engine.core.api import CardMove, Resolution
+from engine.core.replay import AnswerBook
 from engine.randomness import Randomness
 
-__all__ = ["resolve"]
+__all__ = ["TurnPlan", "play_planned", "resolve"]
 
 
 class _Rules(StandingRules):
@@ -40,17 +42,54 @@ class _Rules(StandingRules):
 
     @staticmethod
     def play(w: Work, side: str, orders: str) -> State:
-        _turn(w, side, parse_submission(orders))
+        _turn(w, side, _parsed(orders))
         _end_of_turn(w, side)
         return _advance(w.freeze(), w, side)
 
 
-def resolve(state: State, submission: Submission, rng: Randomness) -> Resolution:
+_PARSED: dict[str, Submission] = {}
+
+
+def _parsed(orders: str) -> Submission:
+    """The orders of a turn, parsed once (a turn's text is parsed again at every answer)."""
+    sub = _PARSED.get(orders)
+    if sub is None:
+        sub = parse_submission(orders)
+        if len(_PARSED) >= 512:
+            _PARSED.clear()
+        _PARSED[orders] = sub
+    return sub
+
+
+def resolve(
+    state: State, submission: Submission, rng: Randomness, answers: AnswerBook | None = None
+) -> Resolution:
     """Resolve an accepted submission (orders, or an answer to the pending question)."""
-    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng)
+    return resolve_turn(_Rules(parse_policy, DEFAULT_STANDING), state, submission, rng, answers)
 
 
-def _turn(w: Work, side: str, sub: Submission) -> None:
+class TurnPlan(Protocol):
+    """Orders chosen while the turn is played (a playout), instead of written beforehand.
+
+    ``moves`` chooses the moves and carries them out on the working copy;
+    ``battles`` then chooses the battle lines on the board after the moves,
+    before any die of a battle is rolled (as a mail would write them);
+    ``written`` is told the whole submission, as the turn's orders. Lines are
+    numbered as the submission's text prints them (battles are bound by line).
+    """
+
+    @property
+    def ordered(self) -> bool:
+        """True if the card's orders are already marked on the working copy (the plan ran
+        :func:`~engine.cca.ordering.order_units` there: a card that rolls no dice for it)."""
+        ...
+
+    def moves(self, w: Work, side: str) -> list[Action]: ...
+    def battles(self, w: Work, side: str) -> list[Action]: ...
+    def written(self, sub: Submission) -> None: ...
+
+
+def _turn(w: Work, side: str, sub: Submission, plan: TurnPlan | None = None) -> None:
     code = sub.card
     assert code is not None
     w.log("card", f"{side} plays {w.state.tables.cards[code].name}", side=side, card=code)
@@ -58,20 +97,32 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     w.discard.append(code)
     w.cards.append(CardMove("discard", side, code))
     w.played = code
-    problems = order_units(w, side, sub, validating=False)
-    if problems:  # validated before; a replay can only get here through a bug
-        raise ValueError("; ".join(str(p) for p in problems))
+    if plan is None or not plan.ordered:
+        problems = order_units(w, side, sub, validating=False)
+        if problems:  # validated before; a replay can only get here through a bug
+            raise ValueError("; ".join(str(p) for p in problems))
     leaders = [ld for ld in w.leaders.values() if ld.name in w.ordered_leaders]
     if leaders and leaders[0].hex is not None:
         secs = sorted(sections_of(w, side, leaders[0].hex))
         w.la_section = ",".join(secs) if secs else None  # a line hex is in two sections
     names = [f"{u.type} {u.hex}" for u in w.units.values() if u.id in w.ordered]
     names += [f"leader {n}" for n in sorted(w.ordered_leaders)]
-    w.log("ordered", "ordered: " + (", ".join(names) or "nothing"),
-          units=sorted(w.ordered), leaders=sorted(w.ordered_leaders))
+    w.log(
+        "ordered",
+        "ordered: " + (", ".join(names) or "nothing"),
+        units=sorted(w.ordered),
+        leaders=sorted(w.ordered_leaders),
+    )
+    actions = sub.actions
+    todo = actions
+    if plan is not None:  # the moves are carried out as they are chosen
+        moves = plan.moves(w, side)
+        todo = tuple(plan.battles(w, side))
+        actions = (*moves, *todo)
+        plan.written(replace(sub, actions=actions))
     phase = 1
     bound: dict[int, tuple[WUnit | None, WUnit | None]] = {}
-    for a in sub.actions:
+    for a in todo:
         if a.verb == "enter":
             why = enter_step(w, side, a)
             if why:
@@ -85,7 +136,7 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
             continue
         if phase == 1:
             phase = 2
-            bound = _bind(w, sub.actions)
+            bound = _bind(w, actions)
             end_of_turn_specials(w)  # objectives are taken where moves end (hold-banner)
         _battle(w, a, bound.get(a.line, (None, None)))
     if w.card == "SP" or (w.card is not None and code == "SP"):
@@ -112,13 +163,13 @@ def _battle(w: Work, a: Action, bound: tuple[WUnit | None, WUnit | None]) -> Non
         w.log("moot", f"line {a.line}: {a.verb} skipped: the unit is gone", line=a.line)
         return
     if u.id not in w.ordered:
-        w.log("moot", f"line {a.line}: {a.verb} skipped: the {u.type} was not ordered",
-              line=a.line)
+        w.log("moot", f"line {a.line}: {a.verb} skipped: the {u.type} was not ordered", line=a.line)
         return
     assert a.target is not None
     if t is not None and t.hex != a.target:
-        w.log("moot", f"line {a.line}: {a.verb} skipped: the target has left {a.target}",
-              line=a.line)
+        w.log(
+            "moot", f"line {a.line}: {a.verb} skipped: the target has left {a.target}", line=a.line
+        )
         return
     if a.verb == "fire":
         fire(w, u, a.target, a)
@@ -170,6 +221,18 @@ def _end_of_turn(w: Work, side: str) -> None:
 
 def _advance(s: State, w: Work, side: str) -> State:
     last = {"side": side, "code": w.card or "", "section": w.la_section}
-    s = s.with_side(side, turns=s.sides[side].turns + 1)
-    return replace(s, to_move=other(side), turn=s.turn + 1, last_card=last)
+    sides = dict(s.sides)
+    sides[side] = replace(sides[side], turns=sides[side].turns + 1)
+    return s.evolve(sides=sides, to_move=other(side), turn=s.turn + 1, last_card=last)
 
+
+def play_planned(w: Work, side: str, sub: Submission, plan: TurnPlan) -> State:
+    """Play a turn whose card and orders are ``sub`` and whose actions ``plan`` chooses.
+
+    ``w`` was started on the state the turn starts from; questions go to its
+    decider (a playout answers them at once). Returns the state after the
+    turn; :class:`~engine.cc.roster.GameOver` ends the battle as in :func:`resolve`.
+    """
+    _turn(w, side, sub, plan)
+    _end_of_turn(w, side)
+    return _advance(w.freeze(), w, side)

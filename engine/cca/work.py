@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Placed, Roster
+from engine.cc.roster import GameOver, Placed, Roster, refrozen, thawed
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import ALIASES, TerrainSpec, mover_kind
 from engine.cca.units import UnitSpec
@@ -53,6 +54,21 @@ class WUnit(Placed):
     @property
     def label(self) -> str:
         return f"{self.side} {self.type} {self.hex}" if self.hex else f"{self.side} {self.type}"
+
+
+_UNIT_FIELDS = ("id", "side", "type", "hex", "blocks", "full", "tags")
+_unit_fields = attrgetter(*_UNIT_FIELDS)
+
+
+def _working(u: Unit, spec: UnitSpec, roster: Roster[WUnit]) -> WUnit:
+    """``WUnit(u.id, ..., spec)`` held by ``roster`` (:func:`engine.cc.roster.thawed`)."""
+    piece = thawed(WUnit, roster, u, _UNIT_FIELDS, _unit_fields(u))
+    piece.__dict__["spec"] = spec
+    return piece
+
+
+def _unit(u: WUnit) -> Unit:
+    return Unit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags)
 
 
 @dataclass
@@ -101,14 +117,22 @@ class Work:
     moved_lines: list[str] = field(default_factory=list)  # who has used a move line, by phase
     hint: tuple[str, ...] = ()  # legal alternatives found by the last failed check
     simulate: bool = False  # checking orders: no dice are rolled (marsh entry rolls skipped)
+    # Terrain rows looked up this turn, for this state only: never carried by a replace()
+    # (the odds make a copy on a bare board).
+    _terrain: dict[Hex, TerrainSpec] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _by_position: list[TerrainSpec | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
         w = cls(state=state, rng=rng, decider=decider, active=state.to_move)
-        for u in state.units:
-            w.units[u.id] = WUnit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags,
-                                  state.tables.units[u.type])
-            w.start_hex[u.id] = u.hex
+        specs = state.tables.units
+        units = w.units
+        units.fill([(u.id, _working(u, specs[u.type], units)) for u in state.units])
+        w.start_hex = {u.id: u.hex for u in state.units}
         for ld in state.leaders:
             w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex)
         w.banners = {s: list(state.sides[s].banners) for s in SIDES}
@@ -121,26 +145,24 @@ class Work:
 
     def freeze(self) -> State:
         """Return the frozen state with this turn's board and banners."""
-        units = tuple(
-            Unit(u.id, u.side, u.type, u.hex, u.blocks, u.full, u.tags) for u in self.units.values()
-        )
+        units = tuple(refrozen(u, _unit_fields, _unit) for u in self.units.values())
         leaders = tuple(Leader(ld.name, ld.side, ld.hex) for ld in self.leaders.values())
-        s = replace(
-            self.state,
+        sides = dict(self.state.sides)
+        for side in SIDES:
+            sides[side] = replace(
+                sides[side],
+                banners=tuple(self.banners[side]),
+                hand=tuple(self.hands[side]),
+                command=self.command[side],
+            )
+        return self.state.evolve(
             units=units,
             leaders=leaders,
             marks=dict(self.marks),
             deck=tuple(self.deck),
             discard=tuple(self.discard),
+            sides=sides,
         )
-        for side in SIDES:
-            s = s.with_side(
-                side,
-                banners=tuple(self.banners[side]),
-                hand=tuple(self.hands[side]),
-                command=self.command[side],
-            )
-        return s
 
     @property
     def effect(self) -> str | None:
@@ -166,10 +188,10 @@ class Work:
         return h in self.state.board
 
     def unit_at(self, h: Hex | None) -> WUnit | None:
-        return None if h is None else self.units.at(h)
+        return None if h is None else self.units.index().get(h)
 
     def leader_at(self, h: Hex | None) -> WLeader | None:
-        return None if h is None else self.leaders.at(h)
+        return None if h is None else self.leaders.index().get(h)
 
     def attached(self, u: WUnit) -> WLeader | None:
         ld = self.leader_at(u.hex)
@@ -192,8 +214,19 @@ class Work:
 
     def terrain(self, h: Hex) -> TerrainSpec:
         """The game's terrain row for the terrain on ``h`` (its own tables)."""
-        name = self.state.terrain_at(h)
-        return self.state.tables.terrain[ALIASES.get(name, name)]
+        spec = self._terrain.get(h)
+        if spec is None:  # the state's terrain does not change while the turn resolves
+            name = self.state.terrain_at(h)
+            spec = self._terrain[h] = self.state.tables.terrain[ALIASES.get(name, name)]
+        return spec
+
+    def terrain_by_position(self, hexes: tuple[Hex, ...]) -> list[TerrainSpec | None]:
+        """The terrain rows by position in ``hexes`` (the board's :meth:`indexed` order),
+        filled in by the caller as it looks them up (kept for the turn)."""
+        got = self._by_position
+        if got is None or len(got) != len(hexes):
+            got = self._by_position = [None] * len(hexes)
+        return got
 
     def passable(self, h: Hex, unit: UnitSpec | None) -> bool:
         return self.on_board(h) and mover_kind(unit) not in self.terrain(h).impassable

@@ -10,34 +10,21 @@ Victory is checked the moment a banner is taken (§7): :class:`GameOver` unwinds
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from operator import attrgetter
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Placed, Roster
+from engine.cc.roster import GameOver, Placed, Roster, refrozen, thawed
 from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
-from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
+from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_tables
 from engine.core.api import CardMove, Event
 from engine.hexgrid import Board, Hex
 from engine.randomness import D6, Randomness
 
-__all__ = ["GameOver", "WLeader", "WUnit", "Work", "bundled_tables", "tables_sha256"]
-
-
-@cache
-def bundled_tables() -> CcnTables:
-    """The tables shipped in ``engine/ccn/data`` (checked once, then shared)."""
-    return load_ccn_tables(bundled_texts())
-
-
-def tables_sha256(t: CcnTables) -> str:
-    """One SHA-256 naming the five table files (each file's SHA-256, in load order)."""
-    lines = "".join(f"{name} {tab.sha256}\n" for name, tab in t.files.items())
-    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+__all__ = ["GameOver", "WLeader", "WUnit", "Work", "bundled_tables"]
 
 
 @dataclass
@@ -72,6 +59,20 @@ class WLeader(Placed):
     side: str
     hex: Hex | None
     nation: str = ""
+
+
+_UNIT_FIELDS = ("id", "side", "nation", "type", "hex", "blocks", "full", "square", "tags")
+_LEADER_FIELDS = ("name", "side", "hex", "nation")
+_unit_fields = attrgetter(*_UNIT_FIELDS)
+_leader_fields = attrgetter(*_LEADER_FIELDS)
+
+
+def _unit(u: WUnit) -> Unit:
+    return Unit(u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags)
+
+
+def _leader(ld: WLeader) -> Leader:
+    return Leader(ld.name, ld.side, ld.hex, ld.nation)
 
 
 @dataclass
@@ -114,14 +115,18 @@ class Work:
     simulate: bool = False  # checking orders: no die is rolled
 
     @classmethod
-    def start(cls, state: State, rng: Randomness, decider: Decider, tables: CcnTables) -> Work:
-        w = cls(state=state, rng=rng, decider=decider, tables=tables, active=state.to_move)
-        for u in state.units:
-            w.units[u.id] = WUnit(
-                u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags
-            )
-        for ld in state.leaders:
-            w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex, ld.nation)
+    def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
+        """The working copy of ``state``, played on the tables it carries."""
+        w = cls(state=state, rng=rng, decider=decider, tables=state.tables, active=state.to_move)
+        units, leaders = w.units, w.leaders
+        units.fill([
+            (u.id, thawed(WUnit, units, u, _UNIT_FIELDS, _unit_fields(u)))
+            for u in state.units
+        ])  # fmt: skip
+        leaders.fill([
+            (ld.name, thawed(WLeader, leaders, ld, _LEADER_FIELDS, _leader_fields(ld)))
+            for ld in state.leaders
+        ])  # fmt: skip
         w.banners = {s: list(state.sides[s].banners) for s in SIDES}
         w.hands = {s: list(state.sides[s].hand) for s in SIDES}
         w.squares = {s: list(state.sides[s].squares) for s in SIDES}
@@ -133,28 +138,26 @@ class Work:
 
     def freeze(self) -> State:
         """Return the frozen state with this turn's board, cards and banners."""
-        units = tuple(
-            Unit(u.id, u.side, u.nation, u.type, u.hex, u.blocks, u.full, u.square, u.tags)
-            for u in self.units.values()
-        )
-        leaders = tuple(Leader(ld.name, ld.side, ld.hex, ld.nation) for ld in self.leaders.values())
-        s = replace(
+        units = tuple(refrozen(u, _unit_fields, _unit) for u in self.units.values())
+        leaders = tuple(refrozen(ld, _leader_fields, _leader) for ld in self.leaders.values())
+        sides = dict(self.state.sides)
+        for side in SIDES:
+            sides[side] = replace(
+                sides[side],
+                hand=tuple(self.hands[side]),
+                banners=tuple(self.banners[side]),
+                squares=tuple(self.squares[side]),
+                command=self.command[side],
+            )
+        return replace(
             self.state,
             units=units,
             leaders=leaders,
             marks=dict(self.marks),
             deck=tuple(self.deck),
             discard=tuple(self.discard),
+            sides=sides,
         )
-        for side in SIDES:
-            s = s.with_side(
-                side,
-                hand=tuple(self.hands[side]),
-                banners=tuple(self.banners[side]),
-                squares=tuple(self.squares[side]),
-                command=self.command[side],
-            )
-        return s
 
     # --- events ------------------------------------------------------------
     def log(self, kind: str, text: str, faces: Sequence[str] = (), **data: object) -> None:
@@ -167,10 +170,10 @@ class Work:
         return self.state.board
 
     def unit_at(self, h: Hex) -> WUnit | None:
-        return self.units.at(h)
+        return self.units.index().get(h)
 
     def leader_at(self, h: Hex) -> WLeader | None:
-        return self.leaders.at(h)
+        return self.leaders.index().get(h)
 
     def terrain_at(self, h: Hex) -> str:
         return self.state.terrain_at(h)

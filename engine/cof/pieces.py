@@ -10,8 +10,9 @@ and hexsides. Every function returns what changes; none mutates its arguments.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.gboh.grid import VERTICES, GHex, HexMap, front_hexes
 
@@ -24,7 +25,10 @@ __all__ = [
     "at",
     "enemies_of",
     "facings_toward",
+    "ground_of",
     "occupied",
+    "view",
+    "view_chief",
 ]
 
 CHARIOTS = frozenset({"CH2", "CH3", "CH2RI"})
@@ -134,3 +138,113 @@ def facings_toward(h: GHex, target: GHex) -> tuple[str, ...]:
     """The vertices a unit in ``h`` may face to have the adjacent ``target`` in its front
     (two: either end of the hexside between them), clockwise order."""
     return tuple(v for v in VERTICES if target in front_hexes(h, v))
+
+
+class UnitLike(Protocol):
+    """What :func:`view` reads of a state's counter (the scenario contract's names)."""
+
+    id: str
+    side: str
+    wing: str
+    type: str
+    tq: int
+    ma: int
+    hex: str
+    facing: str
+    hits: int
+    supply: str
+    column: bool
+    engaged: bool
+    routed: bool
+
+    @property
+    def missile(self) -> str | None:
+        """Its weapon letter; ``""`` or ``None`` without one."""
+
+
+class LeaderLike(Protocol):
+    """What :func:`view_chief` reads of a state's leader."""
+
+    id: str
+    side: str
+    role: str
+    hex: str
+    initiative: int
+    command_range: int
+    charisma: int
+    ability: int
+    combat: int
+    endurance: int
+    hero: bool
+    archer: bool
+    on_foot: bool
+    wounded: bool
+
+    @property
+    def wing(self) -> str | None:
+        """The wing he leads; ``""`` or ``None`` for none."""
+
+
+def view(u: UnitLike, *, as_type: str | None = None) -> Piece:
+    """The rules' view of a counter; ``as_type`` names its chart type when it differs (a
+    CH-2 with its runners: ``CH2RI``)."""
+    return Piece(
+        id=u.id,
+        side=u.side,
+        type=as_type or u.type,
+        hex=GHex.parse(u.hex),
+        facing=u.facing,
+        tq=u.tq,
+        ma=u.ma,
+        hits=u.hits,
+        weapon=u.missile or None,
+        wing=u.wing,
+        engaged=u.engaged,
+        routed=u.routed,
+        column=u.column,
+        supply=u.supply,
+    )
+
+
+def view_chief(ld: LeaderLike, *, hits: int = 0) -> Chief:
+    """The rules' view of a leader (off the map when his hex is empty)."""
+    return Chief(
+        id=ld.id,
+        side=ld.side,
+        role=ld.role,
+        hex=GHex.parse(ld.hex) if ld.hex else None,
+        wing=ld.wing or None,
+        initiative=ld.initiative,
+        command_range=ld.command_range,
+        charisma=ld.charisma,
+        ability=ld.ability,
+        combat=ld.combat,
+        endurance=ld.endurance,
+        hits=hits,
+        wounded=ld.wounded,
+        hero=ld.hero,
+        archer=ld.archer,
+        on_foot=ld.on_foot,
+    )
+
+
+def ground_of(
+    columns: tuple[int, int],
+    rows: tuple[int, int],
+    terrain: Mapping[str, str],
+    elevation: Mapping[str, int],
+    hexsides: Iterable[Sequence[str]],
+) -> Ground:
+    """The rules' ground from a map as the scenario contract writes it: hex ids as text,
+    hexsides as ``(hex, side, kind)`` with ``side`` a direction (``N``, ``NE``...)."""
+    sides: dict[frozenset[GHex], tuple[str, ...]] = {}
+    for h, side, kind in hexsides:
+        a = GHex.parse(h)
+        key = frozenset((a, a.neighbour(side)))
+        sides[key] = (*sides.get(key, ()), kind)
+    return Ground(
+        HexMap(last_col=columns[1], last_row=rows[1], first_col=columns[0], first_row=rows[0]),
+        {GHex.parse(h): k for h, k in terrain.items()},
+        {GHex.parse(h): v for h, v in elevation.items()},
+        sides,
+    )

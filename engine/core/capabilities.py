@@ -33,6 +33,9 @@ The capabilities:
   (:mod:`engine.core.tables`): its schema, its bundled file, the check of a
   club's file, and the tables a state is played with (``pbem game create
   --tables FILE``, ``pbem engine resolve --tables FILE``).
+- :data:`PLAYOUT` (:class:`engine.core.playout.Playout`): fast play by
+  actions for search (bots, autopilot); :func:`engine.core.playout.playout_for`
+  falls back on a playout over the mail path for a system with an autoplayer.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from engine.core.api import CardMove, CardPiles, Event, GameSystem
 from engine.core.picture import Picture
+from engine.core.playout import Playout
 from engine.core.tables import Tables, TableSchema
 
 __all__ = [
@@ -52,6 +56,7 @@ __all__ = [
     "DICE_LUCK",
     "FORECAST",
     "PICTURE",
+    "PLAYOUT",
     "RULES_HELP",
     "SCENARIOS",
     "TABLES",
@@ -317,6 +322,10 @@ DICE_LUCK: Capability[DiceLuck] = Capability(
     "dice-luck", DiceLuck, "which dice hit, for the dice-fairness report"
 )
 
+PLAYOUT: Capability[Playout] = Capability(
+    "playout", Playout, "fast play by actions for search (engine.core.playout)"
+)
+
 CAPABILITIES: tuple[Capability[Any], ...] = (
     FORECAST,
     AUTOPLAY,
@@ -326,6 +335,7 @@ CAPABILITIES: tuple[Capability[Any], ...] = (
     TABLES,
     DEAL,
     DICE_LUCK,
+    PLAYOUT,
 )
 """Every capability a system may offer, in the order ``pbem systems`` lists them."""
 

@@ -26,6 +26,7 @@ __all__ = [
     "Arrow",
     "BattleMark",
     "Counter",
+    "Edge",
     "HexCell",
     "Label",
     "Loss",
@@ -65,7 +66,8 @@ class Counter:
     the counter (an attached leader), ``facing`` a direction in degrees
     (0 = up) for systems with facing. ``colour`` is a block colour key for
     this counter alone (an allied nation's blocks in a side's army); empty:
-    its side's colour.
+    its side's colour. ``stack`` False draws one flat counter instead of a pile of ``count``
+    blocks (GBoH counters); ``tags`` are short marker texts drawn over it (``Mv``, ``2h``).
     """
 
     hex: str
@@ -80,6 +82,18 @@ class Counter:
     note: str = ""
     facing: float | None = None
     colour: str = ""
+    stack: bool = True
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A hexside feature drawn along the side between two corners: ``style`` ``stream``,
+    ``river`` or ``wall`` (an unknown style is drawn as a plain dark line)."""
+
+    a: Pt
+    b: Pt
+    style: str
 
 
 @dataclass(frozen=True)
@@ -128,7 +142,8 @@ class SideBand:
     """A side's band beside the board: name, army, colour key and score (drawn as flags).
 
     ``goal`` is the score that wins (0: none); ``score_word`` names what is
-    counted (``banners``, ``rout points``).
+    counted (``banners``, ``rout points``); ``flags`` False draws no flag per point (a
+    score in the tens).
     """
 
     side: str
@@ -138,6 +153,7 @@ class SideBand:
     score: int = 0
     goal: int = 0
     score_word: str = "banners"
+    flags: bool = True
 
 
 @dataclass(frozen=True)
@@ -159,7 +175,9 @@ class Picture:
     lines; ``sections`` name the board's parts between them (as the viewer
     calls them). ``walls`` are hexside marks drawn over the terrain (a segment
     on the side shared by two hexes, e.g. a fortified hexside). ``legend`` lines
-    explain the counters in words, for the text board and the mail.
+    explain the counters in words, for the text board and the mail. ``edges`` are styled
+    hexside features (streams, rivers, city walls); ``hex_ids`` writes each hex's id in it
+    (GBoH maps, whose hexes are named by number).
     """
 
     size: Pt
@@ -180,6 +198,8 @@ class Picture:
     legend: tuple[str, ...] = ()
     title: str = ""
     viewer: str = ""
+    edges: tuple[Edge, ...] = ()
+    hex_ids: bool = False
 
     @cached_property
     def _index(self) -> dict[str, HexCell]:
@@ -245,6 +265,7 @@ def half_turn(p: Picture) -> Picture:
         rows=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.rows),
         lines=tuple((_turn(a, s), _turn(b, s)) for a, b in p.lines),
         walls=tuple((_turn(a, s), _turn(b, s)) for a, b in p.walls),
+        edges=tuple(replace(e, a=_turn(e.a, s), b=_turn(e.b, s)) for e in p.edges),
         sections=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.sections),
         counters=tuple(
             replace(c, facing=None if c.facing is None else (c.facing + 180) % 360)

@@ -27,7 +27,7 @@ RULE_HELP: dict[str, str] = {
     "turn_time": "time per turn, e.g. 72h or 3d",
     "question_time": "time to answer a question, e.g. 24h",
     "grace": "grace after a deadline, e.g. 0 or 6h",
-    "missed_turn": "wait or forfeit",
+    "missed_turn": "wait, forfeit or autopilot (the bot plays a missed turn)",
     "forfeit_after": "missed deadlines in a row that forfeit (1-20)",
     "tables": "the club's rules table file, checked against its system ('' for the bundled)",
     "rated": "whether club games are rated by default (yes/no)",

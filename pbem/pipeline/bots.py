@@ -86,7 +86,16 @@ def play_bot_turn(
     signed = server_key.sign_text(
         f"{decision.text}# bot:{level}: {decision.explanation}\n", ORDERS_NAMESPACE
     )
-    text = signed.text
+    told = _told("bot", side, level, f"{side} (bot:{level}): {decision.explanation}")
+    _resolve(env, ctx, side, (signed.text, f"bot:{level}", told), signed.signature)
+    return decision
+
+
+def _resolve(
+    env: Env, ctx: GameContext, side: str, what: tuple[str, str, Event], signature: str | None
+) -> None:
+    """Resolve ``what`` (the orders text, its source, the event telling who played it)."""
+    text, source, told = what
     apply_submission(
         env,
         ctx,
@@ -94,11 +103,10 @@ def play_bot_turn(
         submission=ctx.system.parse_orders(ctx.state, side, text),
         orders_text=text,
         orders_hash=hashlib.sha256(text.encode("utf-8")).digest(),
-        source=f"bot:{level}",
-        signed=SignedText(text, signed.signature),
-        preface=(_told("bot", side, level, f"{side} (bot:{level}): {decision.explanation}"),),
+        source=source,
+        signed=None if signature is None else SignedText(text, signature),
+        preface=(told,),
     )
-    return decision
 
 
 def autopilot_text(decision: Decision, level: int) -> str:
@@ -122,24 +130,14 @@ def apply_autopilot(
 ) -> None:
     """Resolve the autopilot's ``turn`` (from :func:`autopilot_turn`) as the referee's orders."""
     decision, text = turn
-    apply_submission(
-        env,
-        ctx,
+    told = _told(
+        "autopilot",
         side,
-        submission=ctx.system.parse_orders(ctx.state, side, text),
-        orders_text=text,
-        orders_hash=hashlib.sha256(text.encode("utf-8")).digest(),
-        source=f"autopilot bot:{level}",
-        preface=(
-            _told(
-                "autopilot",
-                side,
-                level,
-                f"{side} missed the deadline; the autopilot (bot:{level}) played the turn: "
-                f"{decision.explanation}",
-            ),
-        ),
+        level,
+        f"{side} missed the deadline; the autopilot (bot:{level}) played the turn: "
+        f"{decision.explanation}",
     )
+    _resolve(env, ctx, side, (text, f"autopilot bot:{level}", told), None)
 
 
 def _told(kind: str, side: str, level: int, text: str) -> Event:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.picture import Counter, HexCell, Label, Picture, SideBand
+from engine.core.picture import Counter, Edge, HexCell, Label, Picture, SideBand
 from pbem.render.geometry import Layout, Pt, arrow_head, shorten
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
 from pbem.render.terrain_art import GRID, WALL, terrain_prims
@@ -29,6 +29,7 @@ __all__ = [
     "base_of",
     "block_colours",
     "counter_colour",
+    "flat_counter_prims",
     "lone_leader_prims",
     "overlay_layers",
     "unit_prims",
@@ -84,8 +85,8 @@ OVERLAY_COLOURS: tuple[str, ...] = tuple(
 
 @dataclass(frozen=True)
 class Base:
-    """The unchanging part of a picture: hexes with terrain, coordinates, section lines and
-    hexside walls (fortified sides)."""
+    """The unchanging part of a picture: hexes with terrain, coordinates, section lines,
+    hexside walls (fortified sides), hexside features and (GBoH maps) each hex's id."""
 
     size: Pt
     hexes: tuple[HexCell, ...]
@@ -93,10 +94,26 @@ class Base:
     rows: tuple[Label, ...]
     lines: tuple[tuple[Pt, Pt], ...]
     walls: tuple[tuple[Pt, Pt], ...] = ()
+    edges: tuple[Edge, ...] = ()
+    hex_ids: bool = False
 
 
 def base_of(p: Picture) -> Base:
-    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.walls)
+    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.walls, p.edges, p.hex_ids)
+
+
+EDGE = {"stream": ("#3b82c4", 0.13), "river": ("#2a66a8", 0.22), "wall": ("#4a4038", 0.2)}
+"""Hexside styles: colour and width in hex radii (an unknown style is a plain dark line)."""
+HEX_ID = "#5f5f4f"
+
+
+def _edges(layout: Layout, base: Base) -> list[Prim]:
+    r = layout.r
+    out: list[Prim] = []
+    for e in base.edges:
+        colour, width = EDGE.get(e.style, (INK, 0.1))
+        out.append(Line((layout.px(e.a), layout.px(e.b)), colour, width * r))
+    return out
 
 
 @lru_cache(maxsize=32)
@@ -126,12 +143,14 @@ def base_layers(layout: Layout, base: Base) -> tuple[Layer, ...]:
         labels.append(
             Text((layout.width - layout.margin_x * 0.45, py), row.text, size, INK, bold=True)
         )
-    return (
-        Layer("terrain", tuple(ter)),
-        Layer("grid", tuple(grid)),
-        Layer("sections", tuple(secs)),
-        Layer("coordinates", tuple(labels)),
-    )
+    if base.hex_ids:
+        for h in base.hexes:
+            cx, cy = layout.px(h.centre)
+            labels.append(Text((cx, cy - 0.7 * r), h.id, 0.2 * r, HEX_ID))
+    layers = [Layer("terrain", tuple(ter)), Layer("grid", tuple(grid))]
+    if base.edges:
+        layers.append(Layer("hexsides", tuple(_edges(layout, base))))
+    return (*layers, Layer("sections", tuple(secs)), Layer("coordinates", tuple(labels)))
 
 
 def block_colours(p: Picture) -> dict[str, str]:
@@ -250,7 +269,7 @@ def _banners(layout: Layout, p: Picture, colours: dict[str, str]) -> list[Prim]:
         out.append(_rect((x, y - 0.2 * r, x + 0.4 * r, y + 0.2 * r), colour, INK, 0.04 * r))
         out.append(Text((x + 0.55 * r, y), _banner_text(s), 0.34 * r, INK, "start", bold=True))
         # One small flag per banner won, right-aligned.
-        for i in range(s.score):
+        for i in range(s.score if s.flags else 0):
             fx = layout.width - layout.margin_x - (i + 1) * 0.45 * r
             out.append(Line(((fx, y + 0.28 * r), (fx, y - 0.28 * r)), INK, 0.05 * r))
             out.append(
@@ -329,6 +348,8 @@ def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
     tall pile); the count is printed large in a badge, white at full
     strength and amber when the unit has lost blocks.
     """
+    if not u.stack:
+        return flat_counter_prims(layout, c, u, colour)
     r = layout.r
     n = max(1, min(u.count, 6))
     d = _STEP * r
@@ -368,6 +389,55 @@ def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
         out += _leader_mark(layout, (fx - 0.45 * r, fy - 0.47 * r), 0.17 * r, colour, "L")
         out.append(Text((c[0], c[1] + 0.7 * r), _short(u.note), 0.27 * r, INK, bold=True))
     return out
+
+
+def flat_counter_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
+    """A GBoH counter centred on ``c``: one tile with its label, its count in a badge
+    (amber when below ``full``), a wedge towards its facing, its marker tags in a strip
+    under the tile and an attached leader's name below that."""
+    r = layout.r
+    fx, fy = c
+    out: list[Prim] = []
+    if u.facing is not None:
+        out += _facing_notch(c, r, u.facing)
+    out.append(
+        _rect((fx - 0.5 * r, fy - 0.45 * r, fx + 0.5 * r, fy + 0.33 * r), colour, INK, 0.05 * r)
+    )
+    out.append(
+        _rect((fx - 0.44 * r, fy - 0.4 * r, fx + 0.44 * r, fy + 0.0 * r), STICKER, INK, 0.02 * r)
+    )
+    size = (0.3 if len(u.label) <= 3 else 0.22 if len(u.label) <= 5 else 0.16) * r
+    out.append(Text((fx, fy - 0.2 * r), u.label, size, INK, bold=True))
+    badge = (fx + 0.42 * r, fy + 0.16 * r)
+    hurt = u.count < u.full
+    out.append(Circle(badge, 0.25 * r, BADGE_HURT if hurt else BADGE, INK, 0.05 * r))
+    out.append(Text(badge, str(u.count), 0.36 * r, INK, bold=True))
+    if u.tags:
+        text = " ".join(u.tags)
+        half = (0.065 * len(text) + 0.06) * r
+        out.append(
+            _rect(
+                (fx - half, fy + 0.38 * r, fx + half, fy + 0.6 * r), MARKER_FILL, BATTLE, 0.03 * r
+            )
+        )
+        out.append(Text((fx, fy + 0.49 * r), text, 0.2 * r, MARKER_INK, bold=True))
+    if u.note:
+        out += _leader_mark(layout, (fx - 0.45 * r, fy - 0.47 * r), 0.17 * r, colour, "L")
+        below = 0.76 if u.tags else 0.56
+        out.append(Text((fx, fy + below * r), _short(u.note), 0.22 * r, INK, bold=True))
+    return out
+
+
+def _facing_notch(c: Pt, r: float, degrees: float) -> list[Prim]:
+    """A dark wedge from the counter's edge towards ``degrees`` (0 = up, clockwise)."""
+    a = math.radians(degrees)
+    ux, uy = math.sin(a), -math.cos(a)
+    tip = (c[0] + 0.84 * r * ux, c[1] + 0.84 * r * uy)
+    mid = (c[0] + 0.5 * r * ux, c[1] + 0.5 * r * uy)
+    half = 0.17 * r
+    left = (mid[0] - half * uy, mid[1] + half * ux)
+    right = (mid[0] + half * uy, mid[1] - half * ux)
+    return [Poly((tip, left, right), INK, "#ffffff", 0.03 * r)]
 
 
 def _leader_mark(layout: Layout, c: Pt, rad: float, colour: str, letter: str) -> list[Prim]:

@@ -222,6 +222,11 @@ def check(rec: dict[str, Any]) -> str:
         prev = key
         orders = ep["orders"]
         need(ep["side"] in keys, f"epoch {e}: side has not joined")
+        auto = ep.get("autopilot")
+        if auto is not None:  # the referee's orders for a late player (docs/audit.md)
+            need(orders is None, f"epoch {e}: signed orders and the autopilot's both")
+            need(hashlib.sha256(auto["text"].encode()).hexdigest() == ep["orders_hash"],
+                 f"epoch {e}: autopilot orders hash")  # fmt: skip
         if orders is not None:
             text = orders["text"]
             signed = orders.get("signed", text)

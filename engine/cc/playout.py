@@ -1,0 +1,128 @@
+"""The C&C systems' playout (:mod:`engine.core.playout`): whole random turns, never paused.
+
+Orders are drawn by the system's own random player (:class:`engine.cc.autoplay.RandomRules`)
+straight from the playout's fast stream, and checked once (the random player's own check is
+kept, not repeated). :meth:`CCPlayout.play_turn` resolves them with every question of the
+turn answered at random the moment it arises (:class:`RandomBook`), so no turn is paused
+and replayed as the mail path does: mailing the orders and then the answers, every epoch
+rolling from the same continuing stream, reaches the same state (``tests/test_playout.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from engine.cc.autoplay import RandomRules
+from engine.core.api import GameSystem, Question, Resolution
+from engine.core.playout import Action, FastRandomness, TextPlayout
+from engine.core.replay import AnswerBook
+from engine.randomness import Randomness
+
+__all__ = ["CCPlayout", "RandomBook", "Resolver"]
+
+Resolver = Callable[[Any, Any, Randomness, AnswerBook | None], Resolution]
+"""A system's ``resolve(state, submission, rng, answers)`` (``engine.<system>.turn``)."""
+
+
+class RandomBook(AnswerBook):
+    """Answers every question the moment it is asked, at random (the default one time in
+    five, as the random player does); ``given`` lists ``(side, answer)`` in order."""
+
+    def __init__(self, rng: FastRandomness) -> None:
+        super().__init__(())
+        self.rng = rng
+        self.given: list[tuple[str, str]] = []
+
+    def next_answer(self, question: Question) -> str:
+        answers = question.answers
+        if not answers or self.rng.below(100) < 20:
+            ans = question.default
+        else:
+            ans = answers[self.rng.below(len(answers))]
+        self.given.append((question.side, ans))
+        return ans
+
+
+class _Checked:
+    """The system, with the last accepted submission kept: the random player checks its
+    orders, and the playout takes that result instead of checking them again."""
+
+    def __init__(self, system: GameSystem) -> None:
+        self._system = system
+        self._last: tuple[int, str, str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._system, name)
+
+    def parse_orders(self, state: Any, side: str, text: str) -> Any:
+        last = self._last
+        if last is not None and last[0] == id(state) and last[1] == side and last[2] == text:
+            return last[3]
+        sub = self._system.parse_orders(state, side, text)
+        self._last = (id(state), side, text, sub)
+        return sub
+
+
+class CCPlayout(TextPlayout):
+    """A C&C system's playout (see the module docstring)."""
+
+    def __init__(self, system: GameSystem, rules: RandomRules, resolver: Resolver) -> None:
+        super().__init__(system)
+        self._rules = rules
+        self._resolver = resolver
+        self._checked = cast(GameSystem, _Checked(system))
+
+    def _orders(self, ps: Any, side: str, rng: FastRandomness) -> Action:
+        text = self._rules.orders(self._checked, ps, side, rng)
+        return Action(side, "orders", self._checked.parse_orders(ps, side, text), text)
+
+    def apply(self, ps: Any, action: Action, rng: Any) -> Any:
+        return self._resolver(ps, action.payload, rng, None).state
+
+    def play_turn(
+        self, ps: Any, rng: FastRandomness, dice: Randomness | None = None
+    ) -> tuple[Any, list[Action]]:
+        """A whole random turn (orders and every answer it asks for); the actions taken.
+
+        Choices come from ``rng``, dice from ``dice`` (``rng`` if None). A state
+        waiting for an answer is answered first (at random); an ended game is
+        returned as it is. Mailing the actions in order, every epoch rolling
+        from one stream that continues (``dice``), reaches the same state.
+        """
+        roll = rng if dice is None else dice
+        done: list[Action] = []
+        while ps.pending is not None and ps.result is None:
+            a = self.random_action(ps, rng)
+            ps = self.apply(ps, a, roll)
+            done.append(a)
+            if ps.pending is None:
+                return ps, done
+        if ps.result is not None:
+            return ps, done
+        order = self._orders(ps, ps.to_move, rng)
+        book = RandomBook(rng)
+        ps = self._resolver(ps, order.payload, roll, book).state
+        done.append(order)
+        done += [self._answer(s, a) for s, a in book.given]
+        return ps, done
+
+    def _answer(self, side: str, answer: str) -> Action:
+        """The action of answering ``answer`` (what ``legal_actions`` lists for it)."""
+        text = f"answer {answer}\n"
+        return Action(side, "answer", self._answer_payload(side, answer), text)
+
+    def _answer_payload(self, side: str, answer: str) -> Any:
+        from engine.cc.orders import Submission  # noqa: PLC0415
+
+        return Submission(side=side, answer=answer)
+
+    def _answers(self, ps: Any, q: Question) -> list[Action]:
+        return [self._answer(q.side, a) for a in (q.answers or (q.default,))]
+
+    def rollout(self, ps: Any, rng: FastRandomness, max_epochs: int = 2000) -> Any:
+        epochs = 0
+        while ps.result is None and epochs < max_epochs:
+            ps, acts = self.play_turn(ps, rng)
+            epochs += len(acts)
+        return ps
