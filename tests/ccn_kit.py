@@ -3,7 +3,8 @@
 ``position("S C3 GB LN", "N C5 FR LC", leaders=["S C3 Wellesley"], hands=...)`` builds a
 started :class:`engine.ccn.state.State`: units as ``"<side letter> <hex> <nation> <type>
 [blocks]"``, leaders ``"<side letter> <hex> <name>"``, terrain ``{hex: code}``, hands per side
-(the rest of the 70 cards is the deck, in table order), south to move. :func:`play` checks
+(the rest of the 70 cards is the deck, in table order), south to move, both sides on
+:data:`~engine.ccn.policy.AUTO_STANDING` (no question unless a test sets one). :func:`play` checks
 and resolves a turn on it with scripted dice.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from engine.ccn.cards import DECK
+from engine.ccn.policy import AUTO_STANDING
 from engine.ccn.setup import new_game
 from engine.ccn.state import Leader, SideState, State, Unit
 from engine.ccn.strength import start_blocks
@@ -54,7 +56,7 @@ def position(
         deck.remove(c)
     sides = {
         s: SideState(army=s, nation="GB" if s == "south" else "FR", colour="", command=len(h),
-                     banners_needed=banners, hand=tuple(h))
+                     banners_needed=banners, hand=tuple(h), standing=AUTO_STANDING)
         for s, h in hands.items()
     }  # fmt: skip
     state = State(

@@ -184,3 +184,71 @@ def test_first_strike_is_asked_and_the_defender_strikes_first() -> None:
     assert [e.data.get("how") for e in res.events if e.kind == "battle"] == ["attack"]
     assert "first_strike" in res.state.discard
     assert len(res.state.sides["north"].hand) == 3  # the replacement drawn
+
+
+def test_a_hand_of_only_first_strike_plays_it_as_a_turn_that_orders_nothing() -> None:
+    """§8, §24.2: a turn plays a card; a hand holding only First Strike plays it, it orders
+    nothing (phases 2-4 skipped) and the player draws. With any other card it is refused."""
+    hands = {"south": ("first_strike",), "north": ("probe_centre", "probe_left", "probe_right")}
+    s = position("S F3 GB LN", "N F7 FR LN", hands=hands)
+    with pytest.raises(OrdersError, match="not as your turn"):
+        SYSTEM.parse_orders(s, "south", "card first_strike\norder F3\n")
+    s2, _ = _play(s, "card first_strike\n", [])
+    assert "first_strike" in s2.discard and len(s2.sides["south"].hand) == 1
+    assert s2.to_move == "north"
+    both = position("S F3 GB LN", "N F7 FR LN", hands=_hands("first_strike"))
+    with pytest.raises(OrdersError, match="not as your turn"):
+        SYSTEM.parse_orders(both, "south", "card first_strike\n")
+
+
+def test_autoplay_plays_a_hand_of_only_first_strike() -> None:
+    """The random player found no orders for a hand holding only First Strike (seed
+    stress2-16 of the 2,000-game run): it now plays it as its turn."""
+    from engine.ccn.autoplay import AutoPlayer
+
+    hands = {"south": ("first_strike",), "north": ("probe_centre", "probe_left", "probe_right")}
+    s = position("S F3 GB LN", "N F7 FR LN", hands=hands)
+    text = AutoPlayer().orders(s, b"stress2-16")
+    assert "card first_strike" in text
+    SYSTEM.parse_orders(s, "south", text)
+
+
+def _asking(s: State, key: str) -> State:
+    from engine.ccn.policy import AUTO_STANDING
+
+    return s.with_side("south", standing=AUTO_STANDING.replace(f"{key}: auto", f"{key}: ask"))
+
+
+def test_elan_symbols_order_the_units_chosen_after_the_roll() -> None:
+    """§24.2 Élan: each INF orders one infantry unit of the player's choice: with two listed,
+    the player picks after seeing the roll (standing order ``elan: ask``); SABRE orders
+    nothing, a CAV with no cavalry listed is lost."""
+    hands = {"south": ("elan", "probe_left", "probe_right"),
+             "north": ("probe_centre", "probe_left", "probe_right")}  # fmt: skip
+    s = _asking(position("S F3 GB LN", "S G3 GB LN", "N F8 FR LN", hands=hands), "elan")
+    body = "card elan\norder F3, G3\nmove F3 to F4\nmove G3 to G4\n"
+    res = SYSTEM.resolve(s, SYSTEM.parse_orders(s, "south", body),
+                         ScriptedDice(["INF", "SABRE", "CAV"]))  # fmt: skip
+    prompt = SYSTEM.prompt(res.state)
+    assert prompt.side == "south" and prompt.question is not None
+    assert list(prompt.question.answers) == ["F3", "G3"]
+    after = SYSTEM.resolve(
+        res.state, SYSTEM.parse_orders(res.state, "south", "answer G3"), ScriptedDice([])
+    ).state
+    hexes = sorted(str(u.hex) for u in after.units if u.side == "south")
+    assert hexes == ["F3", "G4"]  # G3 ordered and moved; F3's move line is moot
+
+
+def test_rally_blocks_go_to_the_units_chosen_after_the_roll() -> None:
+    """§24.2 Rally, §27 A8: one block per symbol, to a depleted unit of that arm the player
+    chooses after the roll; several may go to the same unit."""
+    hands = {"south": ("rally", "probe_left", "probe_right"),
+             "north": ("probe_centre", "probe_left", "probe_right")}  # fmt: skip
+    s = _asking(position("S F3 GB LN 2", "S G3 GB LN 2", "N F8 FR LN", hands=hands), "rally")
+    sub = SYSTEM.parse_orders(s, "south", "card rally\norder F3, G3\n")
+    st = SYSTEM.resolve(s, sub, ScriptedDice(["INF", "INF", "FLAG"])).state
+    for _ in range(2):
+        answer = SYSTEM.parse_orders(st, "south", "answer G3")
+        st = SYSTEM.resolve(st, answer, ScriptedDice([])).state
+    blocks = {str(u.hex): u.blocks for u in st.units if u.side == "south"}
+    assert blocks == {"F3": 2, "G3": 4}

@@ -41,7 +41,7 @@ def _kit_battle() -> State:
                  terrain={"E5": "woods", "G5": "hill", "H5": "town", "F6": "ford"})  # fmt: skip
     cards = list(s.deck) + [c for side in SIDES for c in s.sides[side].hand]
     s = s.with_side("south", hand=()).with_side("north", hand=())
-    return replace(s, deck=tuple(cards), deck_random=True, tables_sha256="")
+    return replace(s, deck=tuple(cards), deck_random=True)
 
 
 def _starts() -> list[State]:

@@ -54,7 +54,6 @@ def _state() -> State:
             Question("square-1", "south", "Form square?", ("yes", "no"), "no"),
         ),
         marks={"held": ["G2"]},
-        tables_sha256="ab" * 32,
     )
 
 

@@ -231,3 +231,21 @@ def test_empty_deck_is_remade_from_the_discards() -> None:
     s = s.__class__(**{**s.__dict__, "deck": (), "discard": tuple(cards)})
     s2, ev = _play(s, "card probe_centre\norder F3\n", [])
     assert "shuffle" in _kinds(ev) and len(s2.deck) == len(cards)
+
+
+def test_a_new_game_asks_the_defender_by_default() -> None:
+    """§26.2: every choice of the side not moving is asked unless a standing order settles it
+    (as in Ancients); a game keeps the standing orders it started with."""
+    s = position("S F4 FR LN", "N F5 GB LN", "N A8 GB LN")
+    fresh = SYSTEM.new_game(s.with_side("north", standing="").with_side("south", standing=""))
+    for key in ("flags", "retreat", "retire", "square", "battle-back"):
+        assert f"{key}: ask" in fresh.sides["north"].standing
+    body = "card attack_centre\norder F4\nattack F4 at F5 no-advance\n"
+    sub = SYSTEM.parse_orders(fresh, "south", body)
+    res = SYSTEM.resolve(fresh, sub, ScriptedDice(["CAV"] * 5))
+    prompt = SYSTEM.prompt(res.state)
+    assert prompt.kind == "question" and prompt.side == "north"
+    assert prompt.question is not None and prompt.question.label == "battle-back"
+    # A game stored with the standing orders of before goes on with them: no question.
+    old = SYSTEM.resolve(s, SYSTEM.parse_orders(s, "south", body), ScriptedDice(["CAV"] * 9))
+    assert SYSTEM.prompt(old.state).kind == "orders"

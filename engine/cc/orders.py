@@ -18,6 +18,7 @@ Lines::
     fire <hex> at <hex>
     attack <hex> at <hex> [advance|no-advance] [extra <hex>] [bonus <hex>]
                                 [bonus-advance|bonus-no-advance] [with <hex> ...]
+                                [bonus-with <hex> ...]
     break <hex>                 # break a square (Napoleonics, when the language allows it)
     answer <text>               # the answer to a question
     standing <policy line>      # change a standing order
@@ -93,7 +94,8 @@ class Action:
     the destination for "move X to Y"); ``off`` means the move leaves the
     board. Attack options: ``advance`` (None = standing order decides),
     ``extra`` (cavalry extra hex), ``bonus`` (bonus melee target),
-    ``bonus_advance``, ``joined`` (artillery joining a combined-arms attack).
+    ``bonus_advance``, ``joined`` (artillery joining a combined-arms attack) and
+    ``bonus_joined`` (artillery joining the cavalry's bonus melee).
     """
 
     verb: str  # move / enter / fire / attack / break
@@ -108,6 +110,7 @@ class Action:
     bonus_advance: bool | None = None
     unit_type: str | None = None  # enter: the reserve unit's type
     joined: tuple[Hex, ...] = ()
+    bonus_joined: tuple[Hex, ...] = ()
     line: int = field(default=0, compare=False)
     quote: str = field(default="", compare=False)
 
@@ -133,6 +136,8 @@ class Action:
             out += " bonus-advance" if self.bonus_advance else " bonus-no-advance"
         if self.joined:
             out += " with " + " ".join(str(h) for h in self.joined)
+        if self.bonus_joined:
+            out += " bonus-with " + " ".join(str(h) for h in self.bonus_joined)
         return out
 
 
@@ -351,6 +356,7 @@ def _battle(verb: str, rest: str, n: int, raw: str, lang: Language) -> Action:
     target = _hex(words[0])
     opts: dict[str, object] = {}
     joined: list[Hex] = []
+    bonus_joined: list[Hex] = []
     i = 1
     while i < len(words):
         w = re.sub(r"[^a-z-]", "", words[i].lower())
@@ -361,12 +367,18 @@ def _battle(verb: str, rest: str, n: int, raw: str, lang: Language) -> Action:
         elif verb == "attack" and w in ("extra", "bonus", "then") and i + 1 < len(words):
             opts["bonus" if w == "then" else w] = _hex(words[i + 1])
             i += 1
-        elif verb == "attack" and lang.combined_arms and w == "with" and i + 1 < len(words):
+        elif (
+            verb == "attack"
+            and lang.combined_arms
+            and w in ("with", "bonus-with")
+            and i + 1 < len(words)
+        ):
+            into = joined if w == "with" else bonus_joined
             while i + 1 < len(words) and _HEXLIKE.match(words[i + 1].strip(",")):
-                joined.append(_hex(words[i + 1].strip(",")))
+                into.append(_hex(words[i + 1].strip(",")))
                 i += 1
         else:
-            with_ = ", with <hex> ..." if lang.combined_arms else ""
+            with_ = ", with <hex> ..., bonus-with <hex> ..." if lang.combined_arms else ""
             raise ValueError(
                 f"{words[i]!r} is not an attack option (advance, no-advance, extra <hex>, "
                 f"bonus <hex>, bonus-advance, bonus-no-advance{with_})"
@@ -376,4 +388,6 @@ def _battle(verb: str, rest: str, n: int, raw: str, lang: Language) -> Action:
         i += 1
     if joined:
         opts["joined"] = tuple(joined)
+    if bonus_joined:
+        opts["bonus_joined"] = tuple(bonus_joined)
     return Action(verb, ref, target=target, line=n, quote=raw.rstrip(), **opts)  # type: ignore[arg-type]

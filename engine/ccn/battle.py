@@ -295,6 +295,8 @@ def melee(
         if why:
             _moot(w, act, why)
             return
+    elif how == BONUS and act is not None:
+        joined = _bonus_joined(w, att, target, act)
     assert att.hex is not None
     w.battled.add(att.id)
     w.checked = set()
@@ -354,6 +356,29 @@ def melee(
         may = may_battle_back(w, tgt, att, how, left, retired, square_first) is None
         if struck is None and may and battle_back(w, tgt, att):
             melee(w, tgt, att.hex, None, BATTLE_BACK)
+
+
+def _bonus_joined(w: Work, att: WUnit, target: Hex, act: Action) -> tuple[Hex, ...]:
+    """The artillery named to join the bonus melee on ``target`` that can (ccn.md §18.3,
+    §22: ordered, not yet battled, in range with a clear line of sight); the others are
+    logged and left out - the bonus melee goes on without them."""
+    out: list[Hex] = []
+    for h in act.bonus_joined:
+        art = w.unit_at(h)
+        why = (
+            "it is gone"
+            if art is None or art.side != att.side
+            else may_join(
+                w, art, att, target, art.id in w.ordered, art.id in w.battled,
+                w.moved.get(art.id, 0),
+            )
+        )  # fmt: skip
+        if why:
+            text = f"line {act.line}: the artillery in {h} does not join the bonus melee: {why}"
+            w.log("moot", text, line=act.line)
+        else:
+            out.append(h)
+    return tuple(out)
 
 
 def _vacated(w: Work, h: Hex, side: str) -> Hex | None:

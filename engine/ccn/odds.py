@@ -58,7 +58,7 @@ from engine.ccn.rules.take_ground import BATTLE_BACK
 from engine.ccn.state import State
 from engine.ccn.steps import break_step, find, move_step
 from engine.ccn.strength import Strength
-from engine.ccn.work import WLeader, Work, WUnit, bundled_tables
+from engine.ccn.work import WLeader, Work, WUnit
 from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
 from engine.randomness import ScriptedDice
@@ -88,7 +88,7 @@ def forecast(state: State, side: str, sub: Submission) -> Forecast:
     """
     if sub.card is None:
         return Forecast(side, None, (), (), state, (), ("no card played: nothing moves",))
-    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())), bundled_tables())
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
     w.simulate = True
     w.hands[side].remove(sub.card)
     problems = order_units(w, side, sub, validating=True)

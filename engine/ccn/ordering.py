@@ -200,7 +200,9 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
     if card.kind != "tactic":
         return problems
     if code == "first_strike":
-        bad(sub.card_line, "First Strike is played when you are attacked, not as your turn")
+        # Played as a turn only from a hand holding nothing else: it orders nothing (§8).
+        if items or set(w.state.sides[side].hand) - {"first_strike"}:
+            bad(sub.card_line, "First Strike is played when you are attacked, not as your turn")
         return problems
     if code in _ARMS or code == "grande_manoeuvre":
         ok = eligible(w, side, code)
@@ -285,33 +287,62 @@ def _bonuses(w: Work, code: str) -> None:
             w.dice_bonus[uid] = w.dice_bonus.get(uid, 0) + extra
 
 
+def _pick(  # noqa: PLR0917 (the choice reads this many things)
+    w: Work, side: str, code: str, face: str, faces: tuple[str, ...], fits: list[Item]
+) -> Item:
+    """The listed unit (or leader) a symbol goes to: the first that fits when the side's
+    standing order for the card is ``auto`` (the order written), else the player's choice
+    after the roll among those that fit (a question; one that fits is taken)."""
+    names = [_name(it) for it in fits]
+    auto = names[0] if w.decider.policy(side, code) == "auto" else None
+    what = "order" if code == "elan" else "give a block back to"
+    pick = w.decider.choose(
+        side,
+        code,
+        f"{CARDS[code].name} rolled {' '.join(faces)}: which unit does this {face} {what}?",
+        names,
+        names[0],
+        auto,
+    )
+    return fits[names.index(pick)]
+
+
 def _dice_orders(w: Work, side: str, code: str, wanted: list[Item], command: int) -> None:
-    """Élan and Rally: roll dice equal to command; the symbols order (Élan) or restore blocks
-    to (Rally) the units listed, in the order written (ccn.md §24.2, §27 A8)."""
-    faces = w.roll(command, f"{CARDS[code].name}: {command} dice")
+    """Élan and Rally: roll dice equal to command; each symbol orders (Élan) or gives a lost
+    block back to (Rally) one of the units listed that it fits, chosen after the roll
+    (standing orders ``elan``, ``rally``: ``ask``, or ``auto``: in the order written;
+    ccn.md §24.2, §27 A8). A symbol no listed unit fits is lost."""
+    faces = tuple(w.roll(command, f"{CARDS[code].name}: {command} dice"))
     w.log("card-dice", f"{CARDS[code].name} rolls {' '.join(faces)}", faces, card=code)
     w.ordered.clear()
     w.ordered_leaders.clear()
     pool = list(wanted)
     if code == "elan":
         for f in sorted(faces, key=lambda x: (x == "FLAG", x)):
-            for it in pool:
-                if f == "FLAG" or (isinstance(it, WUnit) and w.arm(it) == _DIE_ARM.get(f)):
-                    pool.remove(it)
-                    _mark(w, side, code, CARDS[code], it)
-                    break
+            fits = [
+                it
+                for it in pool
+                if f == "FLAG" or (isinstance(it, WUnit) and w.arm(it) == _DIE_ARM.get(f))
+            ]
+            if fits:
+                it = _pick(w, side, code, f, faces, fits)
+                pool.remove(it)
+                _mark(w, side, code, CARDS[code], it)
         return
     gained: dict[str, int] = {}
     for f in faces:
         arm = _DIE_ARM.get(f)
-        for it in pool:
-            if (
-                isinstance(it, WUnit)
-                and w.arm(it) == arm
-                and it.blocks + gained.get(it.id, 0) < it.full
-            ):
-                gained[it.id] = gained.get(it.id, 0) + 1
-                break
+        fits = [
+            it
+            for it in pool
+            if isinstance(it, WUnit)
+            and w.arm(it) == arm
+            and it.blocks + gained.get(it.id, 0) < it.full
+        ]
+        if fits:
+            u = _pick(w, side, code, f, faces, fits)
+            assert isinstance(u, WUnit)
+            gained[u.id] = gained.get(u.id, 0) + 1
     for uid, n in gained.items():
         u = w.units[uid]
         u.blocks += n

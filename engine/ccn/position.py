@@ -6,7 +6,8 @@ A position is the whole game state as TOML, table by table in the order of
 fortified hexsides), ``units`` and ``leaders`` (inline tables; ``hex = "off"`` for a piece
 off the board), ``[sides.north]`` / ``[sides.south]`` (hand, banners, square chart, turns,
 standing orders), ``[cards]`` (deck, discard), ``[state]`` (whose turn, last cards played,
-result, markers, options, tables), ``[[objectives]]``, ``[[specials]]`` and ``[pending]``.
+result, markers, options, the tables' SHA-256), ``[[objectives]]``, ``[[specials]]``,
+``[pending]`` and, for a game played on a club's tables, ``[tables] text`` (the whole file).
 What :func:`write_position` prints, :func:`load_position` reads back to an equal state, so
 two ``pbem engine resolve`` calls chain. A ``pbem-position/1`` file is a scenario: it is read
 by the scenario loader (:mod:`engine.ccn.scenario`) and made a state by
@@ -26,8 +27,8 @@ from typing import Any
 
 from engine.ccn.cards import CARDS, DECK
 from engine.ccn.state import SIDES, State, state_from_dict, state_to_dict
-from engine.ccn.work import bundled_tables
 from engine.core.api import PositionError
+from engine.core.tables import TablesError
 from engine.core.toml_lines import TomlLines
 from engine.hexgrid import Hex, HexNotationError
 
@@ -95,6 +96,8 @@ def write_position(state: State) -> str:
     if p is not None:
         out += ["", "[pending]"] + [f"{k} = {_v(v)}" for k, v in p.items() if k != "start"]
         out.append(f"start = {_q(p['start'])}")
+    if "tables" in d:
+        out += ["", "[tables]", f"text = {_q(d['tables'])}"]
     return "\n".join(out) + "\n"
 
 
@@ -118,6 +121,11 @@ def load_position(text: str) -> State:
         state = state_from_dict(_as_state_dict(doc))
     except PositionError:
         raise
+    except TablesError as e:
+        at = ln.line(("tables", "text")) or ln.line(("state", "tables_sha256"))
+        n, msg = e.problems[0]
+        where = f"line {n} of the tables it carries: " if n else ""
+        raise PositionError(at, f"tables: {where}{msg}") from None
     except (KeyError, TypeError, ValueError, AttributeError, HexNotationError) as e:
         raise PositionError(0, f"a value is missing or has the wrong shape: {e}") from None
     _check(state, ln)
@@ -156,12 +164,13 @@ def _as_state_dict(doc: Mapping[str, Any]) -> dict[str, Any]:
         "result": st.get("result"),
         "marks": st.get("markers", {}),
         "tables_sha256": st.get("tables_sha256", ""),
+        **({"tables": doc["tables"].get("text")} if isinstance(doc.get("tables"), dict) else {}),
     }
 
 
 def _check(state: State, ln: TomlLines) -> None:
     """Codes known, pieces on the board one to a hex, cards no more than the deck holds."""
-    t = bundled_tables()
+    t = state.tables
     if set(state.sides) != set(SIDES):
         raise PositionError(ln.line(("sides",)), "sides must be north and south")
     if state.to_move not in SIDES:

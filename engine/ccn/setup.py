@@ -5,7 +5,8 @@ every problem by line) and builds the position before any card is dealt: units w
 starting strength (the scenario's, else the nation's, §4.6), leaders, terrain, fortified
 hexsides, objectives, special rules, the 70 cards still to shuffle. :func:`new_game` applies
 options, shuffles the deck and deals each side the hand the scenario gives (§5.5), sets the
-standing orders every side starts with and records the tables' SHA-256.
+standing orders every side starts with; the game keeps the tables of its position (the
+bundled ones unless a club gave its own, docs/tables.md).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from engine.ccn.state import (
     Unit,
 )
 from engine.ccn.strength import start_blocks
-from engine.ccn.work import bundled_tables, tables_sha256
+from engine.ccn.work import bundled_tables
 from engine.core.api import CardMove, CardPiles, PositionError
 from engine.core.capabilities import Dealt
 from engine.hexgrid import Hex
@@ -147,6 +148,4 @@ def deal(
     for side in SIDES:
         if not state.sides[side].standing:
             state = state.with_side(side, standing=DEFAULT_STANDING)
-    if not state.tables_sha256:
-        state = replace(state, tables_sha256=tables_sha256(bundled_tables()))
     return Dealt(state, setup, tuple(moves))

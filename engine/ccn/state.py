@@ -5,8 +5,8 @@ hexsides, units (nation, type, blocks, starting strength, in square or not) and 
 side's hand, Command (hand size), banners, the cards set aside on its square chart, turns played
 and standing orders, the deck (top first) and discard pile, whose turn it is, the last card each
 side played (Counter-Attack), the scenario's objectives and special rules, the rule options in
-force, the SHA-256 of the tables the game is played with, and a :class:`Pending` turn while a
-turn waits for an answer.
+force, the rules tables the game is played with (named by their SHA-256), and a
+:class:`Pending` turn while a turn waits for an answer.
 
 Conventions every module relies on:
 
@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from engine.cc.lookups import Lookups, name_key
 from engine.cc.pending import Pending, hex_from, hex_to, pending_from_dict, pending_to_dict
+from engine.ccn.tables import CcnTables, bundled_tables, named, tables_from_text
 from engine.hexgrid import STANDARD_BOARD, Board, Hex
 
 __all__ = [
@@ -178,7 +179,12 @@ class State(Lookups[Unit, Leader, SideState]):
     pending: Pending | None = None
     result: str | None = None  # "north" / "south" once over
     marks: Mapping[str, Any] = field(default_factory=dict)  # objective and special bookkeeping
-    tables_sha256: str = ""  # SHA-256 of the rules tables the game is played with
+    tables: CcnTables = field(default_factory=bundled_tables)  # the rules tables it plays on
+
+    @property
+    def tables_sha256(self) -> str:
+        """The SHA-256 naming the rules tables the game is played with (docs/tables.md)."""
+        return self.tables.sha256
 
     def fortified_sides(self, h: Hex) -> tuple[Hex, ...]:
         """The neighbours of ``h`` across its fortified hexsides (§23.5; empty if none)."""
@@ -278,7 +284,8 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "pending": pending_to_dict(s.pending, steps=True),
         "result": s.result,
         "marks": dict(s.marks),
-        "tables_sha256": s.tables_sha256,
+        "tables_sha256": s.tables.sha256,
+        **({"tables": s.tables.text} if s.tables != bundled_tables() else {}),
     }
 
 
@@ -363,5 +370,21 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         pending=pending_from_dict(d.get("pending")),
         result=d.get("result"),
         marks=dict(d.get("marks", {})),
-        tables_sha256=str(d.get("tables_sha256", "")),
+        tables=_tables(d),
     )
+
+
+def _tables(d: Mapping[str, Any]) -> CcnTables:
+    """The tables a state dict carries (a club's text), else the ones its SHA-256 names (the
+    bundled; no name: stored before games named their tables)."""
+    text = d.get("tables")
+    if isinstance(text, str):
+        return tables_from_text(text)
+    sha = str(d.get("tables_sha256") or "")
+    found = named(sha) if sha else bundled_tables()
+    if found is None:
+        raise ValueError(
+            f"the state names the rules tables {sha} without carrying them, and they are "
+            f"not this engine's bundled tables ({bundled_tables().sha256}, docs/tables.md)"
+        )
+    return found

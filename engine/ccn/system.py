@@ -191,6 +191,7 @@ _CAPABILITIES = {
     "scenarios": "engine.ccn.scenario:ScenarioChecker",
     "picture": "engine.ccn.picture:PictureBuilder",
     "rules-help": "engine.ccn.rules_text:RulesHelp",
+    "tables": "engine.ccn.tables:TableProvider",
     "playout": "engine.ccn.playout:NapoleonicsPlayout",
 }
 

@@ -21,7 +21,7 @@ from engine.ccn.ordering import order_units
 from engine.ccn.policy import DEFAULT_STANDING, parse_policy
 from engine.ccn.state import SIDES, State, other, state_from_dict, state_to_dict
 from engine.ccn.steps import break_step, move_step
-from engine.ccn.work import GameOver, Work, WUnit, bundled_tables
+from engine.ccn.work import GameOver, Work, WUnit
 from engine.core.api import CardMove, Resolution
 from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
@@ -38,7 +38,7 @@ class _Rules(StandingRules):
 
     @staticmethod
     def begin(start: State, rng: Randomness, decider: Decider) -> Work:
-        return Work.start(start, rng, decider, bundled_tables())
+        return Work.start(start, rng, decider)
 
     @staticmethod
     def play(w: Work, side: str, orders: str) -> State:
@@ -59,11 +59,13 @@ def _turn(w: Work, side: str, sub: Submission) -> None:
     assert code is not None
     w.log("card", f"{side} plays {CARDS[code].name}", side=side, card=code)
     w.hands[side].remove(code)
+    # §25: the played card is discarded (kept in play order) - before Élan's or Rally's dice,
+    # whose choice may pause the turn with the card already out of the hand.
+    w.discard.append(code)
+    w.cards.append(CardMove("discard", side, code))
     problems = order_units(w, side, sub, validating=False)
     if problems:  # validated before; a replay can only get here through a bug
         raise ValueError("; ".join(str(p) for p in problems))
-    w.discard.append(code)  # §25: the played card is discarded (kept in play order)
-    w.cards.append(CardMove("discard", side, code))
     moving = True
     bound: dict[int, tuple[WUnit | None, Hex | None]] = {}
     for a in sub.actions:

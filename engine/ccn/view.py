@@ -17,7 +17,7 @@ from typing import Any
 from engine.cc.decide import Decider
 from engine.ccn.cards import CARDS
 from engine.ccn.state import SIDES, State
-from engine.ccn.work import Work, WUnit, bundled_tables
+from engine.ccn.work import Work, WUnit
 from engine.core.replay import AnswerBook
 from engine.randomness import ScriptedDice
 
@@ -132,7 +132,7 @@ def player_view(state: State, side: str) -> dict[str, Any]:
 def _work(state: State, side: str, code: str) -> Work:
     from engine.ccn.ordering import effective_card  # noqa: PLC0415
 
-    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())), bundled_tables())
+    w = Work.start(state, ScriptedDice([]), Decider({}, AnswerBook(())))
     w.simulate = True
     w.card = effective_card(state, side, code)[0]
     return w
@@ -148,6 +148,8 @@ def legal_hints(state: State, side: str) -> dict[str, Any]:
         entry: dict[str, Any] = {"code": code, "name": card.name}
         if code == "first_strike":
             entry["note"] = "played when a melee is declared against you"
+            if set(state.sides[side].hand) == {"first_strike"}:
+                entry["note"] += "; your only card: play it as your turn to order nothing and draw"
         else:
             acts, why = effective_card(state, side, code)
             if acts is None:

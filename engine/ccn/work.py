@@ -10,10 +10,8 @@ Victory is checked the moment a banner is taken (§7): :class:`GameOver` unwinds
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 from operator import attrgetter
 from typing import Any
 
@@ -21,24 +19,12 @@ from engine.cc.decide import Decider
 from engine.cc.roster import GameOver, Placed, Roster, refrozen, thawed
 from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
-from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_texts, load_ccn_tables
+from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_tables
 from engine.core.api import CardMove, Event
 from engine.hexgrid import Board, Hex
 from engine.randomness import D6, Randomness
 
-__all__ = ["GameOver", "WLeader", "WUnit", "Work", "bundled_tables", "tables_sha256"]
-
-
-@cache
-def bundled_tables() -> CcnTables:
-    """The tables shipped in ``engine/ccn/data`` (checked once, then shared)."""
-    return load_ccn_tables(bundled_texts())
-
-
-def tables_sha256(t: CcnTables) -> str:
-    """One SHA-256 naming the five table files (each file's SHA-256, in load order)."""
-    lines = "".join(f"{name} {tab.sha256}\n" for name, tab in t.files.items())
-    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+__all__ = ["GameOver", "WLeader", "WUnit", "Work", "bundled_tables"]
 
 
 @dataclass
@@ -129,8 +115,9 @@ class Work:
     simulate: bool = False  # checking orders: no die is rolled
 
     @classmethod
-    def start(cls, state: State, rng: Randomness, decider: Decider, tables: CcnTables) -> Work:
-        w = cls(state=state, rng=rng, decider=decider, tables=tables, active=state.to_move)
+    def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
+        """The working copy of ``state``, played on the tables it carries."""
+        w = cls(state=state, rng=rng, decider=decider, tables=state.tables, active=state.to_move)
         units, leaders = w.units, w.leaders
         units.fill([
             (u.id, thawed(WUnit, units, u, _UNIT_FIELDS, _unit_fields(u)))
