@@ -69,6 +69,11 @@ SYSTEMS: dict[tuple[str, str], dict[str, Any]] = {
         "deck": _CCN_DECK,
         "sides": ["north", "south"],
     },
+    ("cof", "1"): {  # Chariots of Fire: one d10 read 0-9, no cards
+        "dice": {"d10": ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]},
+        "deck": {},
+        "sides": ["north", "south"],
+    },
     ("toy", "1"): {  # the example system: a dice race with nine cards twice
         "dice": {"d6": ["1", "2", "3", "4", "5", "6"]},
         "deck": {str(i): 2 for i in range(1, 10)},

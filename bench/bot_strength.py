@@ -6,6 +6,8 @@ Players: ``random``, ``greedy`` (one ply) and ``bot:N`` (engine/bot, level N).
 Games are played by :func:`engine.bot.match.play_match` on simulated dice,
 with seeds fixed by the pairing, scenario, side and game number: a rerun
 replays the same games. A game cut off at ``--max-epochs`` counts as a draw.
+Players play on the engine's fast playout (``engine.core.playout``), or with
+``--text`` on the mail path's text (how the bot played before it landed).
 A draw scores one half.
 
 Results are appended game by game to ``--out`` (JSON lines), and a rerun
@@ -78,7 +80,11 @@ def play(args: argparse.Namespace) -> None:
                         continue
                     seed = seed_of("bot-strength", key)
                     b_side = next(s for s in system.sides if s != a_side)
-                    players = {a_side: make_player(a, seed), b_side: make_player(b, seed + 1)}
+                    fast = not args.text
+                    players = {
+                        a_side: make_player(a, seed, fast=fast),
+                        b_side: make_player(b, seed + 1, fast=fast),
+                    }
                     t0 = time.process_time()
                     res = play_match(system, position, players, seed, max_epochs=args.max_epochs)
                     score = 0.5 if res.winner in (None, "draw") else float(res.winner == a_side)
@@ -135,6 +141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--max-epochs", type=int, default=300)
     ap.add_argument("--out", default=str(DEFAULT_OUT))
     ap.add_argument("--table", action="store_true", help="only print the table of --out")
+    ap.add_argument(
+        "--text",
+        action="store_true",
+        help="players on the mail path's text (engine.bot.adapter.TextPlayout), not the "
+        "engine's fast playout",
+    )
     args = ap.parse_args(argv)
     if not args.table:
         play(args)

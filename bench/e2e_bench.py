@@ -17,6 +17,7 @@ to the sink). Throughput is processed mails per second over the run.
 
     python bench/e2e_bench.py                       # SQLite and PostgreSQL
     python bench/e2e_bench.py --db sqlite --orders 300 --games 20
+    python bench/e2e_bench.py --db postgresql --workers 1,2,4   # several workers
 
 PostgreSQL needs the Debian package ``postgresql`` (the script runs
 ``scripts/test-postgres``, which starts a throwaway server on loopback and
@@ -93,8 +94,8 @@ def stop_postgres(url: str) -> None:
     subprocess.run([str(ROOT / "scripts" / "test-postgres"), "stop", url], check=False)
 
 
-def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
-    """Run one load against one backend; return its figures."""
+def run(backend: str, args: argparse.Namespace, workers: int = 1) -> dict[str, object]:
+    """Run one load against one backend with ``workers`` processes; return its figures."""
     work = Path(tempfile.mkdtemp(prefix=f"pbem-e2e-{backend}-"))
     pg_url = start_postgres(args.install) if backend == "postgresql" else ""
     stack = contextlib.ExitStack()
@@ -109,7 +110,7 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
             games = create_games(store, cfg, args.games)
             store.dispose()
             store = ReadStore(config.database_url)  # the load only reads
-            serve = Serve(cfg, work / "serve.log")
+            serve = Serve(cfg, work / "serve.log", workers=workers)
             serve.start()
             stack.callback(serve.stop)
             wait_settled(store, sink, timeout=300)  # the opening mails, before the clock starts
@@ -185,7 +186,8 @@ def run(backend: str, args: argparse.Namespace) -> dict[str, object]:
     t0 = min(r.received_at.timestamp() for r in orders)
     t1 = max(r.processed_at.timestamp() for r in orders if r.processed_at)
     result = {
-        "backend": backend,
+        "backend": backend if workers == 1 else f"{backend} x{workers}",
+        "workers": workers,
         "games": args.games,
         "sent": sent[0],
         "orders": len(orders),
@@ -220,11 +222,17 @@ def main() -> None:
     parser.add_argument(
         "--install", action="store_true", help="apt-get install postgresql if absent"
     )
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="worker counts for the PostgreSQL runs, comma-separated (pbem serve --workers N)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp directories")
     parser.add_argument("--name", default="e2e", help="results file names: NAME.json, NAME-*.png")
     args = parser.parse_args()
     backends = ["sqlite", "postgresql"] if args.db == "both" else [args.db]
-    results = [run(b, args) for b in backends]
+    counts = [int(n) for n in args.workers.split(",")]
+    results = [run(b, args, n) for b in backends for n in (counts if b == "postgresql" else [1])]
     save_json(
         f"{args.name}.json",
         {"machine": machine(), "date": today(), "args": vars(args), "runs": results},

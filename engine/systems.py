@@ -43,6 +43,7 @@ ENTRY_POINT_GROUP = "pbem.systems"
 BUILT_IN: dict[str, str] = {
     "cca": "engine.cca:SYSTEM",
     "ccn": "engine.ccn:SYSTEM",
+    "cof": "engine.cof.system:SYSTEM",
     "toy": "engine.toy:SYSTEM",
 }
 """The systems this package ships: name -> ``"module:attribute"`` (imported lazily)."""

@@ -118,7 +118,7 @@ class SystemTables:
         return sum(self.deck.values())
 
 
-AUDITED = (("cca", "1"), ("ccn", "1"), ("toy", "1"))
+AUDITED = (("cca", "1"), ("ccn", "1"), ("cof", "1"), ("toy", "1"))
 """The game systems (name, version) whose records pbem audits; verify_dice.py knows the same."""
 
 

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -173,14 +173,14 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
     # queries: with an equality SQLite picks the (fired, due_at) index and scans
     # every pending deadline of every game (2 s a turn with 100,000 games,
     # bench/scale_bench.py); this way it searches the game's own rows.
-    for row in session.exec(
-        select(Deadline)
+    # One UPDATE; rows of the game already loaded in the session are updated too.
+    session.execute(
+        update(Deadline)
         .where(col(Deadline.game_id) == game_id)
         .where(col(Deadline.fired).is_not(True))
-    ).all():
-        row.fired = True
-        row.fired_at = now
-        session.add(row)
+        .values(fired=True, fired_at=now)
+        .execution_options(synchronize_session="fetch")
+    )
 
 
 def prompt_deadline(
@@ -206,33 +206,28 @@ def set_prompt_deadlines(
     """Replace the game's deadlines with those of a new prompt; return the shown deadline."""
     cancel_deadlines(session, game.id, now)
     deadline = prompt_deadline(session, player_id, period, now)
-    session.add(
-        Deadline(
-            game_id=game.id,
-            side=side,
-            kind=kind,
-            due_at=deadline + grace,
-            state_version=game.state_version,
-            created_at=now,
-        )
-    )
-    earliest = deadline + grace
+    rows = [(kind, deadline + grace)]
     for before in sorted(set(reminders), reverse=True):
         when = deadline - before
         if when > now:
-            earliest = min(earliest, when)
-            session.add(
-                Deadline(
-                    game_id=game.id,
-                    side=side,
-                    kind=DeadlineKind.REMINDER,
-                    due_at=when,
-                    state_version=game.state_version,
-                    created_at=now,
-                )
-            )
-    session.flush()
-    _announce_after_commit(session, earliest)
+            rows.append((DeadlineKind.REMINDER, when))
+    # One bulk INSERT for the deadline and its reminders.
+    session.execute(
+        insert(Deadline),
+        [
+            {
+                "game_id": game.id,
+                "side": side,
+                "kind": row_kind,
+                "due_at": due,
+                "state_version": game.state_version,
+                "fired": False,
+                "created_at": now,
+            }
+            for row_kind, due in rows
+        ],
+    )
+    _announce_after_commit(session, min(due for _, due in rows))
     return deadline
 
 
@@ -470,13 +465,20 @@ class DeadlineScheduler:
         A mail received after a deadline is late for it, whenever it is
         processed: the deadline is judged first (inbox worker thread).
         """
+        # One read: the mail's receipt time, and whether any deadline is due before it.
+        earlier = (
+            select(Deadline.id)
+            .where(col(Deadline.fired).is_(False))
+            .where(col(Deadline.due_at) < col(InboxMessage.received_at))
+            .exists()
+        )
         with read_session(self.store) as session:
-            received = session.exec(
-                select(InboxMessage.received_at).where(col(InboxMessage.id) == inbox_id)
+            found = session.exec(
+                select(InboxMessage.received_at, earlier).where(col(InboxMessage.id) == inbox_id)
             ).first()
-        due = next_due(self.store)
-        if received is None or due is None or due >= received:
+        if found is None or not found[1]:
             return
+        received = found[0]
         report = self.sweep_now(before=received)
         if report.fired and self.on_fired is not None:
             self.on_fired()

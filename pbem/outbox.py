@@ -39,14 +39,16 @@ import hashlib
 import logging
 import mailbox
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from pathlib import Path
 from typing import Any
 
 import aiosmtplib
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
@@ -120,16 +122,7 @@ def queue_message(
     if existing is not None:
         return existing
     raw = message_bytes(message, message_id=message_id, clock=clock)
-    return queue_raw(
-        session,
-        raw,
-        recipient=recipient,
-        message_id=message_id,
-        clock=clock,
-        game_id=game_id,
-        kind=kind,
-        inbox_id=inbox_id,
-    )
+    return _add(session, RawMail(raw, recipient, message_id, kind, game_id), clock, inbox_id)
 
 
 def message_bytes(message: EmailMessage, *, message_id: str, clock: Clock) -> bytes:
@@ -172,21 +165,70 @@ def queue_raw(
     existing = _existing(session, message_id)
     if existing is not None:
         return existing
-    now = clock.now()
-    row = OutboxMessage(
-        game_id=game_id,
-        inbox_id=inbox_id,
-        kind=kind,
-        recipient=recipient,
-        message_id=message_id,
-        raw=raw,
-        status=OutboxStatus.QUEUED,
-        queued_at=now,
-        next_attempt_at=now,
-    )
+    return _add(session, RawMail(raw, recipient, message_id, kind, game_id), clock, inbox_id)
+
+
+def _add(session: Session, mail: RawMail, clock: Clock, inbox_id: int | None) -> OutboxMessage:
+    """Add one outbox row (its Message-ID checked absent by the caller) and flush it."""
+    row = OutboxMessage(**_row_values(mail, clock.now(), inbox_id))
     session.add(row)
     session.flush()
     return row
+
+
+def _row_values(mail: RawMail, now: datetime, inbox_id: int | None) -> dict[str, Any]:
+    return {
+        "game_id": mail.game_id,
+        "inbox_id": inbox_id,
+        "kind": mail.kind,
+        "recipient": mail.recipient,
+        "message_id": mail.message_id,
+        "raw": mail.raw,
+        "status": OutboxStatus.QUEUED,
+        "attempts": 0,
+        "last_error": "",
+        "queued_at": now,
+        "next_attempt_at": now,
+    }
+
+
+@dataclass(frozen=True)
+class RawMail:
+    """A mail made by :func:`message_bytes`, to be queued by :func:`queue_raws`."""
+
+    raw: bytes
+    recipient: str
+    message_id: str
+    kind: str = ""
+    game_id: str | None = None
+
+
+def queue_raws(
+    session: Session, mails: Sequence[RawMail], *, clock: Clock, inbox_id: int | None = None
+) -> int:
+    """Queue several mails in the caller's transaction: one read, one bulk insert.
+
+    Like :func:`queue_raw` for each (a Message-ID already queued, or twice in
+    ``mails``, is queued once); returns how many rows were added.
+    """
+    if not mails:
+        return 0
+    ids = [m.message_id for m in mails]
+    seen = set(
+        session.exec(
+            select(OutboxMessage.message_id).where(col(OutboxMessage.message_id).in_(ids))
+        ).all()
+    )
+    now = clock.now()
+    values = []
+    for mail in mails:
+        if mail.message_id in seen:
+            continue
+        seen.add(mail.message_id)
+        values.append(_row_values(mail, now, inbox_id))
+    if values:
+        session.execute(insert(OutboxMessage), values)
+    return len(values)
 
 
 def _existing(session: Session, message_id: str) -> OutboxMessage | None:

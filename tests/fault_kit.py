@@ -290,14 +290,28 @@ class Serve:
         return self.proc.returncode
 
     def rss_kib(self) -> int:
-        """Return the daemon's resident set size in KiB (0 if not running)."""
+        """Return the daemon's resident set size in KiB, workers included (0 if not running)."""
         if self.proc is None or self.proc.poll() is not None:
             return 0
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
+        total = 0
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        return total
+
+    def pids(self) -> list[int]:
+        """The daemon's process and its workers (its process group: it has a session of its own)."""
+        if self.proc is None:
+            return []
+        out = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == self.proc.pid:  # the process group id
+                    out.append(int(stat.parent.name))
+        return out
 
 
 @dataclass

@@ -291,3 +291,14 @@ def test_bussaco_allies_hold_the_ridge_with_the_village_and_brook_in_front() -> 
     assert "PT" in {u.nation for u in s.south.units} and "MI" in {u.type for u in s.south.units}
     assert {ld.name for ld in s.south.leaders} >= {"Mackinnon", "Spry"}
     assert "Merle" in {ld.name for ld in s.north.leaders}
+
+
+def test_talavera_from_its_page_and_the_redoubt_faces_the_brook() -> None:
+    """ccn.md §5, §23.5: Wellesley's 6 cards and six British line infantry from the page; the
+    French open; the redoubt's fortified hexsides face the Portina brook."""
+    s = load_scenario((ROOT / "005-talavera.toml").read_text(encoding="utf-8"))
+    assert (s.south.commander, s.south.command, s.first) == ("Wellesley", 6, "north")
+    assert Counter(u.type for u in s.south.units)["LN"] == 6
+    assert "RI" in {u.type for u in s.south.units}
+    (work,) = [h for h, t in s.terrain.items() if t == "field_fortifications"]
+    assert s.fortified[work] and all(s.terrain.get(n) == "ford" for n in s.fortified[work])

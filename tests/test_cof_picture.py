@@ -173,3 +173,20 @@ def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
     assert builder.picture({"board": data}) == area_picture(view)
     assert builder.picture({"board": data}, viewer="egyptian").bottom == "egyptian"
     assert len(builder.overview({"board": data}).hexes) == 16 * 12
+
+
+def test_the_capability_draws_the_cof_systems_public_view() -> None:
+    from engine.cof.picture import PictureBuilder
+    from engine.cof.system import SYSTEM
+
+    state = SYSTEM.load_position((ROOT / "000-teaching.toml").read_text(encoding="utf-8"))
+    state.units[0].hits = 2
+    state.units[0].moved = True
+    view = SYSTEM.public_view(state)
+    p = PictureBuilder().picture(view)
+    # Five counters a side: the CH2 and its runners are one.
+    assert len(p.counters) == 10
+    first = _counter(p.counters, view["units"][0]["hex"])
+    assert first.tags == ("2h", "Mv") and first.count == first.full - 2
+    assert {e.style for e in p.edges} == {"stream"}
+    assert any(c.label == "CH2+RI C" for c in p.counters)

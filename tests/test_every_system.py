@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -273,3 +274,27 @@ def test_scenario_balance_counts_a_game_the_autoplayer_cannot_go_on_with(
         "ccn-001-rolica: stopped, counted unfinished: game 1 (seed 'balance|ccn-001-rolica|1')"
         in got.err
     )
+
+
+def test_scenario_balance_of_every_system_skips_one_without_an_autoplayer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no scenario named, a system that cannot play random games is skipped with a note
+    and the others are played; named, its scenario is still an error."""
+    import pbem.commands.scenario as command
+
+    real = command.find
+
+    def no_toy_autoplay(system: Any, capability: Any) -> Any:
+        return None if system.name == "toy" and capability == AUTOPLAY else real(system, capability)
+
+    every = list_scenarios()
+    rolica = next(s for s in every if s.id == "ccn-001-rolica")
+    toy = next(s for s in every if s.system == "toy")
+    monkeypatch.setattr(command, "find", no_toy_autoplay)
+    monkeypatch.setattr(command, "list_scenarios", lambda: [rolica, toy])
+    assert main(["scenario", "balance", "--games", "1", "--max-turns", "30"]) == 0
+    got = capsys.readouterr()
+    assert "skipping the toy scenarios: the system offers no autoplayer yet" in got.err
+    assert [line.split()[0] for line in got.out.splitlines()[1:]] == ["ccn-001-rolica"]
+    assert main(["scenario", "balance", toy.id, "--games", "1"]) == 1

@@ -110,7 +110,7 @@ HOLDING_WORKER = textwrap.dedent(
 )
 
 
-def _wait_for(what: str, check: object, timeout: float = 60.0) -> None:
+def _wait_for(what: str, check: object, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]
         if time.monotonic() > deadline:
@@ -192,7 +192,7 @@ def test_failover_after_kill9_of_a_worker_holding_a_claim(tmp_path: Path, pg_url
             # ... until A dies holding it: PostgreSQL ends its session and its claims.
             os.kill(holder.pid, signal.SIGKILL)
             holder.wait()
-            wait_settled(reader, sink, timeout=60)
+            wait_settled(reader, sink, timeout=120)
         finally:
             for proc in (holder, other):
                 if proc is not None and proc.poll() is None:
@@ -227,3 +227,21 @@ def test_the_cluster_example_config_runs_several_workers() -> None:
     assert not config.imap.enabled
     assert workers_problem(config, 4) is None
     assert workers_problem(config, 0) == "--workers must be 1 or more, not 0"
+
+
+def test_one_worker_at_a_time_runs_a_periodic_job(pg_url: str) -> None:
+    """Every worker schedules the clubs' sweep; the job lock lets one run it at a time."""
+    from pbem.store.locks import try_job_lock
+
+    migrate(pg_url)
+    store = Store(pg_url)
+    try:
+        with store.transaction() as first:
+            assert try_job_lock(first, "clubs-sweep")
+            with store.transaction() as second:  # another worker, meanwhile
+                assert not try_job_lock(second, "clubs-sweep")
+                assert try_job_lock(second, "another-job")
+        with store.transaction() as later:  # the first committed: the lock is free again
+            assert try_job_lock(later, "clubs-sweep")
+    finally:
+        store.dispose()

@@ -79,7 +79,7 @@ def test_a_system_must_answer_to_its_name(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unknown_system_names_the_known_ones() -> None:
-    with pytest.raises(KeyError, match="known cca, ccn, toy"):
+    with pytest.raises(KeyError, match="known cca, ccn, cof, toy"):
         get_system("chess")
 
 

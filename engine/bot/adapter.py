@@ -2,8 +2,8 @@
 
 The search (:mod:`engine.bot.search`) never touches a :class:`GameSystem`
 directly: it asks a :class:`Playout` who acts, what they may do, what an
-action leads to and how good a position looks. :func:`playout_for` gives the
-adapter for a system: :class:`TextPlayout` drives any registered system
+action leads to and how good a position looks. :func:`engine.bot.fast.playout_for` gives
+the adapter for a system: :class:`TextPlayout` drives any registered system
 through its public interface (orders as text, the ``autoplay`` capability for
 random legal orders), so the bot plays every system from day one; a faster
 adapter can replace it without changing the bot.
@@ -39,7 +39,6 @@ __all__ = [
     "Turn",
     "deal_unseen",
     "describe_text",
-    "playout_for",
     "template_head",
 ]
 
@@ -250,8 +249,3 @@ def describe_text(system: GameSystem, text: str) -> str:
 
 def _seed(rng: SimRng) -> bytes:
     return rng.next64().to_bytes(8, "big")
-
-
-def playout_for(system: GameSystem) -> Playout:
-    """The adapter the bot uses for ``system``."""
-    return TextPlayout(system)

@@ -7,7 +7,9 @@ mistake. A :class:`Decision` holds the text to mail (orders or an answer,
 with the headers) and one line saying why.
 
 Levels (:data:`LEVELS`) differ by the search budget; a level may also be
-given a time limit, measured only with a clock the caller injects.
+given a time limit, measured only with a clock the caller injects. Players
+play on the engine's fast playout (:mod:`engine.bot.fast`); ``fast=False``
+plays on the mail path's text instead (:class:`engine.bot.adapter.TextPlayout`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from engine.bot.adapter import Playout, playout_for
+from engine.bot.adapter import Playout
+from engine.bot.fast import playout_for
 from engine.bot.rng import SimRng, seed_of
 from engine.bot.search import Budget, one_ply, search
 from engine.core.api import GameSystem
@@ -75,12 +78,13 @@ def _view_and_seed(game: Playout, state: Any, side: str, seed: int, who: str) ->
 class RandomPlayer:
     """Random legal orders and answers (the playout policy, as a player)."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, *, fast: bool = True) -> None:
         self.seed = seed
+        self.fast = fast
         self.name = "random"
 
     def decide(self, system: GameSystem, state: Any, side: str) -> Decision:
-        game = playout_for(system)
+        game = playout_for(system, fast=self.fast)
         view, rng = _view_and_seed(game, state, side, self.seed, self.name)
         action = game.random_action(view, side, rng)
         what = game.describe(view, side, action)
@@ -90,14 +94,17 @@ class RandomPlayer:
 class GreedyPlayer:
     """One ply: tries each candidate once on a sampled deal and dice, keeps the best score."""
 
-    def __init__(self, seed: int = 0, width: int = 8, samples: int = 2) -> None:
+    def __init__(
+        self, seed: int = 0, width: int = 8, samples: int = 2, *, fast: bool = True
+    ) -> None:
         self.seed = seed
+        self.fast = fast
         self.width = width
         self.samples = samples
         self.name = "greedy"
 
     def decide(self, system: GameSystem, state: Any, side: str) -> Decision:
-        game = playout_for(system)
+        game = playout_for(system, fast=self.fast)
         view, rng = _view_and_seed(game, state, side, self.seed, self.name)
         candidates = game.actions(view, side, rng.spawn("candidates"), self.width)
         [(best, best_score), *_] = one_ply(game, view, side, candidates, rng, samples=self.samples)
@@ -120,6 +127,7 @@ class Bot:
         seconds: float | None = None,
         clock: Callable[[], float] | None = None,
         budget: Budget | None = None,
+        fast: bool = True,
     ) -> None:
         if budget is None:
             if level not in LEVELS:
@@ -129,12 +137,13 @@ class Bot:
             budget = replace(budget, seconds=seconds)
         self.level = level
         self.seed = seed
+        self.fast = fast
         self.budget = budget
         self.clock = clock
         self.name = f"bot:{level}"
 
     def decide(self, system: GameSystem, state: Any, side: str) -> Decision:
-        game = playout_for(system)
+        game = playout_for(system, fast=self.fast)
         view, rng = _view_and_seed(game, state, side, self.seed, self.name)
         ranked, playouts = search(game, view, side, rng, self.budget, clock=self.clock)
         if not ranked:
@@ -170,11 +179,12 @@ def parse_level(spec: str) -> int:
     return int(level)
 
 
-def make_player(spec: str, seed: int = 0) -> Player:
-    """A player from ``random``, ``greedy``, ``bot`` or ``bot:N``."""
+def make_player(spec: str, seed: int = 0, *, fast: bool = True) -> Player:
+    """A player from ``random``, ``greedy``, ``bot`` or ``bot:N`` (``fast``: on the engine's
+    fast playout, else on the mail path's text, :func:`engine.bot.fast.playout_for`)."""
     name = spec.strip().lower()
     if name == "random":
-        return RandomPlayer(seed)
+        return RandomPlayer(seed, fast=fast)
     if name == "greedy":
-        return GreedyPlayer(seed)
-    return Bot(parse_level(name), seed)
+        return GreedyPlayer(seed, fast=fast)
+    return Bot(parse_level(name), seed, fast=fast)

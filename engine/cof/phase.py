@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.cof import cohesion, command, missile, movement
+from engine.cof.adapt import ground, piece, pieces
 from engine.cof.policy import policy_of
+from engine.cof.rout import engaged_withdrawal_hexes
 from engine.cof.shock import distribute_hits
 from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import (
@@ -602,28 +604,21 @@ class Phase:
                 self._step_back(u)
 
     def _step_back(self, u: Unit) -> None:
+        """One hex away from the enemies it was engaged with (cof.md §9.5,
+        :func:`engine.cof.rout.engaged_withdrawal_hexes`; pbem: the lowest hex number)."""
         s = self.s
-        enemy = [e.at for e in s.live(other(u.side))]
-        taken = {x.at for x in s.live() if x.id not in (u.id, u.stacked_with)}
-        troop = s.charts.types[u.type]
-        ok = [
-            h
-            for h in u.at.neighbours()
-            if h in s.grid
-            and h not in taken
-            and s.charts.terrain[s.terrain_at(h)].cost(troop.move_column) is not None
-            and all(h.distance(e) > 1 for e in enemy)
-        ]
+        ctx = self.ctx
+        assert ctx is not None
+        board = pieces(s)
+        foes = [p for p in board if p.side != u.side and p.hex.distance(u.at) == 1]
+        ok = engaged_withdrawal_hexes(s.charts, ground(s), board, piece(s, u), foes)
         if not ok:
-            assert self.ctx is not None
-            self.ctx.log("withdraw", f"{u.id} has nowhere to withdraw to: it stays Engaged")
+            ctx.log("withdraw", f"{u.id} has nowhere to withdraw to: it stays Engaged")
             return
-        dest = str(min(ok, key=str))
-        for m in [u] + ([s.unit(u.stacked_with)] if u.stacked_with else []):
-            if m.hex == u.hex:
-                m.hex, m.engaged = dest, False
-        assert self.ctx is not None
-        self.ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
+        dest = str(ok[0])
+        for m in self.stack(u):
+            m.hex, m.engaged = dest, False
+        ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
         self.acted.add(u.id)
 
 

@@ -15,27 +15,38 @@ rest of the mover's path; a CH-2 with runners withdraws only together, on the ru
 from __future__ import annotations
 
 from engine.cof import cohesion, movement
+from engine.cof.adapt import ground, piece, pieces
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
+from engine.cof.reaction import (
+    approach_hit,
+    reaction_facing_allowed,
+    reaction_facing_hits,
+    withdrawal_hexes,
+    withdrawal_triggered,
+)
 from engine.cof.state import Unit, other
-from engine.cof.steps import add_hits, chart_type
-from engine.gboh.grid import VERTICES, GHex, front_hexes, sectors, turns
+from engine.cof.steps import add_hits
+from engine.gboh.grid import VERTICES, GHex, front_hexes, turns
 
 __all__ = ["REACTIONS", "orderly_withdrawals", "reaction_facing"]
 
 
-def _eligible(ph: Phase, x: Unit, mover: Unit, mover_ma: int) -> bool:
+def _triggered(ph: Phase, mover: Unit, entered: GHex, first: bool) -> list[Unit]:
+    """The inactive units ``mover`` entering ``entered`` lets withdraw
+    (:func:`engine.cof.reaction.withdrawal_triggered`) whose owners' standing orders take it."""
     s = ph.s
-    if not x.on_map or x.engaged or x.column or x.routed or x.id in ph.withdrew:
-        return False
-    if x.type == "RI" and x.stacked_with and s.unit(x.stacked_with).hex == x.hex:
-        return False  # the stack withdraws through its chariot
-    reach = s.charts.actions["withdrawal_trigger"].value
-    d = x.at.distance(mover.at)
-    if d == 0 or d > reach or x.ma <= mover_ma:  # (0: a chariot passing through it)
-        return False
-    wish = policy_of(s, x.side).get("withdraw")
-    return wish == "always" or (wish == "chariots" and _roller(ph, x) is None)
+    board = pieces(s)
+    moving = piece(s, mover)
+    out = []
+    for p in withdrawal_triggered(s.charts, board, moving, entered, first_step=first):
+        x = s.unit(p.id)
+        if x.id in ph.withdrew or p.hex == entered:  # (a chariot passed through stays)
+            continue
+        wish = policy_of(s, x.side).get("withdraw")
+        if wish == "always" or (wish == "chariots" and _roller(ph, x) is None):
+            out.append(x)
+    return out
 
 
 def _roller(ph: Phase, x: Unit) -> Unit | None:
@@ -54,11 +65,12 @@ def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], mover_ma: int)
     assert ctx is not None
     s = ph.s
     for i, h in enumerate(path[1:], 1):
+        triggered = _triggered(ph, mover, h, i == 1)  # the mover still in the hex it leaves
         for m in ph.stack(mover):
             m.hex = str(h)
         ahead = set(path[i + 1 :])
-        for x in sorted(s.live(other(ph.side)), key=lambda u: u.id):
-            if not _eligible(ph, x, mover, mover_ma):
+        for x in triggered:
+            if not x.on_map or x.id in ph.withdrew:
                 continue
             ph.withdrew.add(x.id)
             roller = _roller(ph, x)
@@ -86,56 +98,38 @@ def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], mover_ma: int)
 
 
 def _withdraw(ph: Phase, x: Unit, mover: Unit, mover_ma: int, ahead: set[GHex]) -> None:
+    """The withdrawal move (:func:`engine.cof.reaction.withdrawal_hexes`): to the hex
+    farthest from the mover (then the fewest MP, the lowest number), never onto the rest of
+    the mover's path."""
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
-    if "front" not in sectors(x.at, x.facing, mover.at):
-        hits = s.charts.events["withdrawal_exposed"].hits
-        add_hits(ctx, x, hits, f"approached through its flank or rear by {mover.id}")
-        if not x.on_map or x.routed:
-            return
-    troop = chart_type(s, x)
-    budget = movement.withdrawal_allowance(x.ma, mover_ma)
-    mates = {m.id for m in ph.stack(x)}
-    taken = {u.at for u in s.live() if u.id not in mates}
-    foes = [u.at for u in s.live(other(x.side))]
-    start, here, spent, hits = x.at, x.at, 0, 0
-    while True:
-        best: tuple[int, str, GHex, int] | None = None
-        for n in here.neighbours():
-            if n not in s.grid or n in taken or n in ahead:
-                continue
-            if any(n.distance(f) <= 1 for f in foes):
-                continue
-            if n.distance(mover.at) < here.distance(mover.at):
-                continue
-            cost = movement.entry_cost(s.charts, troop, s.terrain_at(n), s.hexside_kinds(here, n))
-            if cost is None or spent + cost > budget:
-                continue
-            key = (-n.distance(mover.at), str(n), n, cost)
-            if best is None or key[:2] < best[:2]:
-                best = key
-        if best is None:
-            break
-        _, _, nxt, cost = best
-        hits += movement.terrain_hits(
-            s.charts, troop, s.terrain_at(nxt), s.hexside_kinds(here, nxt)
-        )
-        here, spent = nxt, spent + cost
-    if here == start:
+    me = piece(s, x)
+    add_hits(ctx, x, approach_hit(s.charts, me, mover.at), f"approached by {mover.id}")
+    if not x.on_map or x.routed:
+        return
+    budget = movement.withdrawal_allowance(me.ma, mover_ma)
+    found = withdrawal_hexes(
+        s.charts, ground(s), pieces(s), me, mover_hex=mover.at, allowance=budget
+    )
+    options = sorted(
+        (-h.distance(mover.at), mp, str(h)) for h, mp in found.items() if h not in ahead
+    )
+    start = x.hex
+    if not options:
         ctx.log("withdraw", f"{x.id} has nowhere to withdraw to", {"unit": x.id})
         return
-    for ld in s.leaders_at(str(start)):
+    _, spent, dest = options[0]
+    for ld in s.leaders_at(start):
         if ld.side == x.side:
-            ld.hex = str(here)
+            ld.hex = dest
     for m in ph.stack(x):
-        m.hex = str(here)
+        m.hex = dest
     ctx.log(
         "withdraw",
-        f"{x.id} withdraws in good order {start} -> {here} ({spent} of {budget} MP)",
-        {"unit": x.id, "from": str(start), "to": str(here)},
+        f"{x.id} withdraws in good order {start} -> {dest} ({spent} of {budget} MP)",
+        {"unit": x.id, "from": start, "to": dest},
     )
-    add_hits(ctx, x, hits, "terrain")
 
 
 def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:
@@ -145,14 +139,16 @@ def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
+    board = pieces(s)
     for x in sorted(s.live(other(ph.side)), key=lambda u: u.id):
         if not mover.on_map or x.at.distance(mover.at) != 1 or x.id in before:
             continue
-        if x.routed or x.engaged or x.column or x.id in ph.faced or x.type == "BW":
-            continue
-        if x.type == "RI" and len(ph.stack(x)) == 2:
-            continue  # the stack turns with its chariot
-        if mover.at in front_hexes(x.at, x.facing):
+        if x.engaged or x.column or (x.type == "RI" and len(ph.stack(x)) == 2):
+            continue  # (a stack turns with its chariot)
+        me = piece(s, x)
+        if mover.at in front_hexes(x.at, x.facing) or not reaction_facing_allowed(
+            s.charts, me, piece(s, mover), board, used=x.id in ph.faced
+        ):
             continue
         if policy_of(s, x.side).get("reaction-facing") == "never":
             continue
@@ -163,11 +159,10 @@ def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:
         for m in ph.stack(x):
             m.facing = turn[0]
         ctx.log("facing", f"{x.id} turns to face {mover.id} ({turn[0]})", {"unit": x.id})
-        if chart_type(s, x).reaction_facing == "roll":
+        if s.charts.types[me.type].reaction_facing == "roll":
             dr = ctx.d10(f"reaction facing of {x.id}")
-            got = cohesion.check(s.charts, "reaction_facing", x.tq, dr)
             ctx.log("facing", f"{x.id} rolls {dr} against TQ {x.tq}", {"unit": x.id}, (dr,))
-            add_hits(ctx, x, got.hits, "reaction facing")
+            add_hits(ctx, x, reaction_facing_hits(s.charts, me, dr), "reaction facing")
 
 
 def adjacent_to_others(ph: Phase, mover: Unit) -> set[str]:

@@ -1,20 +1,23 @@
 """Steps of a Chariots of Fire turn that change the state: hits, rout, elimination, leaders.
 
-The rule modules (:mod:`engine.cof.cohesion`, :mod:`engine.cof.command`...) are pure
-functions of rolls and ratings; these steps apply them to a :class:`CofState` through a
-:class:`Ctx` that rolls the d10 (faces 0-9, cof.md §2.1) on the committed stream and
-records events. Written here because the rule modules do not (yet) place a routed unit at
-its Standard (§9.7), displace a lone leader (§4.2) or replace a killed leader (§4.5).
+The rule modules are pure functions of rolls, ratings and :mod:`engine.cof.pieces` records
+(:mod:`engine.cof.cohesion` for the rolls, :mod:`engine.cof.rout` for where a routed unit
+goes, :mod:`engine.cof.leaders` for lone leaders and replacements); these steps apply them to
+a :class:`CofState` (seen through :mod:`engine.cof.adapt`) with a :class:`Ctx` that rolls the
+d10 (faces 0-9, cof.md §2.1) on the committed stream and records events. Where the rules
+leave the owner a choice among equal hexes, pbem takes the lowest hex number.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cof import cohesion
+from engine.cof.adapt import chief, ground, piece, pieces
+from engine.cof.leaders import displaced, replacement_hexes
+from engine.cof.rout import rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
 from engine.core.api import Event
@@ -156,33 +159,11 @@ def rout(ctx: Ctx, u: Unit) -> None:
 
 
 def rout_hex(s: CofState, u: Unit) -> str | None:
-    """Where a routing unit is placed (cof.md §9.7, pbem's reading [E]): the vacant hex
-    nearest its Standard that a path free of combat units, impassable terrain and hexes next
-    to enemy chariots reaches from where it stands (ties: the lowest hex number)."""
-    std = GHex.parse(s.sides[u.side].standard)
-    start = u.at
-    occupied = {x.hex for x in s.live() if x.id not in (u.id, u.stacked_with)}
-    chariots = {x.at for x in s.live(other(u.side)) if x.type in CHARIOTS}
-    troop = s.charts.types[u.type]
-    seen = {start}
-    queue = deque([start])
-    best: tuple[int, str] | None = None
-    while queue:
-        h = queue.popleft()
-        if h != start or str(h) not in occupied:
-            key = (h.distance(std), str(h))
-            if best is None or key < best:
-                best = key
-        for nb in h.neighbours():
-            if nb in seen or nb not in s.grid or str(nb) in occupied:
-                continue
-            if s.charts.terrain[s.terrain_at(nb)].cost(troop.move_column) is None:
-                continue
-            if any(x in chariots for x in nb.neighbours()):
-                continue
-            seen.add(nb)
-            queue.append(nb)
-    return best[1] if best else None
+    """Where a routing unit is placed (cof.md §9.7, :func:`engine.cof.rout.rout_hexes`): the
+    nearest vacant hex to its Standard it can reach (ties: the lowest number), or None."""
+    std = GHex.parse(s.sides[u.side].standard) if s.sides[u.side].standard else None
+    found = rout_hexes(s.charts, ground(s), pieces(s), piece(s, u), std)
+    return str(found[0]) if found else None
 
 
 def kill_leader(ctx: Ctx, ld: Leader, why: str) -> None:
@@ -220,24 +201,22 @@ def _chain(first: int, rest: Iterator[int]) -> Iterator[int]:
 
 
 def displace_lone_leaders(ctx: Ctx, mover: Unit) -> None:
-    """An enemy unit next to a leader without a friendly combat unit (cof.md §4.2): the leader
-    goes to the nearest friendly combat unit (ties: the lowest hex number), or is eliminated."""
+    """An enemy unit next to a leader without a friendly combat unit (cof.md §4.2,
+    :func:`engine.cof.leaders.displaced`): the leader goes to the nearest friendly combat unit
+    (ties: the lowest hex number), or is eliminated when his side has none."""
     s = ctx.s
     if not mover.on_map:
         return
-    near = set(mover.at.neighbours())
+    board = pieces(s)
     for ld in s.leaders:
-        if ld.side == mover.side or not ld.on_map or GHex.parse(ld.hex) not in near:
+        if ld.side == mover.side or not ld.on_map:
             continue
-        if any(u.side == ld.side for u in s.units_at(ld.hex)):
-            continue
-        here = GHex.parse(ld.hex)
-        friends = sorted((u.at.distance(here), u.hex) for u in s.live(ld.side))
-        if not friends:
+        where = displaced(board, chief(ld), mover.at)
+        if where is None:
             kill_leader(ctx, ld, "alone among the enemy")
-            continue
-        ld.hex = friends[0][1]
-        ctx.log("leader-displaced", f"{ld.name} falls back to {ld.hex}", {"leader": ld.id})
+        elif where:
+            ld.hex = str(where[0])
+            ctx.log("leader-displaced", f"{ld.name} falls back to {ld.hex}", {"leader": ld.id})
 
 
 def separate(s: CofState) -> None:
@@ -248,19 +227,20 @@ def separate(s: CofState) -> None:
 
 
 def replace_leaders(ctx: Ctx) -> None:
-    """Phase D (cof.md §4.5): a killed wing commander's replacement joins any unit of his
-    wing (pbem: the first in the order of battle); none if the wing has no unit left."""
+    """Phase D (cof.md §4.5, :func:`engine.cof.leaders.replacement_hexes`): a killed wing
+    commander's replacement joins a unit of his wing (pbem: the lowest hex number); none if
+    the wing has no unit left."""
     s = ctx.s
     for ld in s.leaders:
         if ld.status != "killed" or ld.role != "WC":
             continue
-        unit = next((u for u in s.live(ld.side) if u.wing == ld.wing), None)
-        if unit is None:
+        where = replacement_hexes(pieces(s), chief(ld))
+        if not where:
             continue
-        ld.status, ld.hex, ld.wounded = IN_PLAY, unit.hex, False
+        ld.status, ld.hex, ld.wounded = IN_PLAY, str(where[0]), False
         ld.replacement += 1
         ctx.log(
             "leader-replaced",
-            f"a replacement for {ld.name} takes command of wing {ld.wing} at {unit.hex}",
-            {"leader": ld.id, "hex": unit.hex},
+            f"a replacement for {ld.name} takes command of wing {ld.wing} at {ld.hex}",
+            {"leader": ld.id, "hex": ld.hex},
         )

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.cof import orders as orders_mod
-from engine.cof.policy import DEFAULT_STANDING, parse_policy, policy_of
+from engine.cof.policy import DEFAULT_STANDING, parse_policy
 from engine.cof.position import load_position, write_position
 from engine.cof.state import (
     SIDES,
@@ -31,6 +31,7 @@ from engine.cof.state import (
 from engine.cof.steps import Ctx, separate
 from engine.cof.tables import bundled, load_cof_text, one_file_schemas
 from engine.cof.turn import opening, trump_question
+from engine.cof.view import board
 from engine.core.api import Prompt, Question, Resolution
 from engine.core.tables import Tables, TableSchema
 from engine.randomness import D10, Die, Randomness
@@ -132,7 +133,7 @@ class CofSystem:
     def public_view(self, state: CofState) -> dict[str, Any]:
         s = state
         data = state_to_dict(s)
-        return {
+        out: dict[str, Any] = {
             "game_id": s.game_id,
             "title": s.title,
             "turn": s.turn,
@@ -152,18 +153,21 @@ class CofSystem:
             "map": {"columns": list(s.columns), "rows": list(s.rows)},
             "charts": {"sha256": s.charts.sha256, "placeholders": len(s.charts.placeholders())},
         }
+        out["board"] = board(out)
+        return out
 
     def player_view(self, state: CofState, side: str) -> dict[str, Any]:
         v = self.public_view(state)
-        v["standing"] = policy_of(state, side).text()
+        v["standing"] = state.sides[side].standing  # (the defaults fill what it leaves out)
         return v
 
     def masked(self, state: CofState, side: str) -> CofState:
-        """Nothing is hidden on a GBoH map but the other side's standing orders."""
+        """Nothing is hidden on a GBoH map but the other side's standing orders (blanked: the
+        defaults play for them, :func:`engine.cof.policy.policy_of`)."""
         s = clone(state)
         for other_side in SIDES:
             if other_side != side:
-                s.sides[other_side].standing = DEFAULT_STANDING
+                s.sides[other_side].standing = ""
         return s
 
     def summary(self, state: CofState) -> str:
@@ -217,6 +221,10 @@ class CofSystem:
             from engine.cof.autoplay import AutoPlayer  # noqa: PLC0415
 
             return AutoPlayer(self)
+        if name == "picture":
+            from engine.cof.view import CofPicture  # noqa: PLC0415
+
+            return CofPicture()
         if name == "scenarios":
             from engine.cof import scenario  # noqa: PLC0415
 

@@ -40,6 +40,7 @@ from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
 from pbem.store import Game, GameStatus, OutboxMessage, Player, Seat, Store
 from pbem.store.files import private_dir
+from pbem.store.locks import try_job_lock
 
 if TYPE_CHECKING:
     from pbem.daemon import Daemon
@@ -70,6 +71,9 @@ def club_sweep(
 ) -> dict[str, int]:
     """Run the sweep once in its own transaction; return what it did, by kind."""
     with store.transaction() as session:
+        # Several workers (PostgreSQL) schedule the sweep; one at a time runs it.
+        if not try_job_lock(session, "clubs-sweep"):
+            return {"expired": 0, "adjudicated": 0, "standings": 0, "feeds": 0}
         return sweep_in(Env(session, config, clock, Mailer(session, config, clock, server_key)))
 
 

@@ -165,6 +165,12 @@ def _balance(args: argparse.Namespace) -> int:
         if not chosen:
             err(f"no scenario of system {args.system!r} (pbem systems lists the systems)")
             return 1
+    if not args.scenarios and args.system is None:
+        # Every bundled battle: a system that cannot play random games yet is skipped, not fatal.
+        silent = sorted({s.system for s in chosen if find(get_system(s.system), AUTOPLAY) is None})
+        for name in silent:
+            err(f"skipping the {name} scenarios: the system offers no autoplayer yet")
+        chosen = [s for s in chosen if s.system not in silent]
     header = ""
     for s in chosen:
         a, b = list(s.sides)[:2]  # the first two sides: every bundled system has two

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
@@ -102,8 +102,12 @@ class Lanes:
 class InboxProcessor(Protocol):
     """Turns one pending inbox row into its effects, in one transaction."""
 
-    def process(self, inbox_id: int) -> None:
-        """Process the row ``inbox_id`` and mark it processed or refused."""
+    def process(self, inbox_id: int) -> bool | None:
+        """Process the row ``inbox_id`` and mark it processed or refused.
+
+        Return True to say the row is marked (the worker then does not read it
+        again to check); None to have the worker check.
+        """
         ...
 
 
@@ -151,6 +155,17 @@ class InboxWorker:
     def _begin(self, inbox_id: int) -> bool:
         """Count an attempt at the row; set it aside instead if it had too many (False)."""
         with self.store.transaction() as session:
+            # The common case in one statement: a pending row with attempts left.
+            counted = session.execute(
+                update(InboxMessage)
+                .where(col(InboxMessage.id) == inbox_id)
+                .where(col(InboxMessage.status) == InboxStatus.PENDING)
+                .where(col(InboxMessage.attempts) < self.max_attempts)
+                .values(attempts=col(InboxMessage.attempts) + 1)
+                .execution_options(synchronize_session=False)
+            )
+            if getattr(counted, "rowcount", 0) == 1:
+                return True
             row = session.get(InboxMessage, inbox_id)
             if row is None or row.status != InboxStatus.PENDING:
                 return False
@@ -217,7 +232,7 @@ class InboxWorker:
         try:
             if not self._begin(inbox_id):
                 return 1
-            self.processor.process(inbox_id)
+            marked = self.processor.process(inbox_id)
         except OperationalError:
             log.exception("inbox #%d: database unavailable; will retry", inbox_id)
             self._undo_attempt(inbox_id)
@@ -226,7 +241,8 @@ class InboxWorker:
             log.exception("inbox #%d: processing failed", inbox_id)
             self._mark_failed(inbox_id, f"processing failed: {type(exc).__name__}: {exc}")
         else:
-            self._check_marked(inbox_id)
+            if marked is not True:
+                self._check_marked(inbox_id)
         return 1
 
     def pending_lanes(self, lanes: Lanes) -> dict[str, list[int]]:

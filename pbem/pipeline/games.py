@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from engine.core.api import CardMove, CardPiles, GameSystem, Prompt
@@ -47,6 +48,7 @@ __all__ = [
     "DICE_LOG",
     "GAME_ID",
     "SETUP_HASH",
+    "DiceLogs",
     "GameContext",
     "GameError",
     "NewSeat",
@@ -55,6 +57,8 @@ __all__ = [
     "chains",
     "create_game",
     "current_key",
+    "current_keys",
+    "dice_logs",
     "find_or_add_player",
     "game_join",
     "is_bot_address",
@@ -130,14 +134,17 @@ def current_key(session: Session, player_id: int) -> SshPublicKey | None:
     return None if row is None else SshPublicKey.parse(row.public_key)
 
 
-def load_game(session: Session, game_id: str) -> GameContext | None:
+def load_game(session: Session, game_id: str, *, game: Game | None = None) -> GameContext | None:
     """Load game ``game_id`` with its seats and keys; None if there is no such game.
 
     On PostgreSQL the game's row is locked for the transaction (several
     workers: the second one to load a game waits until the first commits,
-    then reads what it wrote; :func:`pbem.store.locks.lock_row`).
+    then reads what it wrote; :func:`pbem.store.locks.lock_row`). ``game``:
+    the row, already read with :func:`~pbem.store.locks.lock_row` in this
+    transaction.
     """
-    game = lock_row(session, Game, game_id)
+    if game is None:
+        game = lock_row(session, Game, game_id)
     if game is None:
         return None
     system = resolve_system(game.system)
@@ -145,13 +152,32 @@ def load_game(session: Session, game_id: str) -> GameContext | None:
         game, system, system.from_json(game.state_json), GameOptions.loads(game.options_json)
     )
     seats = session.exec(select(Seat).where(col(Seat.game_id) == game_id)).all()
+    ids = sorted({seat.player_id for seat in seats})
+    # One query for the players and one for their keys, whatever the number of seats.
+    players = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(ids))).all()}
+    keys = current_keys(session, ids)
     for seat in seats:
-        player = session.get(Player, seat.player_id)
+        player = players.get(seat.player_id)
         if player is None:  # pragma: no cover - foreign keys forbid it
             continue
-        assert player.id is not None
-        ctx.seats[seat.side] = SeatInfo(seat.side, player, current_key(session, player.id))
+        ctx.seats[seat.side] = SeatInfo(seat.side, player, keys.get(seat.player_id))
     return ctx
+
+
+def current_keys(session: Session, player_ids: Sequence[int]) -> dict[int, SshPublicKey]:
+    """Return each player's current (unrevoked, newest) key, in one query; keyless ones left out."""
+    out: dict[int, SshPublicKey] = {}
+    if not player_ids:
+        return out
+    for row in session.exec(
+        select(PlayerKey)
+        .where(col(PlayerKey.player_id).in_(list(player_ids)))
+        .where(col(PlayerKey.revoked_at).is_(None))
+        .order_by(col(PlayerKey.id).desc())
+    ).all():
+        if row.player_id not in out:
+            out[row.player_id] = SshPublicKey.parse(row.public_key)
+    return out
 
 
 def game_join(session: Session, ctx: GameContext) -> bytes | None:
@@ -187,16 +213,32 @@ def _chain(seed: bytes, length: int) -> HashChain:
     return HashChain(seed, length)
 
 
-def shuffles_done(session: Session, game_id: str) -> int:
-    """Count the shuffles the game's stored dice logs record."""
+@dataclass(frozen=True)
+class DiceLogs:
+    """What a game's stored dice logs say: each epoch's prompt kind, and the shuffles so far."""
+
+    prompts: dict[int, str]
+    shuffles: int
+
+
+def dice_logs(session: Session, game_id: str) -> DiceLogs:
+    """Read the game's dice logs once (one query) for :class:`DiceLogs`."""
+    prompts: dict[int, str] = {}
     total = 0
-    for payload in session.exec(
-        select(Event.payload_json)
+    for epoch, payload in session.exec(
+        select(Event.epoch, Event.payload_json)
         .where(col(Event.game_id) == game_id)
         .where(col(Event.kind) == DICE_LOG)
     ).all():
-        total += len(json.loads(payload).get("shuffles", []))
-    return total
+        data = json.loads(payload)
+        prompts[epoch] = data.get("prompt", "")
+        total += len(data.get("shuffles", []))
+    return DiceLogs(prompts, total)
+
+
+def shuffles_done(session: Session, game_id: str) -> int:
+    """Count the shuffles the game's stored dice logs record."""
+    return dice_logs(session, game_id).shuffles
 
 
 def _next_seq(session: Session, game_id: str) -> int:
@@ -214,20 +256,25 @@ def append_events(
     clock: Clock,
 ) -> None:
     """Append ``(kind, payload)`` events to the game's log, numbered after the last."""
+    if not items:
+        return
     seq = _next_seq(session, game_id)
     now = clock.now()
-    for kind, payload in items:
-        session.add(
-            Event(
-                game_id=game_id,
-                epoch=epoch,
-                seq=seq,
-                kind=kind[:64],
-                payload_json=json.dumps(payload, sort_keys=True, ensure_ascii=False),
-                created_at=now,
-            )
-        )
-        seq += 1
+    # One bulk INSERT (no RETURNING: nothing reads the new ids back).
+    session.execute(
+        insert(Event),
+        [
+            {
+                "game_id": game_id,
+                "epoch": epoch,
+                "seq": seq + n,
+                "kind": kind[:64],
+                "payload_json": json.dumps(payload, sort_keys=True, ensure_ascii=False),
+                "created_at": now,
+            }
+            for n, (kind, payload) in enumerate(items)
+        ],
+    )
 
 
 def dice_log_payload(

@@ -40,7 +40,7 @@ from pbem.config import Config
 from pbem.mailin.msgid import clean_msg_id
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import MailInput, compose
-from pbem.outbox import make_message_id, message_bytes, queue_message, queue_raw
+from pbem.outbox import RawMail, make_message_id, message_bytes, queue_message, queue_raws
 from pbem.pipeline.games import GameContext, is_bot_address
 from pbem.pipeline.ruleshelp import help_text, rules_helper
 from pbem.server_key import ServerKey
@@ -93,15 +93,8 @@ def narrative(events: Sequence[Event | Mapping[str, Any]]) -> tuple[mv.Narrative
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class HeldMail:
-    """A mail composed and serialised ahead of its transaction's writes (:meth:`Mailer.holding`)."""
-
-    raw: bytes
-    recipient: str
-    message_id: str
-    kind: str
-    game_id: str | None
+HeldMail = RawMail
+"""A mail composed and serialised ahead of its transaction's writes (:meth:`Mailer.holding`)."""
 
 
 @dataclass
@@ -115,6 +108,7 @@ class Mailer:
     inbox_id: int | None = None
     _boards: dict[tuple[str, int, str | None, str], Any] = field(default_factory=dict)
     _ascii: dict[tuple[str, int, str | None, str], str] = field(default_factory=dict)
+    _pictures: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     _held: list[HeldMail] | None = None
     ahead_cache: dict[str, Any] | None = None
     """Mails composed ahead by an earlier attempt at the same turn (owned by the Processor)."""
@@ -275,18 +269,8 @@ class Mailer:
             self._held = None
 
     def release(self, held: Sequence[HeldMail]) -> None:
-        """Queue mails built under :meth:`holding` in the caller's transaction."""
-        for mail in held:
-            queue_raw(
-                self.session,
-                mail.raw,
-                recipient=mail.recipient,
-                message_id=mail.message_id,
-                clock=self.clock,
-                game_id=mail.game_id,
-                kind=mail.kind,
-                inbox_id=self.inbox_id,
-            )
+        """Queue mails built under :meth:`holding` in the caller's transaction (one insert)."""
+        queue_raws(self.session, held, clock=self.clock, inbox_id=self.inbox_id)
 
     def queue_text(
         self,
@@ -393,24 +377,36 @@ class Mailer:
         """
         key = (ctx.id, ctx.game.state_version, side, _digest(events))
         if key not in self._boards:
-            from pbem.render import picture_of, render_board  # noqa: PLC0415 - pillow is slow
+            from pbem.render import render_board  # noqa: PLC0415 - pillow is slow
 
-            pic = picture_of(ctx.system, ctx.system.public_view(ctx.state), events, side)
-            self._boards[key] = render_board(pic)
+            self._boards[key] = render_board(self._picture(key, ctx, side, events))
         return self._boards[key]
+
+    def _picture(
+        self, key: tuple[Any, ...], ctx: GameContext, side: str | None, events: Any
+    ) -> Any:
+        """The picture of ``ctx`` as ``side`` sees it, built once for the board and its ASCII."""
+        if key not in self._pictures:
+            from pbem.render import picture_of  # noqa: PLC0415
+
+            self._pictures[key] = picture_of(
+                ctx.system, ctx.system.public_view(ctx.state), events, side
+            )
+        return self._pictures[key]
 
     def ascii_board(
         self, ctx: GameContext, side: str | None = None, events: Sequence[Mapping[str, Any]] = ()
     ) -> str:
         """Return the ASCII board as ``side`` sees it (empty if it cannot be drawn)."""
         key = (ctx.id, ctx.game.state_version, side, _digest(events))
+        drawn = self._boards.get(key)
+        if drawn is not None:  # the board drew its ASCII form already
+            return str(drawn.ascii)
         if key not in self._ascii:
             try:
-                from pbem.render import picture_of  # noqa: PLC0415
                 from pbem.render.ascii import render_ascii  # noqa: PLC0415
 
-                pic = picture_of(ctx.system, ctx.system.public_view(ctx.state), events, side)
-                self._ascii[key] = render_ascii(pic)
+                self._ascii[key] = render_ascii(self._picture(key, ctx, side, events))
             except Exception:  # a drawing bug must not stop a turn
                 log.exception("game %s: cannot draw the ASCII board", ctx.id)
                 return ""

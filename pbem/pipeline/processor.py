@@ -70,6 +70,7 @@ from pbem.store import (
     Store,
     optimistic_transaction,
 )
+from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ class Processor:
         self._ahead: dict[str, Any] = {}  # turns' mails composed ahead, for a redo
         """Optimistic attempts redone under the write lock (for benchmarks and tests)."""
 
-    def process(self, inbox_id: int) -> None:
+    def process(self, inbox_id: int) -> bool:
         """Process row ``inbox_id`` in one transaction (a row no longer pending is left alone).
 
         On SQLite the transaction is first tried optimistically
@@ -131,17 +132,19 @@ class Processor:
         refuses the lock, the attempt is rolled back whole and the row is
         processed again under ``BEGIN IMMEDIATE``. Either way exactly one
         transaction commits the row, the game and its mails (invariant 1).
+        Returns True: the row is no longer pending once this returns.
         """
         if self.optimistic:
             try:
                 with optimistic_transaction(self.store) as session:
                     self._process_in(session, inbox_id)
-                return
+                return True
             except (OperationalError, PendingRollbackError) as exc:
                 self.conflicts += 1
                 log.debug("inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc)
         with self.store.transaction() as session:
             self._process_in(session, inbox_id)
+        return True
 
     def _process_in(self, session: Session, inbox_id: int) -> None:
         row = session.get(InboxMessage, inbox_id)
@@ -172,15 +175,22 @@ class Processor:
         )
         return Outcome.refused(f"{why}; {'one note sent' if sent else 'no reply'}")
 
+    def _player(self, session: Session, email: str | None) -> Player | None:
+        """The player writing from ``email`` (looked up once per address and transaction)."""
+        if email is None:
+            return None
+        found: dict[str, Player | None] = session.info.setdefault("pbem_players_by_email", {})
+        if email not in found:
+            found[email] = session.exec(select(Player).where(col(Player.email) == email)).first()
+        return found[email]
+
     def _known(self, session: Session, sender: str | None) -> bool:
         """Is ``sender`` a player or the operator (the larger mail budget)?"""
         if sender is None:
             return False
         if sender == self.config.mail.operator.strip().lower():
             return True
-        return (
-            session.exec(select(Player.id).where(col(Player.email) == sender)).first() is not None
-        )
+        return self._player(session, sender) is not None
 
     def _set_aside(
         self, env: Env, row: InboxMessage, sender: str | None, code: str, why: str
@@ -216,7 +226,7 @@ class Processor:
             return self._set_aside(env, row, counted.sender, "unreadable", why)
         if mail.sender in (self.config.mail.address.lower(), self.config.mail_domain):
             return Outcome.refused("mail from the referee's own address: ignored")
-        player = session.exec(select(Player).where(col(Player.email) == mail.sender)).first()
+        player = self._player(session, mail.sender)
         # Clubs build on the pipeline (imported here, not at the top: no import cycle).
         from pbem.clubs.mailcmd import club_of, handle_club_mail  # noqa: PLC0415
         from pbem.clubs.replacements import handle_replace  # noqa: PLC0415
@@ -354,11 +364,13 @@ class Processor:
         self, session: Session, mail: Inbound, text: str, player: Player | None
     ) -> tuple[GameContext | None, str]:
         for gid, how in game_candidates(mail, self.config.mail.address, self.config.mail_domain):
-            if session.get(Game, gid) is not None:
-                return load_game(session, gid), how
+            game = lock_row(session, Game, gid)
+            if game is not None:
+                return load_game(session, gid, game=game), how
         named = header_lines(text).get("game", "").lower()
-        if named and session.get(Game, named) is not None:
-            return load_game(session, named), "game line"
+        game = lock_row(session, Game, named) if named else None
+        if game is not None:
+            return load_game(session, named, game=game), "game line"
         if player is not None and player.id is not None:
             active = session.exec(
                 select(Seat.game_id)

@@ -42,6 +42,7 @@ from pbem.pipeline.games import (
     append_events,
     chains,
     dice_log_payload,
+    dice_logs,
     game_join,
     shuffles_done,
 )
@@ -124,8 +125,10 @@ def apply_submission(
     question_id = before.question.id if before.question is not None else None
     epoch = ctx.game.epoch + 1
     # The turn's earlier epochs' events and orders, read before this transaction writes.
-    prior = turn_events(session, ctx.id, epoch)
-    orders = [*turn_orders(session, ctx.id, epoch), (epoch, side, orders_hash.hex())]
+    logs = dice_logs(session, ctx.id)
+    rows = _turn_rows(session, ctx.id, epoch, logs.prompts)
+    prior = _engine_events(rows)
+    orders = [*_accepted(rows), (epoch, side, orders_hash.hex())]
     dice_chain, deck_chain = chains(session, ctx.id)
     key = dice_chain.key(epoch)
     dice = EpochDice(
@@ -134,7 +137,7 @@ def apply_submission(
         key,
         orders_hash,
         deck=deck_chain,
-        shuffles_before=shuffles_done(session, ctx.id),
+        shuffles_before=logs.shuffles,
         join=game_join(session, ctx),
     )
     result = ctx.system.resolve(ctx.state, submission, dice)
@@ -188,47 +191,42 @@ def turn_events(session: Session, game_id: str, epoch: int) -> list[dict[str, An
     A turn paused by questions spans several epochs; mails report all of
     them together (epochs going back while the earlier one ended in a question).
     """
-    logs = {
-        e.epoch: json.loads(e.payload_json).get("prompt", "")
-        for e in session.exec(
-            select(Event).where(col(Event.game_id) == game_id).where(col(Event.kind) == DICE_LOG)
-        ).all()
-    }
-    return [json.loads(r.payload_json) for r in _turn_rows(session, game_id, epoch, logs)]
+    rows = _turn_rows(session, game_id, epoch, dice_logs(session, game_id).prompts)
+    return _engine_events(rows)
 
 
-def _turn_rows(
-    session: Session, game_id: str, epoch: int, logs: dict[int, str], kind: str | None = None
-) -> list[Event]:
-    """The events of the epochs of ``epoch``'s turn: the engine's, or those of ``kind``."""
+def _turn_rows(session: Session, game_id: str, epoch: int, prompts: dict[int, str]) -> list[Event]:
+    """Every stored event of the epochs of ``epoch``'s turn, in order (one query)."""
     first = epoch
-    while first - 1 >= 1 and logs.get(first - 1) == "question":
+    while first - 1 >= 1 and prompts.get(first - 1) == "question":
         first -= 1
-    rows = session.exec(
-        select(Event)
-        .where(col(Event.game_id) == game_id)
-        .where(col(Event.epoch) >= first)
-        .where(col(Event.epoch) <= epoch)
-        .order_by(col(Event.seq))
-    ).all()
-    if kind is None:
-        return [r for r in rows if not r.kind.startswith("pbem.")]
-    return [r for r in rows if r.kind == kind]
+    return list(
+        session.exec(
+            select(Event)
+            .where(col(Event.game_id) == game_id)
+            .where(col(Event.epoch) >= first)
+            .where(col(Event.epoch) <= epoch)
+            .order_by(col(Event.seq))
+        ).all()
+    )
+
+
+def _engine_events(rows: list[Event]) -> list[dict[str, Any]]:
+    return [json.loads(r.payload_json) for r in rows if not r.kind.startswith("pbem.")]
+
+
+def _accepted(rows: list[Event]) -> list[tuple[int, str, str]]:
+    out = []
+    for row in rows:
+        if row.kind == "pbem.accepted":
+            data = json.loads(row.payload_json)
+            out.append((row.epoch, str(data.get("side", "")), str(data.get("orders_hash", ""))))
+    return out
 
 
 def turn_orders(session: Session, game_id: str, epoch: int) -> list[tuple[int, str, str]]:
     """``(epoch, side, orders hash)`` of every submission stored for ``epoch``'s turn."""
-    logs = {
-        e.epoch: json.loads(e.payload_json).get("prompt", "")
-        for e in session.exec(
-            select(Event).where(col(Event.game_id) == game_id).where(col(Event.kind) == DICE_LOG)
-        ).all()
-    }
-    out = []
-    for row in _turn_rows(session, game_id, epoch, logs, "pbem.accepted"):
-        data = json.loads(row.payload_json)
-        out.append((row.epoch, str(data.get("side", "")), str(data.get("orders_hash", ""))))
-    return out
+    return _accepted(_turn_rows(session, game_id, epoch, dice_logs(session, game_id).prompts))
 
 
 @dataclass(frozen=True)

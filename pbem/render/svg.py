@@ -110,12 +110,7 @@ def _base(layout: Layout, base: Base) -> tuple[dict[str, object], ...]:
     return tuple(_layer(x) for x in base_layers(layout, base))
 
 
-@lru_cache(maxsize=16)
-def render_svg(view: Picture, r: float = SVG_RADIUS) -> str:
-    """The picture as a standalone SVG document (cached per picture)."""
-    layout = Layout(view.size, r)
-    layers = [*_base(layout, base_of(view)), *(_layer(x) for x in overlay_layers(layout, view))]
-    title = view.title or "pbem board"
+def _render(layout: Layout, title: str, layers: list[dict[str, object]]) -> str:
     return (
         environment()
         .get_template("board.svg.j2")
@@ -127,3 +122,30 @@ def render_svg(view: Picture, r: float = SVG_RADIUS) -> str:
             layers=layers,
         )
     )
+
+
+def _head_length(layout: Layout, title: str) -> int:
+    """Where the layers begin in the document (the template with no layers, up to ``</svg>``)."""
+    return _render(layout, title, []).rindex("</svg>")
+
+
+@lru_cache(maxsize=8)
+def _base_text(layout: Layout, base: Base) -> str:
+    """The base layers' SVG text (terrain, grid, labels), written once per map and side."""
+    whole = _render(layout, "", list(_base(layout, base)))
+    return whole[_head_length(layout, "") : whole.rindex("</svg>")]
+
+
+@lru_cache(maxsize=16)
+def render_svg(view: Picture, r: float = SVG_RADIUS) -> str:
+    """The picture as a standalone SVG document (cached per picture).
+
+    The same text as the template given every layer: the base layers' text is
+    written once per map (:func:`_base_text`) and spliced in before the
+    overlays, which the template writes for each picture.
+    """
+    layout = Layout(view.size, r)
+    title = view.title or "pbem board"
+    over = _render(layout, title, [_layer(x) for x in overlay_layers(layout, view)])
+    head = _head_length(layout, title)
+    return over[:head] + _base_text(layout, base_of(view)) + over[head:]

@@ -15,6 +15,8 @@ a no-op there. On PostgreSQL (docs/scaling.md):
   when the worker's session ends — a clean stop, or kill -9 (the server sees
   the socket close) — so another worker takes the lane on with no lease and
   no clock.
+- :func:`try_job_lock` lets one worker at a time run a periodic job that
+  every worker schedules (the clubs' sweep).
 """
 
 from __future__ import annotations
@@ -31,12 +33,22 @@ from sqlmodel import Session
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LANE_LOCK_CLASS", "LaneClaims", "is_postgres", "lane_key", "lock_row"]
+__all__ = [
+    "JOB_LOCK_CLASS",
+    "LANE_LOCK_CLASS",
+    "LaneClaims",
+    "is_postgres",
+    "lane_key",
+    "lock_row",
+    "try_job_lock",
+]
 
 T = TypeVar("T")
 
 LANE_LOCK_CLASS = 0x7062_656D & 0x7FFF_FFFF
 """The first key of pbem's lane advisory locks (``pg_try_advisory_lock(class, key)``): "pbem"."""
+JOB_LOCK_CLASS = LANE_LOCK_CLASS - 1
+"""The first key of the periodic jobs' advisory locks (:func:`try_job_lock`)."""
 
 
 def is_postgres(bind: Session | Engine | Connection) -> bool:
@@ -57,6 +69,21 @@ def lock_row(session: Session, model: type[T], key: Any, *, skip_locked: bool = 
         return session.get(model, key)
     lock: Any = {"skip_locked": True} if skip_locked else True
     return session.get(model, key, with_for_update=lock, populate_existing=True)
+
+
+def try_job_lock(session: Session, job: str) -> bool:
+    """Take the cluster-wide lock of periodic ``job`` for this transaction; False if held.
+
+    On PostgreSQL a transaction-level advisory lock (released at commit,
+    rollback or the worker's death): every worker schedules the job, one at
+    a time runs it. Always True on SQLite (one worker).
+    """
+    if not is_postgres(session):
+        return True
+    got = session.execute(
+        text("SELECT pg_try_advisory_xact_lock(:c, :k)"), {"c": JOB_LOCK_CLASS, "k": lane_key(job)}
+    ).scalar()
+    return bool(got)
 
 
 def lane_key(lane: str) -> int:

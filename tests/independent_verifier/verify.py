@@ -51,6 +51,7 @@ KNOWN = {
         },
         Counter(CCN_DECK),
     ),
+    ("cof", "1"): ({"d10": [str(i) for i in range(10)]}, Counter()),
     ("toy", "1"): ({"d6": ["1", "2", "3", "4", "5", "6"]}, Counter(TOY_DECK)),
 }
 SEATS = ["north", "south"]

@@ -1,0 +1,100 @@
+"""How many SQL statements one orders mail costs the inbox worker, like a query-count assertion.
+
+Every statement the store's engine sends while the worker handles a signed
+orders mail that resolves a turn (the common case: the listing, the deadline
+check, the attempt count, the one processing transaction with its events,
+snapshot, deadlines and result mails) is counted with a SQLAlchemy
+``before_cursor_execute`` listener. On SQLite the transactions' ``BEGIN``
+statements count too (pbem sends them itself; PostgreSQL's driver begins
+implicitly). The budget catches a change that adds a query per mail, or a
+loop of queries (per seat, per event, per recipient), without anyone
+noticing; bench/README.md gives the history of the figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_store_migrations
+from fault_kit import create_games, orders_mail, write_config
+from sqlalchemy import event
+
+from pbem.clock import SystemClock
+from pbem.config import load_config
+from pbem.deadlines import DeadlineScheduler
+from pbem.mailin.accept import store_message
+from pbem.mailin.worker import InboxWorker
+from pbem.pipeline import Processor, load_server_key
+from pbem.pipeline.timing import fire_deadline
+from pbem.store import InboxMessage, InboxStatus, Store, migrate
+
+pg_url = test_store_migrations.pg_url  # the PostgreSQL fixture (skips without PBEM_TEST_PG_URL)
+
+BUDGET = {"sqlite": 32, "postgresql": 28}
+"""Statements per orders mail, common case (57 and 40 before issue 20 batched reads and writes)."""
+REPLY = 5
+"""A turn that also sends the player a note: the rate limit's read and write, the note."""
+
+
+class Counter:
+    """Count the statements an engine sends, with their first words (for the failure message)."""
+
+    def __init__(self, store: Store) -> None:
+        self.statements: list[str] = []
+        self.engine = store.engine
+        event.listen(self.engine, "before_cursor_execute", self._count)
+
+    def _count(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        self.statements.append(" ".join(statement.split()[:4]))
+
+    def close(self) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._count)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield ""
+    else:
+        yield request.getfixturevalue("pg_url")
+
+
+def test_an_orders_mail_costs_the_worker_a_bounded_number_of_statements(
+    tmp_path: Path, db_url: str
+) -> None:
+    cfg = write_config(tmp_path, sink_port=0, db_url=db_url)
+    config = load_config(str(cfg))
+    migrate(config.database_url)
+    store = Store(config.database_url)
+    clock = SystemClock()
+    games = create_games(store, cfg, 2)
+    processor = Processor(config, store, clock, server_key=load_server_key(config.server_key_path))
+    judge = DeadlineScheduler(config, store, clock, None, fire=fire_deadline)
+    worker = InboxWorker(store, processor, clock, before_row=judge.judge_before_mail)
+    counts = []
+    for _ in range(3):
+        for game in games:
+            mail = orders_mail(store, game)
+            assert mail is not None
+            accepted = store_message(
+                store, mail.raw, source="smtp", clock=clock, envelope_to=[config.mail.address]
+            )
+            counter = Counter(store)
+            try:
+                assert worker.process_pending() == 1
+            finally:
+                counter.close()
+            with store.transaction() as session:
+                row = session.get(InboxMessage, accepted.inbox_id)
+                assert row is not None and row.status == InboxStatus.PROCESSED, row.outcome
+            counts.append((len(counter.statements), counter.statements))
+    dialect = store.engine.dialect.name
+    store.dispose()
+    # The common case: a turn resolved and mailed. A turn that also answers the
+    # player with a note (a rate-limited reply) is allowed REPLY statements more.
+    for count, statements in counts:
+        noted = any(s.startswith("SELECT rate_limits") for s in statements)
+        assert count <= BUDGET[dialect] + (REPLY if noted else 0), "\n".join(statements)
