@@ -11,18 +11,80 @@ rolling from the same continuing stream, reaches the same state (``tests/test_pl
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, cast
 
 from engine.cc.autoplay import RandomRules
+from engine.cc.roster import GameOver
 from engine.core.api import GameSystem, Question, Resolution
 from engine.core.playout import Action, FastRandomness, TextPlayout
 from engine.core.replay import AnswerBook
 from engine.randomness import Randomness
 
-__all__ = ["CCPlayout", "RandomBook", "Resolver"]
+__all__ = [
+    "PLANNER_LINES",
+    "CCPlayout",
+    "RandomBook",
+    "Resolver",
+    "StandingPolicies",
+    "Unplannable",
+    "first_line",
+    "play_to_end",
+]
 
 Resolver = Callable[[Any, Any, Randomness, AnswerBook | None], Resolution]
 """A system's ``resolve(state, submission, rng, answers)`` (``engine.<system>.turn``)."""
+
+
+class Unplannable(Exception):
+    """The planner found no orders it could write (the mail path's random player takes over)."""
+
+
+PLANNER_LINES = ("",) * 64
+"""Quotes for problems the planner drops (never shown)."""
+
+
+class StandingPolicies:
+    """Each side's standing orders over the defaults, parsed once per text (a system's own
+    ``parse_policy`` and ``DEFAULT_STANDING``; each system keeps its own cache)."""
+
+    def __init__(self, parse: Callable[[str], Any], default: str) -> None:
+        self._parse = parse
+        self._default = default
+        self._cache: dict[str, Any] = {}
+
+    def __call__(self, state: Any) -> dict[str, Any]:
+        out = {}
+        for side, v in state.sides.items():
+            text = v.standing
+            pol = self._cache.get(text)
+            if pol is None:
+                pol = self._parse(self._default).merged(self._parse(text))
+                if len(self._cache) < 256:
+                    self._cache[text] = pol
+            out[side] = pol
+        return out
+
+
+def first_line(sub: Any) -> int:
+    """The line of the first move or battle in ``sub``'s text (after the header and order)."""
+    head = (sub.game, sub.turn, sub.side, sub.card)
+    return 1 + sum(x is not None for x in head) + (1 if sub.orders else 0)
+
+
+def play_to_end(play_planned: Callable[..., Any], w: Any, side: str, sub: Any, plan: Any) -> Any:
+    """``play_planned(w, side, sub, plan)``'s final state, or the state the battle ended in
+    (the moves made are then the orders if it ended during the moves)."""
+    try:
+        return play_planned(w, side, sub, plan)
+    except GameOver as over:
+        result = over.result
+        w.log("victory", "the battle is a draw" if result == "draw"
+              else f"{result} wins the battle", result=result)  # fmt: skip
+        final = replace(w.freeze(), result=result, pending=None)
+        if plan.sub is sub:  # it ended during the moves: the moves made are the orders
+            plan.sub = replace(sub, actions=tuple(plan.moved))
+        return final
 
 
 class RandomBook(AnswerBook):
@@ -91,14 +153,8 @@ class CCPlayout(TextPlayout):
         from one stream that continues (``dice``), reaches the same state.
         """
         roll = rng if dice is None else dice
-        done: list[Action] = []
-        while ps.pending is not None and ps.result is None:
-            a = self.random_action(ps, rng)
-            ps = self.apply(ps, a, roll)
-            done.append(a)
-            if ps.pending is None:
-                return ps, done
-        if ps.result is not None:
+        ps, done, over = self._settle(ps, rng, roll)
+        if over:
             return ps, done
         order = self._orders(ps, ps.to_move, rng)
         book = RandomBook(rng)
@@ -106,6 +162,20 @@ class CCPlayout(TextPlayout):
         done.append(order)
         done += [self._answer(s, a) for s, a in book.given]
         return ps, done
+
+    def _settle(
+        self, ps: Any, rng: FastRandomness, roll: Randomness
+    ) -> tuple[Any, list[Action], bool]:
+        """A waiting question answered (at random, dice from ``roll``): the state, the
+        actions taken and whether the turn is over (answered, or the game has ended)."""
+        done: list[Action] = []
+        while ps.pending is not None and ps.result is None:
+            a = self.random_action(ps, rng)
+            ps = self.apply(ps, a, roll)
+            done.append(a)
+            if ps.pending is None:
+                return ps, done, True
+        return ps, done, ps.result is not None
 
     def _answer(self, side: str, answer: str) -> Action:
         """The action of answering ``answer`` (what ``legal_actions`` lists for it)."""

@@ -25,8 +25,10 @@ from dataclasses import replace
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.playout import CCPlayout, RandomBook
-from engine.cc.roster import GameOver
+from engine.cc.playout import PLANNER_LINES as _LINES
+from engine.cc.playout import CCPlayout, RandomBook, StandingPolicies, play_to_end
+from engine.cc.playout import Unplannable as _Unplannable
+from engine.cc.playout import first_line as _first_line
 from engine.cca import combat, movement
 from engine.cca.autoplay import _effective_card, _own_refs
 from engine.cca.ordering import order_units
@@ -43,29 +45,8 @@ from engine.randomness import Randomness, ScriptedDice
 __all__ = ["AncientsPlayout"]
 
 
-class _Unplannable(Exception):
-    """The planner found no orders it could write (the mail path's random player takes over)."""
-
-
-_POLICIES: dict[str, Any] = {}
-
-
-def _policies(state: State) -> dict[str, Any]:
-    """Each side's standing orders over the defaults (parsed once per text)."""
-    out = {}
-    for side, v in state.sides.items():
-        text = v.standing
-        pol = _POLICIES.get(text)
-        if pol is None:
-            pol = parse_policy(DEFAULT_STANDING).merged(parse_policy(text))
-            if len(_POLICIES) < 256:
-                _POLICIES[text] = pol
-        out[side] = pol
-    return out
-
-
-_LINES = ("",) * 64
-"""Quotes for problems the planner drops (never shown)."""
+_policies = StandingPolicies(parse_policy, DEFAULT_STANDING)
+"""Each side's standing orders over the defaults (parsed once per text)."""
 
 
 def _order(w: Work, side: str, state: State, rng: FastRandomness) -> Submission:
@@ -97,12 +78,6 @@ def _ref(text: str) -> Ref:
     if text.lower().startswith("leader "):
         return Ref(leader=text.split(" ", 1)[1])
     return Ref(hex=Hex.parse(text))
-
-
-def _first_line(sub: Submission) -> int:
-    """The line of the first move or battle in ``sub``'s text (after the header and order)."""
-    head = (sub.game, sub.turn, sub.side, sub.card)
-    return 1 + sum(x is not None for x in head) + (1 if sub.orders else 0)
 
 
 def _moves(w: Work, side: str, rng: FastRandomness, lines: list[Line], first: int) -> list[Line]:
@@ -240,14 +215,8 @@ class AncientsPlayout(CCPlayout):
         from engine.cca.turn import play_planned  # noqa: PLC0415
 
         roll = rng if dice is None else dice
-        done: list[Action] = []
-        while ps.pending is not None and ps.result is None:
-            a = self.random_action(ps, rng)
-            ps = self.apply(ps, a, roll)
-            done.append(a)
-            if ps.pending is None:
-                return ps, done
-        if ps.result is not None:
+        ps, done, over = self._settle(ps, rng, roll)
+        if over:
             return ps, done
         side = ps.to_move
         book = RandomBook(rng)
@@ -259,15 +228,7 @@ class AncientsPlayout(CCPlayout):
         plan = _Plan(rng, sub)
         # The check marked the orders as resolution would, unless the card rolls for them.
         plan.ordered = w.card not in ("SP", "RA")
-        try:
-            final = play_planned(w, side, sub, plan)
-        except GameOver as over:
-            result = over.result
-            w.log("victory", "the battle is a draw" if result == "draw"
-                  else f"{result} wins the battle", result=result)  # fmt: skip
-            final = replace(w.freeze(), result=result, pending=None)
-            if plan.sub is sub:  # it ended during the moves: the moves made are the orders
-                plan.sub = replace(sub, actions=tuple(plan.moved))
+        final = play_to_end(play_planned, w, side, sub, plan)
         done.append(Action(side, "orders", plan.sub))
         done += [self._answer(s, a) for s, a in book.given]
         return final, done

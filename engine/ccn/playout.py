@@ -27,7 +27,10 @@ from typing import Any
 from engine.cc.decide import Decider
 from engine.cc.orders import Action as Line
 from engine.cc.orders import Ref, Submission
-from engine.cc.playout import CCPlayout, RandomBook
+from engine.cc.playout import PLANNER_LINES as _LINES
+from engine.cc.playout import CCPlayout, RandomBook, StandingPolicies, play_to_end
+from engine.cc.playout import Unplannable as _Unplannable
+from engine.cc.playout import first_line as _first_line
 from engine.ccn.battle import fire_problem, melee_problem
 from engine.ccn.cards import CARDS
 from engine.ccn.movement import leader_reach, reach
@@ -35,7 +38,7 @@ from engine.ccn.ordering import effective_card, eligible, order_units
 from engine.ccn.policy import DEFAULT_STANDING, parse_policy
 from engine.ccn.state import State
 from engine.ccn.steps import break_step, move_step
-from engine.ccn.work import GameOver, WLeader, Work, WUnit
+from engine.ccn.work import WLeader, Work, WUnit
 from engine.core.playout import Action, FastRandomness
 from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
@@ -44,29 +47,8 @@ from engine.randomness import Randomness, ScriptedDice
 __all__ = ["NapoleonicsPlayout"]
 
 
-class _Unplannable(Exception):
-    """The planner found no orders it could write (the mail path's random player takes over)."""
-
-
-_POLICIES: dict[str, Any] = {}
-
-
-def _policies(state: State) -> dict[str, Any]:
-    """Each side's standing orders over the defaults (parsed once per text)."""
-    out = {}
-    for side, v in state.sides.items():
-        text = v.standing
-        pol = _POLICIES.get(text)
-        if pol is None:
-            pol = parse_policy(DEFAULT_STANDING).merged(parse_policy(text))
-            if len(_POLICIES) < 256:
-                _POLICIES[text] = pol
-        out[side] = pol
-    return out
-
-
-_LINES = ("",) * 64
-"""Quotes for problems the planner drops (never shown)."""
+_policies = StandingPolicies(parse_policy, DEFAULT_STANDING)
+"""Each side's standing orders over the defaults (parsed once per text)."""
 _ROLLS_TO_ORDER = ("elan", "rally")
 """Cards whose dice choose what is ordered (the check marks every unit asked for)."""
 
@@ -119,12 +101,6 @@ def _order(w: Work, side: str, state: State, rng: FastRandomness) -> Submission:
                 break
             refs = [r for n, r in enumerate(refs, 5) if n not in bad]
     raise _Unplannable(f"no card of {hand} can be played")
-
-
-def _first_line(sub: Submission) -> int:
-    """The line of the first move or battle in ``sub``'s text (after the header and order)."""
-    head = (sub.game, sub.turn, sub.side, sub.card)
-    return 1 + sum(x is not None for x in head) + (1 if sub.orders else 0)
 
 
 def _toward(enemies: list[Hex], options: list[Hex], rng: FastRandomness) -> Hex:
@@ -238,14 +214,8 @@ class NapoleonicsPlayout(CCPlayout):
         from engine.ccn.turn import play_planned  # noqa: PLC0415
 
         roll = rng if dice is None else dice
-        done: list[Action] = []
-        while ps.pending is not None and ps.result is None:
-            a = self.random_action(ps, rng)
-            ps = self.apply(ps, a, roll)
-            done.append(a)
-            if ps.pending is None:
-                return ps, done
-        if ps.result is not None:
+        ps, done, over = self._settle(ps, rng, roll)
+        if over:
             return ps, done
         side = ps.to_move
         book = RandomBook(rng)
@@ -260,15 +230,7 @@ class NapoleonicsPlayout(CCPlayout):
         if not ordered:  # the turn rolls for what the card orders: a copy the check left alone
             w = _work(ps, roll, decider)
         plan = _Plan(rng, sub, ordered)
-        try:
-            final = play_planned(w, side, sub, plan)
-        except GameOver as over:
-            result = over.result
-            w.log("victory", "the battle is a draw" if result == "draw"
-                  else f"{result} wins the battle", result=result)  # fmt: skip
-            final = replace(w.freeze(), result=result, pending=None)
-            if plan.sub is sub:  # it ended during the moves: the moves made are the orders
-                plan.sub = replace(sub, actions=tuple(plan.moved))
+        final = play_to_end(play_planned, w, side, sub, plan)
         done.append(Action(side, "orders", plan.sub))
         done += [self._answer(s, a) for s, a in book.given]
         return final, done
