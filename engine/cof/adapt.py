@@ -9,9 +9,10 @@ type ``CH2RI`` under the chariot's id.
 
 from __future__ import annotations
 
-from engine.cof.pieces import Chief, Ground, Piece
+from dataclasses import replace
+
+from engine.cof.pieces import Chief, Ground, Piece, ground_of, view, view_chief
 from engine.cof.state import CofState, Leader, Unit
-from engine.gboh.grid import GHex
 
 __all__ = ["chief", "ground", "piece", "pieces"]
 
@@ -27,24 +28,11 @@ def _stack_of(s: CofState, u: Unit) -> Unit | None:
 def piece(s: CofState, u: Unit) -> Piece:
     """The piece a counter is part of (its stack's, for a CH-2 or its runners)."""
     mate = _stack_of(s, u)
-    if mate is not None and u.type == "RI":
+    if mate is None:
+        return view(u)
+    if u.type == "RI":
         u, mate = mate, u
-    return Piece(
-        id=u.id,
-        side=u.side,
-        type="CH2RI" if mate is not None else u.type,
-        hex=u.at,
-        facing=u.facing,
-        tq=u.tq,
-        ma=min(u.ma, mate.ma) if mate is not None else u.ma,
-        hits=u.hits,
-        weapon=u.missile or None,
-        wing=u.wing,
-        engaged=u.engaged,
-        routed=u.routed,
-        column=u.column,
-        supply=u.supply,
-    )
+    return replace(view(u, as_type="CH2RI"), ma=min(u.ma, mate.ma))
 
 
 def pieces(s: CofState) -> list[Piece]:
@@ -59,37 +47,17 @@ def pieces(s: CofState) -> list[Piece]:
 
 
 def ground(s: CofState) -> Ground:
-    """The map: terrain, levels and hexside features."""
-    sides: dict[frozenset[GHex], tuple[str, ...]] = {}
-    for h, side, kind in s.hexsides:
-        a = GHex.parse(h)
-        key = frozenset((a, a.neighbour(side)))
-        sides[key] = (*sides.get(key, ()), kind)
-    return Ground(
-        grid=s.grid,
-        terrain={GHex.parse(h): k for h, k in s.terrain.items()},
-        levels={GHex.parse(h): n for h, n in s.elevation.items()},
-        sides=sides,
-    )
+    """The map: terrain, levels and hexside features (on the state's own cached grid)."""
+    g = ground_of(s.columns, s.rows, s.terrain, s.elevation, s.hexsides)
+    return replace(g, grid=s.grid)
 
 
 def chief(ld: Leader) -> Chief:
-    """A leader as the rules see him."""
-    return Chief(
-        id=ld.id,
-        side=ld.side,
-        role=ld.role,
-        hex=GHex.parse(ld.hex) if ld.on_map else None,
-        wing=ld.wing or None,
-        initiative=ld.initiative,
-        command_range=ld.command_range,
-        charisma=ld.charisma,
-        ability=ld.ability,
-        combat=ld.combat,
-        endurance=ld.endurance,
-        wounded=ld.wounded,
-        hero=ld.hero,
-        archer=ld.archer,
-        on_foot=ld.on_foot,
+    """A leader as the rules see him: off the map unless in play (a killed leader may keep
+    his hex), ``replacement`` while one waits to take over (cof.md §4.5)."""
+    c = view_chief(ld)
+    return replace(
+        c,
+        hex=c.hex if ld.on_map else None,
         replacement=ld.replacement > 0,
     )
