@@ -39,8 +39,6 @@ value of the tables (checked for the rows each case uses).
 
 from __future__ import annotations
 
-import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -49,6 +47,7 @@ from typing import Any
 import pytest
 from ccn_kit import position
 from ccn_rules_kit import TABLES, Kit, KLeader, KUnit
+from rules_corpus import case_id, load_cases
 
 from engine.ccn.cards import DECK
 from engine.ccn.rules import (
@@ -74,21 +73,11 @@ from engine.randomness import ScriptedDice
 CASES = Path(__file__).parent / "ccn_rules_cases"
 
 
-def _load() -> list[dict[str, Any]]:
-    out = []
-    for path in sorted(CASES.glob("*.toml")):
-        for case in tomllib.loads(path.read_text(encoding="utf-8")).get("case", []):
-            case["file"] = path.name
-            out.append(case)
-    return out
-
-
-ALL = _load()
+ALL = load_cases(CASES)
 
 
 def _id(case: dict[str, Any]) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", case["name"].lower()).strip("-")
-    return f"ccn_{case['section'].replace('.', '_')}_{slug}"
+    return case_id("ccn", case)
 
 
 def _build(case: dict[str, Any]) -> Kit:

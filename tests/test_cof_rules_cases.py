@@ -19,8 +19,6 @@ every such cell. Format (tests/cof_rules_cases/README.md)::
 
 from __future__ import annotations
 
-import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -28,27 +26,18 @@ import pytest
 from cof_rules_cases_rules import Ctx
 from cof_rules_cases_shock import RULES
 from cof_rules_kit import FIXTURE, RULEBOOK, B, chief, ground, piece
+from rules_corpus import case_id, load_cases
 
 from engine.core.tables import provenance_kind
 
 CASES = Path(__file__).parent / "cof_rules_cases"
 
 
-def _load() -> list[dict[str, Any]]:
-    out = []
-    for path in sorted(CASES.glob("*.toml")):
-        for case in tomllib.loads(path.read_text(encoding="utf-8")).get("case", []):
-            case["file"] = path.name
-            out.append(case)
-    return out
-
-
-ALL = _load()
+ALL = load_cases(CASES)
 
 
 def _id(case: dict[str, Any]) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", case["name"].lower()).strip("-")
-    return f"cof_{case['section'].replace('.', '_')}_{slug}"
+    return case_id("cof", case)
 
 
 # The chart values the rulebook fixes that the corpus must show in use: every ``rulebook``

@@ -12,7 +12,6 @@ built.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -21,28 +20,10 @@ from typing import Any
 from engine.cca.state import SIDES, Pending, SideState, State
 from engine.cca.tables import BUNDLED, named
 from engine.core.api import PositionError, Question
+from engine.core.toml_text import toml_string as q
+from engine.core.toml_text import toml_value
 
 __all__ = ["apply_game_fields", "game_lines", "q", "toml_value"]
-
-
-def q(s: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
-    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def toml_value(v: Any) -> str:
-    """A TOML value for ``v`` (bool, int, str, list, dict; ``None`` is not allowed)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return q(v)
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{q(str(k))} = {toml_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write {v!r}")
 
 
 def side_lines(side: SideState) -> list[str]:

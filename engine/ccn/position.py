@@ -18,7 +18,6 @@ Every error is a :class:`PositionError` naming the line of the offending entry.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections import Counter
@@ -30,6 +29,8 @@ from engine.ccn.state import SIDES, State, state_from_dict, state_to_dict
 from engine.core.api import PositionError
 from engine.core.tables import TablesError
 from engine.core.toml_lines import TomlLines
+from engine.core.toml_text import toml_string as _q
+from engine.core.toml_text import toml_value as _v
 from engine.hexgrid import Hex, HexNotationError
 
 __all__ = ["FORMAT", "load_position", "write_position"]
@@ -37,29 +38,6 @@ __all__ = ["FORMAT", "load_position", "write_position"]
 FORMAT = "pbem-position/2"
 SCENARIO_FORMAT = "pbem-position/1"
 OFF = "off"
-
-
-def _q(s: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
-    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _v(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return _q(v)
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(_v(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return (
-            "{ "
-            + ", ".join(f"{_q(str(k))} = {_v(x)}" for k, x in v.items() if x is not None)
-            + " }"
-        )
-    raise TypeError(f"cannot write {v!r}")
 
 
 def _piece(d: Mapping[str, Any]) -> dict[str, Any]:
