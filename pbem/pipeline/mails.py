@@ -2,7 +2,7 @@
 
 This is the pipeline's adapter to :mod:`pbem.mailviews`: it fills the
 mailviews input model from the store and the engine's views and calls
-:func:`pbem.mailviews.compose.compose`. While a compose function is not
+:func:`pbem.mailviews.compose.build`. While a compose function is not
 written yet (it raises ``NotImplementedError``) a plain-text mail with the
 same content is built here instead, so the referee works either way.
 
@@ -39,7 +39,8 @@ from pbem.clock import Clock
 from pbem.config import Config
 from pbem.mailin.msgid import clean_msg_id
 from pbem.mailviews import model as mv
-from pbem.mailviews.compose import MailInput, compose
+from pbem.mailviews.compose import MailInput, build
+from pbem.mailviews.mime import OutgoingMail
 from pbem.outbox import RawMail, make_message_id, message_bytes, queue_message, queue_raws
 from pbem.pipeline.games import GameContext, is_bot_address
 from pbem.pipeline.ruleshelp import help_text, rules_helper
@@ -171,7 +172,7 @@ class Mailer:
     def queue(
         self,
         ctx: GameContext | None,
-        message: EmailMessage,
+        message: OutgoingMail,
         *,
         recipient: str,
         message_id: str,
@@ -224,7 +225,7 @@ class Mailer:
 
     def _put(
         self,
-        message: EmailMessage,
+        message: OutgoingMail,
         *,
         recipient: str,
         message_id: str,
@@ -299,7 +300,7 @@ class Mailer:
         ctx: GameContext,
         env: mv.Envelope,
         view: Callable[[], MailInput],
-        fallback: Callable[[], EmailMessage],
+        fallback: Callable[[], OutgoingMail],
         kind: str,
         *,
         deadline: datetime | None = None,
@@ -309,7 +310,7 @@ class Mailer:
         ``deadline``: the recipient's own deadline, attached as ``deadline.ics``
         in his time zone (:mod:`pbem.calendar`).
         """
-        message: EmailMessage | None = None
+        message: OutgoingMail | None = None
         built = None
         if kind not in _COMPOSE_MISSING:
             try:
@@ -318,7 +319,7 @@ class Mailer:
                 log.exception("game %s: cannot build the %s mail view", ctx.id, kind)
         if built is not None:
             try:
-                message = compose(built)
+                message = build(built)
             except NotImplementedError:
                 _COMPOSE_MISSING.add(kind)
                 message = None
