@@ -110,6 +110,7 @@ class Mailer:
     _boards: dict[tuple[str, int, str | None, str], Any] = field(default_factory=dict)
     _ascii: dict[tuple[str, int, str | None, str], str] = field(default_factory=dict)
     _pictures: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    _digests: dict[int, tuple[Sequence[Mapping[str, Any]], int, str]] = field(default_factory=dict)
     _held: list[HeldMail] | None = None
     ahead_cache: dict[str, Any] | None = None
     """Mails composed ahead by an earlier attempt at the same turn (owned by the Processor)."""
@@ -376,7 +377,7 @@ class Mailer:
         ``events`` (the turn's engine event dicts) draw what happened: moves,
         combats, retreats and losses. Raises for a system that draws no board.
         """
-        key = (ctx.id, ctx.game.state_version, side, _digest(events))
+        key = (ctx.id, ctx.game.state_version, side, self._digest(events))
         if key not in self._boards:
             from pbem.render import render_board  # noqa: PLC0415 - pillow is slow
 
@@ -399,7 +400,7 @@ class Mailer:
         self, ctx: GameContext, side: str | None = None, events: Sequence[Mapping[str, Any]] = ()
     ) -> str:
         """Return the ASCII board as ``side`` sees it (empty if it cannot be drawn)."""
-        key = (ctx.id, ctx.game.state_version, side, _digest(events))
+        key = (ctx.id, ctx.game.state_version, side, self._digest(events))
         drawn = self._boards.get(key)
         if drawn is not None:  # the board drew its ASCII form already
             return str(drawn.ascii)
@@ -412,6 +413,14 @@ class Mailer:
                 log.exception("game %s: cannot draw the ASCII board", ctx.id)
                 return ""
         return self._ascii[key]
+
+    def _digest(self, events: Sequence[Mapping[str, Any]]) -> str:
+        """:func:`_digest` of ``events``, once per list (a turn's boards and mails share one)."""
+        seen = self._digests.get(id(events))
+        if seen is None or seen[0] is not events or seen[1] != len(events):
+            seen = (events, len(events), _digest(events))
+            self._digests[id(events)] = seen
+        return seen[2]
 
     def prepare_boards(self, ctx: GameContext, events: Sequence[Mapping[str, Any]] = ()) -> None:
         """Draw each side's board ahead of the mails (a failure is left for the mails to meet)."""
