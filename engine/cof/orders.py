@@ -39,7 +39,16 @@ from engine.cof.turn import answer_trump, finish_activation, momentum_roll, next
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
 
-__all__ = ["ORDERS", "Submission", "carry_out", "movement_segment", "orders_phase", "parse"]
+__all__ = [
+    "ORDERS",
+    "Submission",
+    "carry_out",
+    "do_order",
+    "in_order",
+    "movement_segment",
+    "orders_phase",
+    "parse",
+]
 
 ORDERS = ("move", "withdraw", "rally")
 VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock")
@@ -162,26 +171,28 @@ def _check(s: CofState, sub: Submission) -> Submission:
     if wing in ("pool", "none"):
         return out
     ph = Phase(clone(s), sub.side, wing, sub.order)
-    problems = [p for p in (_dry(ph, x) for x in _ordered(out.actions)) if p is not None]
+    problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
     return out
 
 
-def _ordered(actions: tuple[Action, ...]) -> list[Action]:
-    """Rally attempts precede everything else (cof.md §5.5)."""
+def in_order(actions: tuple[Action, ...]) -> list[Action]:
+    """The order lines as they are carried out: rally attempts first (cof.md §5.5)."""
     return [x for x in actions if x.verb == "rally"] + [x for x in actions if x.verb != "rally"]
 
 
 def _dry(ph: Phase, x: Action) -> OrdersProblem | None:
-    msg = _do(ph, x)
+    msg = do_order(ph, x)
     if msg is None:
         return None
     legal = tuple(sorted(u.id for u in ph.units()))
     return _problem(x.line, x.quote, f"bad-{x.verb}", msg, legal)
 
 
-def _do(ph: Phase, x: Action) -> str | None:
+def do_order(ph: Phase, x: Action) -> str | None:
+    """Carry out one order line in ``ph`` (a dry phase only moves, :class:`Phase`); the
+    problem if it may not be."""
     if x.verb == "move":
         return ph.move(x)
     if x.verb == "fire":
@@ -263,8 +274,8 @@ def movement_segment(ph: Phase, actions: tuple[Action, ...]) -> None:
     assert ctx is not None
     if ph.order == "withdraw":
         ph.withdraw()
-    for x in _ordered(actions):
-        msg = _do(ph, x)
+    for x in in_order(actions):
+        msg = do_order(ph, x)
         if msg is not None:
             ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
         separate(ph.s)
