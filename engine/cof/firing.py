@@ -120,6 +120,8 @@ def _gone(u: Unit) -> bool:
 def entry_fire(ph: Phase, mover: Unit) -> None:
     """Entry reaction fire at ``mover`` in the hex it has just entered (rulebook §7.44)."""
     s = ph.s
+    if any(k == "aggression" and m == mover.id for k, m, _ in ph.reacted):
+        return  # never at a unit making an Aggression Reaction (rulebook §8.54)
     passed = [x for x in s.units_at(mover.hex) if x.side != mover.side]
     for x in _inactive(ph, mover.at):
         if _gone(mover):
@@ -155,14 +157,17 @@ def passed_chariot_fire(ph: Phase, mover: Unit, into: GHex) -> None:
             volley(ph, x, mover.hex, "entry fire", distance=rng)
 
 
-def leaving_fire(ph: Phase, mover: Unit) -> None:
-    """Withdrawal reaction fire at ``mover`` about to leave its hex (rulebook §7.41)."""
+def leaving_fire(ph: Phase, mover: Unit, into: GHex) -> None:
+    """Withdrawal reaction fire at ``mover`` about to leave its hex for ``into`` (rulebook
+    §7.41); not by a chariot it is about to pass through (that one fires as it enters)."""
     s = ph.s
     if any(x.side != mover.side for x in s.units_at(mover.hex)):
         return  # inside an enemy chariot's hex it passes through (rulebook §7.33)
     for x in _inactive(ph, mover.at):
         if _gone(mover):
             return
+        if x.at == into:
+            continue
         rng = reaction.leaving_fire(s.charts, piece(s, x), piece(s, mover))
         if rng is not None:
             volley(ph, x, mover.hex, "leaving fire", distance=rng)

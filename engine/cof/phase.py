@@ -413,15 +413,15 @@ class Phase:
         mates = self.stack(who)
         ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
 
-        def gone() -> bool:
-            return not who.on_map or who.routed
+        def gone() -> bool:  # (Engaged: by an Aggression Reaction against its fire)
+            return not who.on_map or who.routed or who.engaged
 
         for i in range(1, len(path)):
             if fire is not None and fire[0] == i - 1:
                 self._fire_moving(who, fire, target)
             if gone():
                 return False
-            firing.leaving_fire(self, who)
+            firing.leaving_fire(self, who, path[i])
             if i == 1 and not gone():
                 firing.passed_chariot_fire(self, who, path[1])
             if gone():

@@ -192,7 +192,7 @@ def aggression(ph: Phase, reactor: Unit, firer: Unit, distance: int) -> None:
         f"{reactor.id} charges to {reactor.hex} facing {reactor.facing}",
         {"unit": reactor.id, "to": reactor.hex},
     )
-    own = Phase(s, reactor.side, reactor.wing, ph.order, ctx)
+    own = Phase(s, reactor.side, reactor.wing, "move", ctx)
     own.reacted.add(("aggression", reactor.id, firer.id))
     enemies = {e.hex for e in own.enemies() if not (e.type == "RI" and len(own.stack(e)) == 2)}
     targets = [str(h) for h in front_hexes(reactor.at, reactor.facing) if str(h) in enemies]
