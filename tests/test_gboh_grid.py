@@ -25,6 +25,7 @@ from engine.gboh.grid import (
     front_hexes,
     rear_hexes,
     side_between,
+    side_vertices,
     turns,
     zone_of_control,
 )
@@ -143,6 +144,10 @@ def test_front_flanks_and_rear_are_the_six_neighbours(h: GHex, facing: str) -> N
 def test_column_front_is_ahead_and_the_two_beside_it() -> None:
     ahead, left, right = column_front(H("1736"), "N")
     assert (str(ahead), {str(left), str(right)}) == ("1735", {"1636", "1836"})
+    # a unit leaving column faces a vertex at an end of its hexside
+    assert side_vertices("N") == ("NW", "NE") and side_vertices("SE") == ("E", "SE")
+    for v in side_vertices("N"):
+        assert H("1735") in front_hexes(H("1736"), v)
     # where a rule asks for a column's front hexes (facing hexside N) they include the hex ahead
     assert "1735" in {str(h) for h in front_hexes(H("1736"), "N")}
     with pytest.raises(ValueError, match="facing must be one of"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from engine.cof.steps import Ctx, add_hits
 from engine.cof.tables import CofTables, TroopType
-from engine.gboh.grid import SIDES, VERTICES, GHex, front_hexes, side_between
+from engine.gboh.grid import SIDES, VERTICES, GHex, front_hexes, side_between, side_vertices
 
 __all__ = [
     "MoveWords",
@@ -84,10 +84,9 @@ def column_sides(here: GHex, vertex: str) -> list[str]:
     return [side_between(here, h) for h in front_hexes(here, vertex)]
 
 
-def deploy_vertices(here: GHex, side: str) -> list[str]:
+def deploy_vertices(side: str) -> list[str]:
     """The vertices at the ends of hexside ``side``: a unit leaving column faces one."""
-    ahead = here.neighbour(side)
-    return [v for v in VERTICES if ahead in front_hexes(here, v)]
+    return list(side_vertices(side))
 
 
 def formation_problem(
@@ -125,7 +124,7 @@ def revert_shocked_columns(ctx: Ctx, since: int) -> None:
     for u in sorted(ctx.s.live(), key=lambda u: u.id):
         if u.column and u.hex in hexes:
             u.column = False
-            u.facing = deploy_vertices(u.at, u.facing)[0]
+            u.facing = deploy_vertices(u.facing)[0]
             ctx.log("column", f"{u.id} was shocked in column: it reverts to normal formation",
                     {"unit": u.id})  # fmt: skip
             add_hits(ctx, u, ctx.s.charts.events["column_shocked"].hits, "shocked in column")

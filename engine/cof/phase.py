@@ -458,9 +458,7 @@ class Phase:
     ) -> str:
         """The facing after a formation change at ``t``'s end (with ``apply``), or the
         problem with the facing the order names ("" when none)."""
-        options = (
-            column_sides(t.hex, t.facing) if form == "column" else deploy_vertices(t.hex, t.facing)
-        )
+        options = column_sides(t.hex, t.facing) if form == "column" else deploy_vertices(t.facing)
         if apply:
             return named if named in options else options[0]
         if named and named not in options:

@@ -21,7 +21,7 @@ from engine.cof.rout import rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
 from engine.core.api import Event
-from engine.gboh.grid import GHex
+from engine.gboh.grid import GHex, side_vertices
 from engine.randomness import D10, Randomness
 
 __all__ = [
@@ -129,6 +129,8 @@ def rout(ctx: Ctx, u: Unit) -> None:
     pass, else (or without a Standard, or with no free path) it flees."""
     s = ctx.s
     side = s.sides[u.side]
+    if u.column:  # out of column it faces a vertex at an end of its hexside (§6.3)
+        u.facing = side_vertices(u.facing)[0]
     u.engaged = u.column = False
     if not side.standard:
         ctx.log("rout", f"{u.id} routs with no Standard to run to", {"unit": u.id})

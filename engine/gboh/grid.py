@@ -52,6 +52,7 @@ __all__ = [
     "rear_hexes",
     "sectors",
     "side_between",
+    "side_vertices",
     "turns",
     "zone_of_control",
 ]
@@ -236,6 +237,14 @@ def column_front(h: GHex, side: str) -> tuple[GHex, GHex, GHex]:
     """A unit in column facing hexside ``side``: the hex ahead, then the two flanking it."""
     i = SIDES.index(side)
     return h.neighbour(side), h.neighbour(SIDES[(i - 1) % 6]), h.neighbour(SIDES[(i + 1) % 6])
+
+
+def side_vertices(side: str) -> tuple[str, str]:
+    """The two vertices at the ends of hexside ``side``, in :data:`VERTICES` order: a unit
+    leaving column faces one of them (cof.md §6.3)."""
+    j = SIDES.index(side)
+    a, b = sorted(((j - 2) % 6, (j - 1) % 6))
+    return VERTICES[a], VERTICES[b]
 
 
 def turns(start: str, end: str) -> int:
