@@ -65,17 +65,10 @@ def _roller(ph: Phase, x: Unit) -> Unit | None:
     return ph.stack(x)[-1] if len(ph.stack(x)) == 2 else x
 
 
-def _leave_runners(ph: Phase, x: Unit) -> bool:
+def _may_leave(ph: Phase, x: Unit) -> bool:
     """A CH-2 whose runners may not withdraw goes alone when its owner's standing order says
-    ``runners: leave`` (the Senzar example of rulebook §6.42): the stack splits."""
-    s = ph.s
-    if len(ph.stack(x)) != 2 or policy_of(s, x.side).get("runners") != "leave":
-        return False
-    mate = s.unit(x.stacked_with)
-    x.stacked_with = mate.stacked_with = ""
-    assert ph.ctx is not None
-    ph.ctx.log("withdraw", f"{x.id} leaves its runners {mate.id} behind", {"unit": x.id})
-    return True
+    ``runners: leave`` (the Senzar example of rulebook §6.42)."""
+    return len(ph.stack(x)) == 2 and policy_of(ph.s, x.side).get("runners") == "leave"
 
 
 def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], i: int, mover_ma: int) -> None:
@@ -96,9 +89,11 @@ def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], i: int, mover_
             continue
         ph.withdrew.add(x.id)
         roller = _roller(ph, x)
+        alone = False
         if roller is not None and policy_of(s, x.side).get("withdraw") == "chariots":
-            if not _leave_runners(ph, x):  # (the runners roll only under "always")
+            if not _may_leave(ph, x):  # (the runners roll only under "always")
                 continue
+            alone = True
         elif roller is not None:
             ld = s.wing_leader(x.side, x.wing)
             oc = s.oc(x.side)
@@ -116,18 +111,34 @@ def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], i: int, mover_
                 (dr,),
             )
             add_hits(ctx, roller, got.hits, "failed orderly withdrawal")
-            if not got.passed and not (x is not roller and x.on_map and _leave_runners(ph, x)):
-                continue
-        _withdraw(ph, x, mover, mover_ma, ahead)
+            if not got.passed:
+                if not (x is not roller and x.on_map and _may_leave(ph, x)):
+                    continue
+                alone = True
+        _withdraw(ph, x, mover, mover_ma, ahead, alone=alone)
 
 
-def _withdraw(ph: Phase, x: Unit, mover: Unit, mover_ma: int, ahead: set[GHex]) -> None:
+def _withdraw(
+    ph: Phase, x: Unit, mover: Unit, mover_ma: int, ahead: set[GHex], *, alone: bool = False
+) -> None:
     """The withdrawal move (:func:`engine.cof.reaction.withdrawal_hexes`): to the hex
     farthest from the mover (then the fewest MP, the lowest number), never onto the rest of
-    the mover's path."""
+    the mover's path. ``alone``: a CH-2 leaves its runners (the stack splits; it joins
+    them again if it does not go after all)."""
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
+    if alone:
+        mate = s.unit(x.stacked_with)
+        x.stacked_with = mate.stacked_with = ""
+        try:
+            _withdraw(ph, x, mover, mover_ma, ahead)
+        finally:
+            if x.on_map and mate.on_map and x.hex == mate.hex:
+                x.stacked_with, mate.stacked_with = mate.id, x.id
+            else:
+                ctx.log("withdraw", f"{x.id} leaves its runners {mate.id} behind", {"unit": x.id})
+        return
     me = piece(s, x)
     add_hits(ctx, x, approach_hit(s.charts, me, mover.at), f"approached by {mover.id}")
     if not x.on_map or x.routed:
