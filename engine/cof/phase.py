@@ -300,6 +300,7 @@ class Phase:
                 self.moved.update(m.id for m in mates)
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
+        mates = [m for m in mates if m.on_map]  # (a stack mate lost on the way stays lost)
         end, facing = t.hex, t.facing
         taken = {u.at for u in s.live() if u not in mates}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
