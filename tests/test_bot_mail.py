@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, command, mail, make_kit, orders
 from sqlmodel import col, select
 
+from engine.bot.draws import answer_draw
 from engine.toy import SYSTEM
 from pbem import sshsig
 from pbem.audit import check_record, parse_record
@@ -32,7 +33,7 @@ from pbem.pipeline.settings import GameOptions, GameSettings
 from pbem.pipeline.systems import register_system
 from pbem.pipeline.timing import configure, fire_deadline
 from pbem.server_key import ServerKey
-from pbem.store import Event, GameStatus
+from pbem.store import Event, Game, GameStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 H = timedelta(hours=1)
@@ -206,3 +207,55 @@ def test_a_player_turns_the_autopilot_off_for_himself(autopilot_kit: Kit, clock:
     assert sweep(kit.store, clock, fire_deadline).defaults == 1
     status, _, _ = kit.send(mail(SOUTH, command("autopilot maybe"), key=kit.keys["south"]))
     assert status != "processed"
+
+
+def _set_pos(kit: Kit, north: int, south: int) -> None:
+    """Test set-up: put the racers at these squares (the bot rates its race from them)."""
+    with kit.store.transaction() as s:
+        g = s.get(Game, GAME)
+        assert g is not None
+        st = SYSTEM.from_json(g.state_json)
+        st["pos"] = {"north": north, "south": south}
+        g.state_json = SYSTEM.to_json(st)
+        s.add(g)
+
+
+def test_the_bot_answers_a_draw_offer_by_its_rating_signed_with_the_server_key(
+    store: Any, config: Any, clock: Any
+) -> None:
+    kit, server_key = _bot_game(store, config, clock)
+    # Level with Ann: a draw is worth no more than its chances, so it plays on.
+    before = kit.last_id()
+    status, outcome, _ = kit.send(mail(NORTH, command("draw propose"), key=kit.keys["north"]))
+    assert status == "processed" and outcome == "draw declined", outcome
+    [told] = [m for m in kit.new_mail(before) if m.recipient == NORTH]
+    said = " ".join(body_of(told).split())
+    assert "south (bot:1) declined the draw: south rates its position 50%" in said
+    assert kit.game().status == GameStatus.ACTIVE
+    assert GameOptions.loads(kit.game().options_json).runtime.draw_offer is None
+    # Far behind Ann: it takes the draw, and the game ends drawn.
+    _set_pos(kit, 9, 1)
+    status, outcome, _ = kit.send(mail(NORTH, command("draw propose"), key=kit.keys["north"]))
+    assert status == "processed" and outcome == "draw agreed", outcome
+    assert kit.game().status == GameStatus.FINISHED
+    end = " ".join(body_of(kit.outbox()[-1]).split())
+    assert "Result: draw (draw agreed; south (bot:1): south rates its position" in end
+    with kit.store.transaction() as s:
+        answers = [
+            json.loads(e.payload_json)
+            for e in s.exec(select(Event).where(col(Event.kind) == "pbem.bot-draw")).all()
+        ]
+    assert [a["answer"] for a in answers] == ["decline", "accept"]
+    for a in answers:  # each answer is a statement signed with the server's key
+        assert f"game: {GAME}\n" in a["text"] and f"command draw {a['answer']}\n" in a["text"]
+        sshsig.verify(
+            a["text"].encode(), a["signature"], server_key.public_key, namespace="pbem-orders"
+        )
+
+
+def test_the_bot_answers_a_draw_offer_the_same_way_from_the_same_view() -> None:
+    state = SYSTEM.new_game(SYSTEM.load_position('first = "north"\n'))
+    behind = {**state, "pos": {"north": 9, "south": 1}}
+    assert answer_draw(SYSTEM, behind, "south").accept
+    assert not answer_draw(SYSTEM, behind, "north").accept
+    assert answer_draw(SYSTEM, behind, "south") == answer_draw(SYSTEM, behind, "south")

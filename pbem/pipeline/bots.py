@@ -18,6 +18,14 @@ with their text and who played them, and told to everyone in the mails.
 The bot decides from what its side may see only (:mod:`engine.bot`); its
 seed is derived from the server's key, the game and the epoch, so the
 referee can replay its choice and the players cannot predict it.
+
+**A draw offered to the bot** (``command draw propose`` from its opponent) is
+answered at once by :func:`answer_draw_offer`: the bot accepts when it rates
+its position below what a draw is worth (:mod:`engine.bot.draws`, no search).
+Its answer is the statement a player would mail (``command draw accept`` or
+``decline`` with the game and a nonce), signed with the server's key, kept in
+the replay cache and in the game's event log (``pbem.bot-draw``, with the
+text and signature) like its other statements.
 """
 
 from __future__ import annotations
@@ -25,16 +33,21 @@ from __future__ import annotations
 import hashlib
 
 from engine.bot import Bot, Decision
+from engine.bot.draws import DrawAnswer, answer_draw
 from engine.core.api import Event
 from pbem.audit import SignedText
-from pbem.pipeline.games import BOT_DOMAIN, GameContext, NewSeat, is_bot_address
+from pbem.pipeline.games import BOT_DOMAIN, GameContext, NewSeat, append_events, is_bot_address
 from pbem.pipeline.joins import SignedJoin, join_statement
+from pbem.pipeline.statement_checks import digest_of
 from pbem.pipeline.turns import Env, apply_submission
 from pbem.server_key import ServerKey
-from pbem.statements import ORDERS_NAMESPACE
+from pbem.statements import ORDERS_NAMESPACE, fresh_nonce, parse_statement
+from pbem.store import SignedStatement
 
 __all__ = [
     "BOT_DOMAIN",
+    "BOT_DRAW_EVENT",
+    "answer_draw_offer",
     "apply_autopilot",
     "autopilot_text",
     "autopilot_turn",
@@ -46,6 +59,8 @@ __all__ = [
 ]
 
 BOT_SEED_NAMESPACE = "pbem-bot-seed"
+BOT_DRAW_EVENT = "pbem.bot-draw"
+"""The event that keeps the bot's signed answer to a draw offer."""
 
 
 def bot_address(level: int) -> str:
@@ -143,3 +158,38 @@ def apply_autopilot(
 def _told(kind: str, side: str, level: int, text: str) -> Event:
     """The event that tells who played the turn (first of the turn's narrative)."""
     return Event(kind, text, {"side": side, "bot": level})
+
+
+def answer_draw_offer(
+    env: Env, ctx: GameContext, side: str, level: int, *, server_key: ServerKey, inbox_id: int
+) -> DrawAnswer:
+    """The bot's (``side``) signed answer to the draw offer in inbox message ``inbox_id``.
+
+    Signs and keeps the statement (replay cache, event log); the caller carries it out."""
+    answer = answer_draw(ctx.system, ctx.state, side)
+    verb = "accept" if answer.accept else "decline"
+    nonce = fresh_nonce(f"{ctx.id}|{inbox_id}|{side}|bot-draw")
+    text = f"game: {ctx.id}\nnonce: {nonce}\ncommand draw {verb}\n"
+    signed = server_key.sign_text(f"{text}# bot:{level}: {answer.explanation}\n", ORDERS_NAMESPACE)
+    statement = parse_statement(signed.text, ORDERS_NAMESPACE)
+    env.session.add(
+        SignedStatement(
+            signer=server_key.fingerprint(),
+            digest=digest_of(signed.text.encode("utf-8")),
+            game_id=ctx.id,
+            kind=statement.kind,
+            nonce=nonce,
+            inbox_id=inbox_id,
+            created_at=env.clock.now(),
+        )
+    )
+    payload = {
+        "side": side,
+        "bot": f"bot:{level}",
+        "answer": verb,
+        "estimate": round(answer.estimate, 4),
+        "text": signed.text,
+        "signature": signed.signature,
+    }
+    append_events(env.session, ctx.id, ctx.game.epoch, [(BOT_DRAW_EVENT, payload)], env.clock)
+    return answer

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from engine.core.api import OrdersError
 from pbem.deadlines import push_back
 from pbem.mailviews import model as mv
-from pbem.pipeline import mailkinds
+from pbem.pipeline import bots, mailkinds
 from pbem.pipeline.absences import AbsenceError, parse_absence, plan_absence
 from pbem.pipeline.checkmail import handle_check
 from pbem.pipeline.games import GameContext, append_events
@@ -36,6 +36,7 @@ from pbem.pipeline.statement_checks import (
 )
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import finish_game, save_state, shown_deadline
+from pbem.server_key import ServerKey
 from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, Statement, fresh_nonce
 from pbem.store import Absence, GameStatus, InboxStatus
 
@@ -424,24 +425,9 @@ def _draw(step: Step, args: str) -> Outcome:
     rt = ctx.options.runtime
     other = _other(ctx, step.side)
     if verb in ("accept", "yes") and rt.draw_offer == other:
-        ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=None))
-        _save_options(step)
-        finish_game(step.env, ctx, "draw", (), reason="draw agreed")
-        return Outcome.done("draw agreed", ctx.id)
+        return _draw_agreed(step)
     if verb in ("decline", "no") and rt.draw_offer == other:
-        ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=None))
-        _save_options(step)
-        for s in ctx.seats:
-            mailkinds.send_notice(
-                step.env.mailer,
-                ctx,
-                s,
-                kind="draw-declined",
-                version=step.inbox_id,
-                subject="Draw declined",
-                body=f"{step.side} declined the draw; the game goes on.\n",
-            )
-        return Outcome.done("draw declined", ctx.id)
+        return _draw_declined(step, f"{step.side} declined the draw; the game goes on.\n")
     if verb in ("propose", "offer"):
         if rt.draw_offer == step.side:
             return step.refuse("draw-pending", "your draw offer is still open")
@@ -453,6 +439,10 @@ def _draw(step: Step, args: str) -> Outcome:
             )
         ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=step.side))
         _save_options(step)
+        level = ctx.options.settings.bot_level(other)
+        server_key = step.env.mailer.server_key
+        if level is not None and server_key is not None:
+            return _bot_answers_draw(step, other, level, server_key)
         for s in ctx.seats:
             mailkinds.send_notice(
                 step.env.mailer,
@@ -474,3 +464,42 @@ def _draw(step: Step, args: str) -> Outcome:
         else f"{verb!r}: write 'command draw propose', 'accept' or 'decline'",
         legal=("command draw propose", "command draw accept", "command draw decline"),
     )
+
+
+def _bot_answers_draw(step: Step, bot_side: str, level: int, server_key: ServerKey) -> Outcome:
+    """The bot playing ``bot_side`` answers the draw just offered to it, at once."""
+    answer = bots.answer_draw_offer(
+        step.env, step.ctx, bot_side, level, server_key=server_key, inbox_id=step.inbox_id
+    )
+    if answer.accept:
+        return _draw_agreed(step, f"{bot_side} (bot:{level}): {answer.explanation}")
+    return _draw_declined(
+        step, f"{bot_side} (bot:{level}) declined the draw: {answer.explanation}.\n"
+    )
+
+
+def _draw_agreed(step: Step, why: str = "") -> Outcome:
+    """The open draw offer is accepted: the game ends drawn."""
+    ctx = step.ctx
+    ctx.options = replace(ctx.options, runtime=replace(ctx.options.runtime, draw_offer=None))
+    _save_options(step)
+    finish_game(step.env, ctx, "draw", (), reason=f"draw agreed; {why}" if why else "draw agreed")
+    return Outcome.done("draw agreed", ctx.id)
+
+
+def _draw_declined(step: Step, body: str) -> Outcome:
+    """The open draw offer is declined: everyone is told ``body``, the game goes on."""
+    ctx = step.ctx
+    ctx.options = replace(ctx.options, runtime=replace(ctx.options.runtime, draw_offer=None))
+    _save_options(step)
+    for s in ctx.seats:
+        mailkinds.send_notice(
+            step.env.mailer,
+            ctx,
+            s,
+            kind="draw-declined",
+            version=step.inbox_id,
+            subject="Draw declined",
+            body=body,
+        )
+    return Outcome.done("draw declined", ctx.id)
