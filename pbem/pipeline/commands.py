@@ -11,6 +11,7 @@ changes nothing. ``docs/mail-commands.md`` is the player's reference.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -443,19 +444,17 @@ def _draw(step: Step, args: str) -> Outcome:
         server_key = step.env.mailer.server_key
         if level is not None and server_key is not None:
             return _bot_answers_draw(step, other, level, server_key)
-        for s in ctx.seats:
-            mailkinds.send_notice(
-                step.env.mailer,
-                ctx,
-                s,
-                kind="draw-offer",
-                version=step.inbox_id,
-                subject=f"{step.side} offers a draw",
-                body=f"{step.side} offers a draw. {other} answers with a signed mail:\n\n"
+        _tell_seats(
+            step,
+            "draw-offer",
+            f"{step.side} offers a draw",
+            lambda s: (
+                f"{step.side} offers a draw. {other} answers with a signed mail:\n\n"
                 f"game: {ctx.id}\n"
                 f"nonce: {fresh_nonce(f'{ctx.id}|{step.inbox_id}|{s}|draw')}\n"
-                "command draw accept\n\n(or 'command draw decline').\n",
-            )
+                "command draw accept\n\n(or 'command draw decline').\n"
+            ),
+        )
         return Outcome.done(f"{step.side} offered a draw", ctx.id)
     return step.refuse(
         "bad-draw",
@@ -492,14 +491,19 @@ def _draw_declined(step: Step, body: str) -> Outcome:
     ctx = step.ctx
     ctx.options = replace(ctx.options, runtime=replace(ctx.options.runtime, draw_offer=None))
     _save_options(step)
-    for s in ctx.seats:
+    _tell_seats(step, "draw-declined", "Draw declined", lambda _: body)
+    return Outcome.done("draw declined", ctx.id)
+
+
+def _tell_seats(step: Step, kind: str, subject: str, body: Callable[[str], str]) -> None:
+    """Send every seat a notice (``body`` of the seat's side)."""
+    for s in step.ctx.seats:
         mailkinds.send_notice(
             step.env.mailer,
-            ctx,
+            step.ctx,
             s,
-            kind="draw-declined",
+            kind=kind,
             version=step.inbox_id,
-            subject="Draw declined",
-            body=body,
+            subject=subject,
+            body=body(s),
         )
-    return Outcome.done("draw declined", ctx.id)
