@@ -24,6 +24,8 @@ from pbem import sshsig
 from pbem.audit import check_record, parse_record
 from pbem.audit_schema import AuditMismatch
 from pbem.deadlines import sweep
+from pbem.mailin.accept import store_message
+from pbem.pipeline import bots
 from pbem.pipeline.admin import audit_record, create_and_start
 from pbem.pipeline.bots import bot_join, bot_seat
 from pbem.pipeline.games import NewSeat
@@ -259,3 +261,128 @@ def test_the_bot_answers_a_draw_offer_the_same_way_from_the_same_view() -> None:
     assert answer_draw(SYSTEM, behind, "south").accept
     assert not answer_draw(SYSTEM, behind, "north").accept
     assert answer_draw(SYSTEM, behind, "south") == answer_draw(SYSTEM, behind, "south")
+
+
+def _other_game(kit: Kit) -> dict[str, Ed25519PrivateKey]:
+    """A second toy race between two people (race-2), in the same database."""
+    keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
+    create_and_start(
+        kit.store,
+        kit.config,
+        kit.clock,
+        game_id=OTHER,
+        system_name="toy",
+        scenario_id="toy-race",
+        scenario_text='first = "north"\n',
+        seats=[
+            NewSeat("north", "Cid", CID, sshsig.public_key_of(keys["north"]), "UTC"),
+            NewSeat("south", "Dee", "dee@south.test", sshsig.public_key_of(keys["south"]), "UTC"),
+        ],
+        settings=GameSettings(turn_time=48 * H),
+        joins=sign_joins(OTHER, keys),
+    )
+    return keys
+
+
+def _game(kit: Kit, game_id: str) -> Game:
+    with kit.store.transaction() as s:
+        g = s.get(Game, game_id)
+        assert g is not None
+        return g
+
+
+OTHER = "race-2"
+CID = "cid@north.test"
+
+
+def test_another_games_mail_is_processed_while_the_bot_thinks(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    cid = _other_game(kit)
+    _ann_acts(kit)  # the bot (south) must act now: its deadline is due
+    hand = SYSTEM.from_json(_game(kit, OTHER).state_json)["hands"]["north"]
+    raw = mail(
+        CID,
+        f"game {OTHER}\nturn 1\nside north\ncard {hand[0]}\n",
+        key=cid["north"],
+        subject=f"[{OTHER}] orders",
+        to=f"pbem+{OTHER}@game.test",
+    )
+    seen: list[str] = []
+    think = bots.decide
+
+    def thinking(*args: Any) -> Any:
+        # While the bot searches, Cid's orders for the other game arrive and are
+        # resolved: no transaction of the sweep holds the database meanwhile.
+        i = store_message(
+            kit.store, raw, source="smtp", clock=clock, envelope_to=[f"pbem+{OTHER}@game.test"]
+        ).inbox_id
+        kit.processor.process(i)
+        seen.append(kit.inbox(i).status)
+        return think(*args)
+
+    monkeypatch.setattr(bots, "decide", thinking)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert seen == ["processed"]
+    assert _game(kit, OTHER).epoch == 1  # Cid's turn was resolved while the bot thought
+    assert report.bots == 1 and kit.game().epoch == 2  # then the bot's turn was played
+
+
+def test_a_bot_decision_is_dropped_when_the_game_moved_while_it_thought(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    _ann_acts(kit)
+    think = bots.decide
+
+    def thinking(*args: Any) -> Any:
+        status, outcome, _ = kit.send(mail(NORTH, command("resign"), key=kit.keys["north"]))
+        assert status == "processed", outcome  # Ann resigns while the bot thinks
+        return think(*args)
+
+    monkeypatch.setattr(bots, "decide", thinking)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert report.bots == 0  # its move is not played on a finished game
+    assert kit.game().status == GameStatus.FINISHED and kit.game().epoch == 1
+
+
+def test_the_autopilot_checks_again_after_thinking_and_waits_if_turned_off_meanwhile(
+    autopilot_kit: Kit, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit = autopilot_kit
+    clock.advance(48 * H)
+    think = bots.decide
+    calls: list[int] = []
+
+    def thinking(*args: Any) -> Any:
+        calls.append(1)
+        status, outcome, _ = kit.send(mail(NORTH, command("autopilot off"), key=kit.keys["north"]))
+        assert status == "processed", outcome
+        return think(*args)
+
+    monkeypatch.setattr(bots, "decide", thinking)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert calls == [1]
+    assert (report.defaults, report.missed) == (0, 1)  # not played: the referee waits
+    assert kit.game().epoch == 0
+
+
+def test_the_bot_thinks_again_when_its_game_changed_under_the_same_state_version(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    _ann_acts(kit)
+    think = bots.decide
+    states: list[Any] = []
+
+    def thinking(system: Any, state: Any, *rest: Any) -> Any:
+        states.append(state)
+        if len(states) == 1:  # the state changes (same version) while it thinks
+            kit.set_hand("south", ["6", "6", "6"])
+        return think(system, state, *rest)
+
+    monkeypatch.setattr(bots, "decide", thinking)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert report.bots == 1 and len(states) == 2
+    assert states[1]["hands"]["south"] == ["6", "6", "6"]  # played from the game as it is

@@ -7,7 +7,9 @@ bot's join statement and every one of its orders with that key, in the
 orders namespace, so the audit record checks them like any player's (the
 seat's key verifies them). A bot's seat acts at once: its deadline is set
 to the moment it must act (:meth:`GameSettings.terms`), and the deadline
-sweep (:func:`pbem.pipeline.timing.fire_deadline`) lets the bot play it.
+sweep (:func:`pbem.pipeline.timing.fire_deadline`) lets the bot play it: the
+search (:func:`decide`) runs with no transaction open, its decision is played
+(:func:`play_bot_turn`) in a new one if the game did not move meanwhile.
 
 **The autopilot** (``--missed-turn autopilot``): when a player misses a turn
 deadline, the bot plays that turn for him instead of the referee waiting,
@@ -31,10 +33,11 @@ text and signature) like its other statements.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from engine.bot import Bot, Decision
 from engine.bot.draws import DrawAnswer, answer_draw
-from engine.core.api import Event
+from engine.core.api import Event, GameSystem
 from pbem.audit import SignedText
 from pbem.pipeline.games import BOT_DOMAIN, GameContext, NewSeat, append_events, is_bot_address
 from pbem.pipeline.joins import SignedJoin, join_statement
@@ -50,10 +53,11 @@ __all__ = [
     "answer_draw_offer",
     "apply_autopilot",
     "autopilot_text",
-    "autopilot_turn",
     "bot_address",
     "bot_join",
     "bot_seat",
+    "bot_seed",
+    "decide",
     "is_bot_address",
     "play_bot_turn",
 ]
@@ -79,7 +83,7 @@ def bot_join(game_id: str, side: str, server_key: ServerKey) -> SignedJoin:
     return SignedJoin(text, server_key.sign(text.encode("utf-8"), ORDERS_NAMESPACE))
 
 
-def _seed(ctx: GameContext, server_key: ServerKey | None) -> int:
+def bot_seed(ctx: GameContext, server_key: ServerKey | None) -> int:
     """The bot's seed for the next epoch: from the server's key when there is one."""
     label = f"{ctx.id}|{ctx.game.epoch + 1}|{ctx.game.state_version}".encode()
     if server_key is not None:
@@ -89,21 +93,26 @@ def _seed(ctx: GameContext, server_key: ServerKey | None) -> int:
     return int.from_bytes(hashlib.sha256(label).digest()[:8], "big")
 
 
-def _decide(ctx: GameContext, side: str, level: int, server_key: ServerKey | None) -> Decision:
-    return Bot(level, _seed(ctx, server_key)).decide(ctx.system, ctx.state, side)
+def decide(system: GameSystem, state: Any, side: str, level: int, seed: int) -> Decision:
+    """The bot's search (seconds at level 3 or 4): pure, called with no transaction open."""
+    return Bot(level, seed).decide(system, state, side)
 
 
 def play_bot_turn(
-    env: Env, ctx: GameContext, side: str, level: int, server_key: ServerKey
-) -> Decision:
-    """The bot plays ``side``'s turn (or answer): signed with the server's key, resolved."""
-    decision = _decide(ctx, side, level, server_key)
+    env: Env,
+    ctx: GameContext,
+    side: str,
+    level: int,
+    *,
+    server_key: ServerKey,
+    decision: Decision,
+) -> None:
+    """Play the bot's ``decision`` for ``side``: signed with the server's key, resolved."""
     signed = server_key.sign_text(
         f"{decision.text}# bot:{level}: {decision.explanation}\n", ORDERS_NAMESPACE
     )
     told = _told("bot", side, level, f"{side} (bot:{level}): {decision.explanation}")
     _resolve(env, ctx, side, (signed.text, f"bot:{level}", told), signed.signature)
-    return decision
 
 
 def _resolve(
@@ -132,18 +141,11 @@ def autopilot_text(decision: Decision, level: int) -> str:
     )
 
 
-def autopilot_turn(
-    ctx: GameContext, side: str, level: int, server_key: ServerKey | None
-) -> tuple[Decision, str]:
-    """What the autopilot plays for ``side`` (who missed the turn): its decision and text."""
-    decision = _decide(ctx, side, level, server_key)
-    return decision, autopilot_text(decision, level)
-
-
 def apply_autopilot(
     env: Env, ctx: GameContext, side: str, level: int, turn: tuple[Decision, str]
 ) -> None:
-    """Resolve the autopilot's ``turn`` (from :func:`autopilot_turn`) as the referee's orders."""
+    """Resolve the autopilot's ``turn`` (its decision and :func:`autopilot_text`) as the
+    referee's orders."""
     decision, text = turn
     told = _told(
         "autopilot",
