@@ -9,13 +9,25 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, command, mail, make_kit, orders
+from pipeline_kit import (
+    GAME,
+    NORTH,
+    SOUTH,
+    Kit,
+    body_of,
+    command,
+    mail,
+    make_kit,
+    orders,
+    second_game,
+)
 from sqlmodel import col, select
 
 from engine.bot.draws import answer_draw
@@ -38,6 +50,8 @@ from pbem.server_key import ServerKey
 from pbem.store import Event, Game, GameStatus
 
 ROOT = Path(__file__).resolve().parent.parent
+OTHER = "race-2"
+CID = "cid@north.test"
 H = timedelta(hours=1)
 
 
@@ -263,27 +277,6 @@ def test_the_bot_answers_a_draw_offer_the_same_way_from_the_same_view() -> None:
     assert answer_draw(SYSTEM, behind, "south") == answer_draw(SYSTEM, behind, "south")
 
 
-def _other_game(kit: Kit) -> dict[str, Ed25519PrivateKey]:
-    """A second toy race between two people (race-2), in the same database."""
-    keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
-    create_and_start(
-        kit.store,
-        kit.config,
-        kit.clock,
-        game_id=OTHER,
-        system_name="toy",
-        scenario_id="toy-race",
-        scenario_text='first = "north"\n',
-        seats=[
-            NewSeat("north", "Cid", CID, sshsig.public_key_of(keys["north"]), "UTC"),
-            NewSeat("south", "Dee", "dee@south.test", sshsig.public_key_of(keys["south"]), "UTC"),
-        ],
-        settings=GameSettings(turn_time=48 * H),
-        joins=sign_joins(OTHER, keys),
-    )
-    return keys
-
-
 def _game(kit: Kit, game_id: str) -> Game:
     with kit.store.transaction() as s:
         g = s.get(Game, game_id)
@@ -291,15 +284,35 @@ def _game(kit: Kit, game_id: str) -> Game:
         return g
 
 
-OTHER = "race-2"
-CID = "cid@north.test"
+def _while_thinking(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[Any], None]) -> list[Any]:
+    """Run ``meanwhile(state)`` each time the bot searches (before it does); the states."""
+    think = bots.decide
+    states: list[Any] = []
+
+    def thinking(system: Any, state: Any, *rest: Any) -> Any:
+        states.append(state)
+        meanwhile(state)
+        return think(system, state, *rest)
+
+    monkeypatch.setattr(bots, "decide", thinking)
+    return states
+
+
+def _ann_commands(kit: Kit, words: str) -> Callable[[Any], None]:
+    """Ann mails the signed ``command <words>`` (while the bot thinks)."""
+
+    def send(_: Any) -> None:
+        status, outcome, _ = kit.send(mail(NORTH, command(words), key=kit.keys["north"]))
+        assert status == "processed", outcome
+
+    return send
 
 
 def test_another_games_mail_is_processed_while_the_bot_thinks(
     store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kit, _ = _bot_game(store, config, clock)
-    cid = _other_game(kit)
+    cid = second_game(kit, OTHER, CID)
     _ann_acts(kit)  # the bot (south) must act now: its deadline is due
     hand = SYSTEM.from_json(_game(kit, OTHER).state_json)["hands"]["north"]
     raw = mail(
@@ -310,9 +323,8 @@ def test_another_games_mail_is_processed_while_the_bot_thinks(
         to=f"pbem+{OTHER}@game.test",
     )
     seen: list[str] = []
-    think = bots.decide
 
-    def thinking(*args: Any) -> Any:
+    def cid_plays(_: Any) -> None:
         # While the bot searches, Cid's orders for the other game arrive and are
         # resolved: no transaction of the sweep holds the database meanwhile.
         i = store_message(
@@ -320,9 +332,8 @@ def test_another_games_mail_is_processed_while_the_bot_thinks(
         ).inbox_id
         kit.processor.process(i)
         seen.append(kit.inbox(i).status)
-        return think(*args)
 
-    monkeypatch.setattr(bots, "decide", thinking)
+    _while_thinking(monkeypatch, cid_plays)
     report = sweep(kit.store, clock, fire_deadline)
     assert seen == ["processed"]
     assert _game(kit, OTHER).epoch == 1  # Cid's turn was resolved while the bot thought
@@ -334,14 +345,7 @@ def test_a_bot_decision_is_dropped_when_the_game_moved_while_it_thought(
 ) -> None:
     kit, _ = _bot_game(store, config, clock)
     _ann_acts(kit)
-    think = bots.decide
-
-    def thinking(*args: Any) -> Any:
-        status, outcome, _ = kit.send(mail(NORTH, command("resign"), key=kit.keys["north"]))
-        assert status == "processed", outcome  # Ann resigns while the bot thinks
-        return think(*args)
-
-    monkeypatch.setattr(bots, "decide", thinking)
+    _while_thinking(monkeypatch, _ann_commands(kit, "resign"))
     report = sweep(kit.store, clock, fire_deadline)
     assert report.bots == 0  # its move is not played on a finished game
     assert kit.game().status == GameStatus.FINISHED and kit.game().epoch == 1
@@ -352,18 +356,9 @@ def test_the_autopilot_checks_again_after_thinking_and_waits_if_turned_off_meanw
 ) -> None:
     kit = autopilot_kit
     clock.advance(48 * H)
-    think = bots.decide
-    calls: list[int] = []
-
-    def thinking(*args: Any) -> Any:
-        calls.append(1)
-        status, outcome, _ = kit.send(mail(NORTH, command("autopilot off"), key=kit.keys["north"]))
-        assert status == "processed", outcome
-        return think(*args)
-
-    monkeypatch.setattr(bots, "decide", thinking)
+    states = _while_thinking(monkeypatch, _ann_commands(kit, "autopilot off"))
     report = sweep(kit.store, clock, fire_deadline)
-    assert calls == [1]
+    assert len(states) == 1
     assert (report.defaults, report.missed) == (0, 1)  # not played: the referee waits
     assert kit.game().epoch == 0
 
@@ -373,16 +368,12 @@ def test_the_bot_thinks_again_when_its_game_changed_under_the_same_state_version
 ) -> None:
     kit, _ = _bot_game(store, config, clock)
     _ann_acts(kit)
-    think = bots.decide
-    states: list[Any] = []
 
-    def thinking(system: Any, state: Any, *rest: Any) -> Any:
-        states.append(state)
-        if len(states) == 1:  # the state changes (same version) while it thinks
+    def hand_changes(state: Any) -> None:
+        if state["hands"]["south"] != ["6", "6", "6"]:  # changed, same state version
             kit.set_hand("south", ["6", "6", "6"])
-        return think(system, state, *rest)
 
-    monkeypatch.setattr(bots, "decide", thinking)
+    states = _while_thinking(monkeypatch, hand_changes)
     report = sweep(kit.store, clock, fire_deadline)
     assert report.bots == 1 and len(states) == 2
     assert states[1]["hands"]["south"] == ["6", "6", "6"]  # played from the game as it is
