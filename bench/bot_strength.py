@@ -13,10 +13,10 @@ A draw scores one half.
 Results are appended game by game to ``--out`` (JSON lines), and a rerun
 skips the games already there, so a long run can be stopped and resumed;
 ``--table`` prints the Markdown table of what the file holds. ``--shard I/N``
-plays only every N-th game of the run (from the I-th, counting from 0), so N
-processes with their own ``--out`` files share one run; each game's seed is
-fixed by its key, so the games are the same however the run is split, and
-``--table`` with several ``--out`` reads them together.
+plays only the game numbers ``g`` with ``g % N == I`` (each on every
+scenario and side), so N processes with their own ``--out`` files share one
+run; each game's seed is fixed by its key, so the games are the same however
+the run is split, and ``--table`` with several ``--out`` reads them together.
 
     python bench/bot_strength.py --games 34 --scenarios 001,002,003 \\
         --pairings bot:2-random,bot:2-greedy,bot:2-bot:1,bot:3-bot:2
@@ -26,7 +26,6 @@ fixed by its key, so the games are the same however the run is split, and
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import sys
@@ -76,14 +75,13 @@ def play(args: argparse.Namespace) -> None:
         scenarios.append((path.stem, system, system.load_position(text)))
     pairings = [p.strip() for p in args.pairings.split(",") if p.strip()]
     shard, _, shards = args.shard.partition("/")
-    mine = itertools.cycle(i == int(shard) for i in range(int(shards or 1)))
-    for game in range(args.games):
+    for game in range(int(shard), args.games, int(shards or 1)):
         for pairing in pairings:
             a, _, b = pairing.partition("-")
             for name, system, position in scenarios:
                 for a_side in system.sides:
                     key = f"{pairing}|{system.name}/{name}|{a_side}|{game}"
-                    if not next(mine) or key in done:
+                    if key in done:
                         continue
                     seed = seed_of("bot-strength", key)
                     b_side = next(s for s in system.sides if s != a_side)
@@ -151,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         help=f"results file (default {DEFAULT_OUT.relative_to(ROOT)}); several for --table",
     )
-    ap.add_argument("--shard", default="0/1", help="I/N: play every N-th game from the I-th")
+    ap.add_argument("--shard", default="0/1", help="I/N: play the game numbers g with g %% N == I")
     ap.add_argument("--table", action="store_true", help="only print the table of --out")
     ap.add_argument(
         "--text",
