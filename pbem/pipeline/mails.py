@@ -360,8 +360,13 @@ class Mailer:
         if self.server_key is not None:
             signed = self.server_key.sign_text(text)
             msg.set_content(signed.text, charset="utf-8")
+            # As the composed mails attach it: bytes in base64, so that no mail program
+            # turns its line ends into CRLF (ssh-keygen -Y verify then refuses it).
             msg.add_attachment(
-                signed.signature, subtype="plain", charset="us-ascii", filename="pbem.txt.sig"
+                signed.signature.encode("ascii"),
+                maintype="application",
+                subtype="octet-stream",
+                filename="pbem.txt.sig",
             )
         else:
             msg.set_content(text, charset="utf-8")
