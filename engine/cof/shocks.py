@@ -1,26 +1,35 @@
 """The Shock Segment of an Orders Phase (cof.md §3 C2, §8, §9.2, §9.4).
 
-Each step is completed for every shock before the next: designation (§8.2), target
-assignment (§8.3), pre-shock TQ checks (§8.4), leader casualties (§8.5), resolution on the
-charts (:func:`engine.cof.shock.resolve_shock`, §8.6-§8.8), then collapse, advance and
-Engaged markers (§8.9). Shock is not an order: who must shock follows from position; a unit
-that *may* shock (adjacent all the Movement Segment without moving) shocks only when its
-orders say ``shock UNIT``, and ``shock UNIT HEX`` adds a defender in a flank hex.
+Each step is completed for every shock before the next, and each is a call to the pure rules
+of :mod:`engine.cof.segment` on the state's :mod:`engine.cof.adapt` view: designation and the
+target plan (:func:`~engine.cof.segment.designate`, :func:`~engine.cof.segment.plan`, a
+player's flank targets checked by :func:`~engine.cof.segment.plan_problem`, §8.2-§8.3),
+pre-shock TQ checks (§8.4, :func:`~engine.cof.segment.defender_check`), leader casualties
+(§8.5), resolution on the charts (:func:`engine.cof.shock.resolve_shock`, §8.6-§8.8), then
+collapse and mutual rout, the Engaged units' collapse check, advance and Engaged markers
+(§8.9: :func:`~engine.cof.segment.collapse`, :func:`~engine.cof.segment.engaged_collapse`,
+:func:`~engine.cof.segment.advancers`, :func:`~engine.cof.segment.engaged_after`). Shock is
+not an order: who must shock follows from position; a unit that *may* shock (adjacent all
+the Movement Segment without moving) shocks only when its orders say ``shock UNIT``, and
+``shock UNIT HEX`` adds a defender in a flank hex.
 pbem's readings where the rules leave a choice [E]: the attacker fights on the chart line
 that gives it the best column, the defender on the worst for the attacker; a CH-2 with its
-runners takes the stack's pre-shock check on its chariot; the advancing unit is the one
-with the highest TQ; it keeps its facing.
+runners takes the stack's attacker check on its chariot (defenders check one by one); among
+equal advancers the lowest id advances, into the first hex emptied, keeping its facing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.cof import cohesion, shock
+from engine.cof import cohesion, segment, shock
+from engine.cof.adapt import counter, ground, piece, pieces
+from engine.cof.elevation import shock_shifts
 from engine.cof.movement import terrain_hits
 from engine.cof.phase import Phase
-from engine.cof.state import Unit
-from engine.cof.steps import Ctx, add_hits, chart_type, leader_check, rout, separate
+from engine.cof.pieces import CHARIOTS, Piece
+from engine.cof.state import CofState, Unit
+from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
 __all__ = ["shock_segment"]
@@ -28,20 +37,25 @@ __all__ = ["shock_segment"]
 
 @dataclass
 class _Shock:
+    """One attack of the plan: its attacking pieces (a stack by its chariot) and the
+    defending pieces' hexes, what became of them step by step."""
+
     attackers: list[Unit]
     defenders: list[str]
     duty: dict[str, str] = field(default_factory=dict)
     vacated: list[str] = field(default_factory=list)
     advanced: set[str] = field(default_factory=set)
     fought: list[Unit] = field(default_factory=list)
+    superior: str | None = None
 
 
-def _with_mates(ph: Phase, units: list[Unit]) -> list[Unit]:
+def _with_mates(s: CofState, units: list[Unit]) -> list[Unit]:
+    """The counters of ``units``' pieces: a chariot and its runners both."""
     out: list[Unit] = []
     for u in units:
         out.append(u)
         if u.stacked_with:
-            mate = ph.s.unit(u.stacked_with)
+            mate = s.unit(u.stacked_with)
             if mate.on_map and mate.hex == u.hex and mate not in out:
                 out.append(mate)
     return out
@@ -51,64 +65,49 @@ def _defending(ph: Phase, hexes: list[str]) -> list[Unit]:
     return [x for h in hexes for x in ph.s.units_at(h) if x.side != ph.side]
 
 
+def _plan(ph: Phase) -> tuple[list[segment.Attack], dict[str, str]]:
+    """Steps a and the targets (cof.md §8.2-§8.3): the designated pieces of the activated
+    wing (a may-shock one only if ordered) and pbem's plan, with the flank targets the
+    orders add where the plan stays legal."""
+    s = ph.s
+    wing = {u.id for u in ph.units() if not u.rallied}
+    board = [p for p in pieces(s) if p.side != ph.side or p.id in wing]
+    ordered = {piece(s, s.unit(uid)).id: h for uid, h in ph.shock}
+    duties = {
+        uid: duty
+        for uid, duty in segment.designate(
+            s.charts, board, ph.side, moved=ph.moved, turned_in_place=ph.turned
+        ).items()
+        if duty == "must" or uid in ordered
+    }
+    attacks = segment.plan(s.charts, board, duties, include_may=ordered)
+    for uid, h in sorted(ordered.items()):
+        if not h:
+            continue
+        for i, a in enumerate(attacks):
+            extra = [p.id for p in board if str(p.hex) == h and p.side != ph.side]
+            if a.attackers != (uid,) or not extra:
+                continue
+            tried = [*attacks]
+            tried[i] = segment.Attack(a.attackers, (*a.defenders, *extra))
+            if segment.plan_problem(s.charts, board, duties, tried) is None:
+                attacks = tried
+    return attacks, duties
+
+
 def _designate(ph: Phase) -> list[_Shock]:
     s = ph.s
-    enemies = {
-        e.at: chart_type(s, e) for e in ph.enemies() if not (e.type == "RI" and e.stacked_with)
-    }
-    ordered = {uid for uid, _ in ph.shock}
-    extra: dict[str, list[str]] = {}
-    for uid, h in ph.shock:
-        if h:
-            extra.setdefault(uid, []).append(h)
-    candidates: list[tuple[int, int, str, Unit, list[GHex]]] = []
-    for u in ph.units():
-        if u.type == "RI" and u.stacked_with and s.unit(u.stacked_with).hex == u.hex:
-            continue  # the stack acts through its chariot
-        troop = chart_type(s, u)
-        fronts = shock.front_targets(s.charts, troop, u.at, u.facing, enemies)
-        if not fronts:
-            continue
-        duty = shock.shock_duty(
-            troop,
-            ended_adjacent=u.id in ph.moved,
-            engaged=u.engaged,
-            adjacent_throughout=u.id not in ph.moved,
-            in_column=u.column,
-            routed=u.routed or u.rallied,
-            turned_in_place=u.id in ph.turned,
-        )
-        if duty is None or (duty == "may" and u.id not in ordered):
-            continue
-        candidates.append((0 if duty == "must" else 1, len(fronts), u.id, u, fronts))
-    shocks: list[_Shock] = []
-    taken: dict[str, _Shock] = {}
-    for rank, _, _, u, fronts in sorted(candidates, key=lambda c: c[:3]):
-        duty = "must" if rank == 0 else "may"
-        own = [str(h) for h in fronts if str(h) not in taken]
-        if own:
-            for h in extra.get(u.id, []):
-                target = GHex.parse(h)
-                legal = target in flank_hexes(u.at, u.facing) and target in enemies
-                if (
-                    legal
-                    and h not in taken
-                    and shock.may_shock(s.charts, chart_type(s, u), enemies[target])
-                ):
-                    own.append(h)
-            g = _Shock([u], own, {u.id: duty})
-            shocks.append(g)
-            for h in own:
-                taken[h] = g
-            continue
-        g = taken[str(fronts[0])]
-        if len(g.defenders) == 1:
-            g.attackers.append(u)
-            g.duty[u.id] = duty
-    return shocks
+    attacks, duties = _plan(ph)
+    out = []
+    for a in attacks:
+        hexes = sorted({s.unit(d).hex for d in a.defenders})
+        units = [s.unit(i) for i in a.attackers]
+        out.append(_Shock(units, hexes, {i: duties[i] for i in a.attackers}))
+    return out
 
 
 def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
+    """Step b (cof.md §8.4): may-shock attackers check, then every defender not Engaged."""
     s = ph.s
     for g in shocks:
         for a in list(g.attackers):
@@ -131,23 +130,26 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
         for d in _defending(ph, g.defenders):
             if d.engaged or not d.on_map:
                 continue
-            tq = cohesion.effective_tq(s.charts, d.tq, routed=d.routed, column=d.column)
             dr = ctx.d10(f"defender check of {d.id}")
-            got = cohesion.check(s.charts, "defender_check", tq, dr)
+            hits, outcome = segment.defender_check(s.charts, counter(d), dr)
             ctx.log(
                 "pre-shock",
-                f"{d.id} braces for the shock: rolls {dr} against TQ {tq}",
-                {"unit": d.id, "hits": got.hits},
+                f"{d.id} braces for the shock: rolls {dr} against TQ {d.tq}: {outcome}",
+                {"unit": d.id, "hits": hits, "outcome": outcome},
                 (dr,),
             )
-            add_hits(ctx, d, got.hits, "defender pre-shock check")
+            if outcome == "eliminated":
+                eliminate(ctx, d)
+            else:
+                add_hits(ctx, d, hits, "defender pre-shock check")
         for h in list(g.defenders):
-            if not [x for x in s.units_at(h) if x.side != ph.side]:
+            if not _defending(ph, [h]):
                 g.defenders.remove(h)
                 g.vacated.append(h)
 
 
 def _leaders(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
+    """Step c (cof.md §8.5): every leader with a unit of a shock checks."""
     s = ph.s
     hexes = sorted(
         {u.hex for g in shocks if g.attackers and g.defenders for u in g.attackers}
@@ -158,8 +160,7 @@ def _leaders(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
             leader_check(ctx, ld, "shock")
 
 
-def _bonus(ph: Phase, units: list[Unit]) -> list[int]:
-    s = ph.s
+def _bonus(s: CofState, units: list[Unit]) -> list[int]:
     out = []
     for h in sorted({u.hex for u in units}):
         for ld in s.leaders_at(h):
@@ -173,6 +174,7 @@ def _bonus(ph: Phase, units: list[Unit]) -> list[int]:
 
 
 def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
+    """Step d (cof.md §8.6-§8.8) for one shock."""
     s = ph.s
     defenders = _defending(ph, g.defenders)
     if not g.attackers or not defenders:
@@ -187,38 +189,33 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     if best is None:
         return
     _, a_code, lead = best
-    a_type = s.charts.types[a_code]
     d_code = min(d_types, key=lambda dc: (s.charts.clash[(a_code, dc)].column, dc))
     target = d_types[d_code]
-    d_type = s.charts.types[d_code]
     fronted = any(
         lead.at in front_hexes(e.at, e.facing) for e in ph.enemies() if e.hex not in g.defenders
     )
     rear = any(lead.at in rear_hexes(d.at, d.facing) for d in defenders)
     flank = any(a.at in flank_hexes(d.at, d.facing) for a in g.attackers for d in defenders)
-    shifts = []
-    if max(s.elevation.get(h, 0) for h in g.defenders) > max(
-        s.elevation.get(a.hex, 0) for a in g.attackers
-    ):
-        shifts.append("higher_ground")
-    crossed = [set(s.hexside_kinds(a.at, d.at)) for a in g.attackers for d in defenders
-               if a.at.distance(d.at) == 1]  # fmt: skip
-    for kind in ("minor_river", "stream"):
-        if crossed and all(kind in c for c in crossed):
-            shifts.append(kind)
-    drm = shock.leader_drm(_bonus(ph, g.attackers), _bonus(ph, defenders))
+    shifts = shock_shifts(
+        s.charts,
+        ground(s),
+        [GHex.parse(h) for h in g.defenders],
+        [a.at for a in g.attackers],
+        chariots_attack=all(chart_type(s, a).code in CHARIOTS for a in g.attackers),
+    )
+    drm = shock.leader_drm(_bonus(s, g.attackers), _bonus(s, defenders))
     dr = ctx.d10(f"shock of {lead.id} on {target.hex}")
     res = shock.resolve_shock(
         s.charts,
-        a_type,
-        d_type,
+        s.charts.types[a_code],
+        s.charts.types[d_code],
         dr,
         rear=rear,
         rear_attacker_fronted=fronted,
         defender_in_column=any(d.column for d in defenders),
         flank=flank,
         attackers=len(g.attackers),
-        defenders=len(g.defenders),
+        defenders=len({piece(s, d).id for d in defenders}),
         terrain_shifts=shifts,
         drm=drm,
     )
@@ -233,7 +230,8 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
          "attacker_hits": res.attacker_hits, "defender_hits": res.defender_hits},
         (dr,),
     )  # fmt: skip
-    att = _with_mates(ph, g.attackers)
+    att = _with_mates(s, g.attackers)
+    g.superior = lead.id if res.superiority == "AS" else None
     first = [lead.id] if res.superiority == "AS" or rear else []
     got = shock.distribute_hits(res.attacker_hits, [u.id for u in att], first)
     for u in att:
@@ -244,58 +242,91 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     g.fought = att + defenders
 
 
+def _entry_hits(s: CofState, u: Unit, h: str) -> int:
+    """The hits ``u`` would take entering ``h`` from where it stands (cof.md §6.2)."""
+    to = GHex.parse(h)
+    return terrain_hits(
+        s.charts, s.charts.types[u.type], s.terrain_at(to), s.hexside_kinds(u.at, to)
+    )
+
+
+def _sides(g: _Shock, side: str) -> tuple[list[Piece], list[Piece]]:
+    """A shock's counters still on the map, one by one, as the rules see them now:
+    (attackers, defenders) for the attacking ``side``."""
+    on = [counter(u) for u in g.fought if u.on_map]
+    return [p for p in on if p.side == side], [p for p in on if p.side != side]
+
+
 def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str]) -> None:
+    """Step e #1-#2 (cof.md §8.9, §9.2 #3)."""
     s = ph.s
-    for g in shocks:
-        att = [u for u in _with_mates(ph, g.attackers) if u.on_map]
-        dfd = [u for u in g.fought if u.on_map and u.side != ph.side]
-        loser = shock.mutual_rout([(u.hits, u.tq) for u in att], [(u.hits, u.tq) for u in dfd])
-        if loser is None:
-            continue
-        spared = dfd if loser == "attacker" else att
-        for u in spared:
-            u.hits = u.tq - 1
-        ctx.log("mutual-rout", f"both sides break: the {loser} routs", {"routs": loser})
-    for u in sorted(s.live(), key=lambda u: u.id):
-        if u.on_map and not u.routed and cohesion.routs(u.hits, u.tq):
+    fought = [g for g in shocks if g.fought]
+    extra = {
+        u.id: _entry_hits(s, u, g.defenders[0])
+        for g in fought
+        for u in g.attackers
+        if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
+    }
+    got = segment.collapse([_sides(g, ph.side) for g in fought], advance_hits=extra)
+    for uid, hits in sorted(got.hits.items()):
+        s.unit(uid).hits = hits
+        ctx.log("mutual-rout", f"both sides break: {uid} holds with {hits} hits", {"unit": uid})
+    for uid in got.routs:
+        u = s.unit(uid)
+        if u.on_map and not u.routed:
             rout(ctx, u)
     for u in sorted(s.live(), key=lambda u: u.id):
-        if u.id in engaged_before and not u.routed and u.hits == u.tq - 1:
-            dr = ctx.d10(f"collapse check of {u.id}")
-            if cohesion.check(s.charts, "engaged_collapse", u.tq, dr).passed:
-                u.hits -= 1
-                ctx.log(
-                    "collapse", f"{u.id} holds (rolls {dr}): one hit off", {"unit": u.id}, (dr,)
-                )
-            else:
-                ctx.log("collapse", f"{u.id} collapses (rolls {dr})", {"unit": u.id}, (dr,))
-                rout(ctx, u)
+        p, was = counter(u), u.id in engaged_before
+        if not segment.collapse_check_due(p, engaged_at_start=was):
+            continue
+        dr = ctx.d10(f"collapse check of {u.id}")
+        if segment.engaged_collapse(s.charts, p, dr, engaged_at_start=was) == "recovers":
+            u.hits -= 1
+            ctx.log("collapse", f"{u.id} holds (rolls {dr}): one hit off", {"unit": u.id}, (dr,))
+        else:
+            ctx.log("collapse", f"{u.id} collapses (rolls {dr})", {"unit": u.id}, (dr,))
+            rout(ctx, u)
 
 
 def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
+    """Step e #3 (cof.md §8.9): into the first hex the shock emptied."""
     s = ph.s
     empty = [h for h in g.vacated + g.defenders if not s.units_at(h)]
-    able = [a for a in g.attackers if a.on_map and not a.routed]
-    if not empty or not able:
+    if not empty:
         return
-    enemy_fronts = {h for e in ph.enemies() for h in front_hexes(e.at, e.facing)}
-    mover = max(able, key=lambda a: (a.tq, [-ord(c) for c in a.id]))
-    h = GHex.parse(empty[0])
-    if h not in mover.at.neighbours():
-        return
-    if empty[0] in g.vacated and mover.at in enemy_fronts:
-        return
-    hits = terrain_hits(
-        s.charts, s.charts.types[mover.type], s.terrain_at(h), s.hexside_kinds(mover.at, h)
+    to = GHex.parse(empty[0])
+    near = [a for a in g.attackers if a.on_map and to in a.at.neighbours()]
+    who = segment.advancers(
+        pieces(s),
+        [piece(s, a) for a in near],
+        superior=g.superior,
+        emptied_by_check=empty[0] in g.vacated,
     )
+    if not who:
+        return
+    mover = s.unit(who[0])
+    hits = segment.advance_hits(counter(mover), _entry_hits(s, mover, empty[0]))
     start = mover.hex
-    for m in _with_mates(ph, [mover]):
+    for m in _with_mates(s, [mover]):
         m.hex, m.engaged = empty[0], False
         g.advanced.add(m.id)
-    if hits:
-        mover.hits = min(mover.hits + hits, mover.tq - 1)  # never routs by advancing (§8.9)
+    mover.hits = hits
+    mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
     ph.entry_fire(mover)
+
+
+def _engaged(ph: Phase, shocks: list[_Shock]) -> None:
+    """Step e #4 (cof.md §8.9 #4, §9.4)."""
+    s = ph.s
+    groups = []
+    for g in shocks:
+        if g.fought:
+            a, d = _sides(g, ph.side)
+            groups.append(([p for p in a if not p.routed], [p for p in d if not p.routed]))
+    gone = {uid for g in shocks for uid in g.advanced}
+    for uid in segment.engaged_after(groups, gone=gone):
+        s.unit(uid).engaged = True
 
 
 def shock_segment(ph: Phase) -> None:
@@ -314,11 +345,5 @@ def shock_segment(ph: Phase) -> None:
     _collapse(ctx, ph, shocks, engaged_before)
     for g in shocks:
         _advance(ctx, ph, g)
-    for g in shocks:
-        for u in g.fought:
-            if not u.on_map or u.routed or u.id in g.advanced:
-                continue
-            foes = [x for x in g.fought if x.side != u.side and x.on_map and not x.routed]
-            if any(x.at.distance(u.at) == 1 for x in foes):
-                u.engaged = True
+    _engaged(ph, shocks)
     separate(s)

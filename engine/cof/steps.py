@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cof import cohesion
-from engine.cof.adapt import chief, ground, piece, pieces
-from engine.cof.leaders import displaced, replacement_hexes
-from engine.cof.rout import rout_hexes
+from engine.cof.adapt import chief, counter, ground, piece, pieces
+from engine.cof.leaders import displaced, replacement_hexes, wound
+from engine.cof.rout import leaders_lost, rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
 from engine.core.api import Event
@@ -85,6 +85,15 @@ def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
     """Take a unit off the map; its printed TQ counts to its side's withdrawal points (§11)."""
     s = ctx.s
     was = u.hex
+    lost = (
+        leaders_lost(
+            [chief(ld) for ld in s.leaders if ld.side == u.side],
+            [counter(x) for x in s.live()],
+            [u.id],
+        )
+        if status == "fled" and was
+        else []
+    )
     u.status, u.hex = status, ""
     u.engaged = u.routed = u.column = False
     if u.stacked_with:
@@ -98,10 +107,8 @@ def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
         f"{u.side} withdrawal points {s.sides[u.side].points}",
         {"unit": u.id, "hex": was, "side": u.side, "points": s.sides[u.side].points},
     )
-    if was and not s.units_at(was):
-        for ld in s.leaders_at(was):
-            if ld.side == u.side and status == "fled":
-                kill_leader(ctx, ld, "with his fleeing troops")
+    for lid in lost:  # every combat unit of the hex fled (cof.md §9.7)
+        kill_leader(ctx, s.leader(lid), "with his fleeing troops")
 
 
 def add_hits(ctx: Ctx, u: Unit, n: int, why: str, *, rout_now: bool = True) -> None:
@@ -188,11 +195,13 @@ def leader_check(ctx: Ctx, ld: Leader, kind: str, first: int | None = None) -> N
     rolls = ctx.rolls(f"casualty check of {ld.name}")
     seq: Iterator[int] = rolls if first is None else _chain(first, rolls)
     got = cohesion.leader_casualty(ctx.s.charts, kind, seq, rating, wounded=ld.wounded)
-    if got == "killed":
+    if got == "unhurt":
+        return
+    if got == "killed" or wound(chief(ld)) is None:
         kill_leader(ctx, ld, f"{kind} casualty check")
-    elif got == "wounded":
-        ld.wounded = True
-        ctx.log("leader-wounded", f"{ld.name} is wounded: his ratings drop by 1", {"leader": ld.id})
+        return
+    ld.wounded = True
+    ctx.log("leader-wounded", f"{ld.name} is wounded: his ratings drop by 1", {"leader": ld.id})
 
 
 def _chain(first: int, rest: Iterator[int]) -> Iterator[int]:
