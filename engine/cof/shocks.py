@@ -72,7 +72,7 @@ def _plan(ph: Phase) -> tuple[list[segment.Attack], dict[str, str]]:
     s = ph.s
     wing = {u.id for u in ph.units() if not u.rallied}
     board = [p for p in pieces(s) if p.side != ph.side or p.id in wing]
-    ordered = {piece(s, s.unit(uid)).id: h for uid, h in ph.shock}
+    ordered = {piece(s, u).id: h for u, h in ((s.unit(i), h) for i, h in ph.shock) if u.on_map}
     duties = {
         uid: duty
         for uid, duty in segment.designate(
