@@ -9,17 +9,23 @@ enemy (§9.4); each side's withdrawal points are the printed TQ of its units off
 times its OC's Initiative if he died (§11); the activation markers are each in the pool or drawn
 once (§5.2); the state survives JSON and the position file unchanged. Every game ends within its
 turn limit. The normal run plays a reduced number of games; the ``slow`` run plays 1,000.
+Some games are played on the heroic teaching scenario (scenarios/cof/003-heroes-teaching.toml),
+so that duels, challenges, Standard capture and aggression reactions come up (cof.md §8.10,
+§9.6, §10).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from cof_kit import skirmish
 
 from engine.cof.position import load_position, write_position
+from engine.cof.scenario import load_scenario
+from engine.cof.scenario.spec import CofScenario
 from engine.cof.state import SIDES, CofState, from_scenario, state_to_dict
 from engine.cof.system import SYSTEM
 from engine.cof.turn import markers
@@ -29,8 +35,11 @@ from engine.gboh.grid import SIDES as HEXSIDES
 from engine.gboh.grid import VERTICES
 
 NORMAL_GAMES = 6
+HEROIC_GAMES = 2
 SLOW_GAMES = 1000
+SLOW_HEROIC = 100
 TURNS = 12
+HEROIC = Path(__file__).resolve().parent.parent / "scenarios" / "cof" / "003-heroes-teaching.toml"
 
 
 def check(s: CofState) -> None:
@@ -65,11 +74,16 @@ def check(s: CofState) -> None:
         assert ld.on_map == (ld.status == "in"), ld
 
 
-def play(seed: bytes, turns: int = TURNS) -> CofState:
-    """One random game, checking every state; returns the last."""
+def heroic() -> CofScenario:
+    return load_scenario(HEROIC.read_text(encoding="utf-8"), HEROIC.name)
+
+
+def play(seed: bytes, turns: int = TURNS, battle: CofScenario | None = None) -> CofState:
+    """One random game (on the test skirmish, or ``battle``), checking every state; returns
+    the last."""
     player = find(SYSTEM, AUTOPLAY)
     assert player is not None
-    s = SYSTEM.new_game(from_scenario(skirmish(turns)))
+    s = SYSTEM.new_game(from_scenario(battle or skirmish(turns)))
     dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), 4000)
     check(s)
     for epoch in range(1, 4000):
@@ -94,6 +108,12 @@ def test_random_games_keep_the_invariants(n: int) -> None:
     assert end.result in ("north", "south", "draw")
 
 
+@pytest.mark.parametrize("n", range(HEROIC_GAMES))
+def test_random_heroic_games_keep_the_invariants(n: int) -> None:
+    end = play(f"cof-heroic-{n}".encode(), battle=heroic())
+    assert end.result in ("north", "south", "draw")
+
+
 @pytest.mark.slow
 def test_many_random_games_keep_the_invariants(request: pytest.FixtureRequest) -> None:
     marks = str(request.config.getoption("-m") or "")
@@ -101,6 +121,10 @@ def test_many_random_games_keep_the_invariants(request: pytest.FixtureRequest) -
         pytest.skip("1,000 games: run with pytest -m slow")
     results = Counter(play(f"cof-slow-{n}".encode()).result for n in range(SLOW_GAMES))
     assert sum(results.values()) == SLOW_GAMES
+    battle = heroic()
+    heroes = Counter(play(f"cof-slow-h{n}".encode(), battle=battle).result
+                     for n in range(SLOW_HEROIC))  # fmt: skip
+    assert sum(heroes.values()) == SLOW_HEROIC
 
 
 def test_same_seed_same_game() -> None:

@@ -61,7 +61,7 @@ def ground(s: CofState) -> Ground:
 def chief(ld: Leader) -> Chief:
     """A leader as the rules see him: off the map unless in play (a killed leader may keep
     his hex), ``replacement`` while one waits to take over (cof.md §4.5)."""
-    c = view_chief(ld)
+    c = view_chief(ld, hits=ld.hits)
     return replace(
         c,
         hex=c.hex if ld.on_map else None,

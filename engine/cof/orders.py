@@ -13,8 +13,14 @@ mail's header)::
     rally E4                  under ``order rally`` (cof.md §9.8)
     shock E1                  a unit that may shock does (cof.md §8.2); ``shock E1 0506``
                               also attacks the unit in its flank hex 0506
+    mode hector foot          a leader this marker activates goes on foot (or ``chariot``),
+                              heroic battles only (cof.md §10.1)
+    challenge achilles hector 1205 1206
+                              instead of the drawn marker's Orders Phase, a hero on foot
+                              challenges an enemy leader along a path ending at his hex
+                              (cof.md §10.2 #2); nothing else that phase
     pass                      nothing this phase
-    answer trump              the answer to a question
+    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``)
     standing trump: never     a standing order (any time)
 
 Orders run in the order written (rally attempts first); the Shock Segment follows.
@@ -24,22 +30,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.cof.heroics import (
+    answer_challenge,
+    challenge,
+    challenge_problem,
+    challenge_question,
+    set_mode,
+)
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
 from engine.cof.shocks import shock_segment
+from engine.cof.standards import restore
+from engine.cof.standards import update as update_standards
 from engine.cof.state import CofState, Unit, clone
 from engine.cof.steps import Ctx, separate
-from engine.cof.turn import answer_trump, finish_activation, momentum_roll, next_activation
+from engine.cof.turn import (
+    answer_trump,
+    finish_activation,
+    momentum_roll,
+    next_activation,
+    trump_question,
+)
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
 
-__all__ = ["ORDERS", "Submission", "carry_out", "parse"]
+__all__ = ["ORDERS", "Submission", "carry_out", "parse", "question"]
 
 ORDERS = ("move", "withdraw", "rally")
-VERBS = ("move", "fire", "recover", "rally", "shock")
+VERBS = ("move", "fire", "recover", "rally", "shock", "mode")
 HEADER = ("game", "turn", "side")
-WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing")
+WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
+ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
+"""The answers each kind of question (``pending['label']``) takes."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +76,14 @@ class Submission:
     actions: tuple[Action, ...] = ()
     answer: str = ""
     standing: str = ""
+    challenge: tuple[str, ...] = ()
+
+
+def question(s: CofState) -> tuple[str, tuple[str, ...], str]:
+    """The text, answers and default of the question waiting (``s.pending``)."""
+    if s.pending.get("label") == "challenge":
+        return challenge_question(s)
+    return trump_question(s)
 
 
 def _problem(
@@ -68,6 +99,7 @@ def parse(s: CofState, side: str, text: str) -> Submission:
     standing: list[str] = []
     wing = answer = ""
     order = "move"
+    challenge: tuple[str, ...] = ()
     decided = False
     for n, raw in enumerate(text.splitlines(), 1):
         body = raw.split("#", 1)[0].strip()
@@ -96,6 +128,8 @@ def parse(s: CofState, side: str, text: str) -> Submission:
             order = words[1].lower()
         elif verb == "answer" and len(words) == 2:
             answer = words[1].lower()
+        elif verb == "challenge" and not challenge:
+            challenge = tuple(words[1:]) or ("",)
         elif verb == "pass" and len(words) == 1:
             pass
         else:
@@ -114,6 +148,7 @@ def parse(s: CofState, side: str, text: str) -> Submission:
         tuple(actions),
         answer,
         "\n".join(standing) + "\n" if standing else "",
+        challenge,
     )
     return _check(s, sub)
 
@@ -125,14 +160,10 @@ def _check(s: CofState, sub: Submission) -> Submission:
         p = s.pending
         if sub.side != p["side"]:
             raise OrdersError([_problem(0, "", "not-your-turn", f"{p['side']} must answer first")])
-        if sub.answer not in ("trump", "no"):
-            raise OrdersError(
-                [
-                    _problem(
-                        0, "", "answer-needed", "answer the question", ("answer trump", "answer no")
-                    )
-                ]
-            )
+        answers = ANSWERS[p.get("label", "trump")]
+        if sub.answer not in answers:
+            legal = tuple(f"answer {x}" for x in answers)
+            raise OrdersError([_problem(0, "", "answer-needed", "answer the question", legal)])
         return Submission(sub.side, "answer", answer=sub.answer, standing=sub.standing)
     a = s.active
     if sub.side != a.get("side"):
@@ -141,6 +172,8 @@ def _check(s: CofState, sub: Submission) -> Submission:
         )
     if sub.answer:
         raise OrdersError([_problem(0, "", "no-question", "there is no question to answer")])
+    if sub.challenge:
+        return _check_challenge(s, sub)
     wing = a["wing"] or sub.wing
     choices = tuple(a.get("choices", ()))
     if not a["wing"] and wing not in choices:
@@ -161,6 +194,16 @@ def _check(s: CofState, sub: Submission) -> Submission:
     if problems:
         raise OrdersError(problems)
     return out
+
+
+def _check_challenge(s: CofState, sub: Submission) -> Submission:
+    """A heroic challenge in place of the marker's Orders Phase (cof.md §10.2 #2)."""
+    problem = challenge_problem(s, sub.side, sub.challenge)
+    if problem is None and (sub.actions or sub.wing):
+        problem = "a challenge replaces the Orders Phase: no wing and no other order with it"
+    if problem is not None:
+        raise OrdersError([_problem(0, "", "bad-challenge", problem)])
+    return Submission(sub.side, "challenge", standing=sub.standing, challenge=sub.challenge)
 
 
 def _ordered(actions: tuple[Action, ...]) -> list[Action]:
@@ -185,6 +228,8 @@ def _do(ph: Phase, x: Action) -> str | None:
         return ph.recover(x)
     if x.verb == "rally":
         return ph.rally(x)
+    if x.verb == "mode":
+        return set_mode(ph.s, ph.side, ph.wing, (x.who, *x.args))
     return _shock(ph, x)
 
 
@@ -212,9 +257,12 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
     if sub.kind == "standing":
         return
     if sub.kind == "answer":
-        answer_trump(ctx, sub.answer)
+        _answer(ctx, sub.answer)
         return
     a = s.active
+    if sub.kind == "challenge":
+        _challenge(ctx, sub)
+        return
     side, wing, how = a["side"], sub.wing, a["how"]
     if how == "initiative":
         if wing == "pool":
@@ -234,6 +282,7 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
+    restore(ctx, side, "momentum" if how == "momentum" else f"wing:{wing}")
     ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
     if sub.order == "withdraw":
         ph.withdraw()
@@ -242,5 +291,34 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
         if msg is not None:
             ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
         separate(s)
+        update_standards(ctx)
     shock_segment(ph)
+    finish_activation(ctx)
+
+
+def _challenge(ctx: Ctx, sub: Submission) -> None:
+    """A hero's challenge with the marker in use; the challenged side's question, or the
+    duel at once by its standing order (cof.md §10.2-§10.4)."""
+    s = ctx.s
+    a = s.active
+    marker = f"{a['side']}:{'momentum' if a['how'] == 'momentum' else a['wing']}"
+    asked = challenge(ctx, sub.side, sub.challenge, marker)
+    if asked is None:
+        finish_activation(ctx)
+        return
+    s.step += 1
+    target = s.leader(asked["target"])
+    s.pending = {"id": f"challenge-{s.turn}-{len(s.used)}", "side": target.side,
+                 "label": "challenge", "step": s.step, "active": dict(a), **asked}  # fmt: skip
+    s.active = {}
+
+
+def _answer(ctx: Ctx, answer: str) -> None:
+    s = ctx.s
+    if s.pending.get("label") != "challenge":
+        answer_trump(ctx, answer)
+        return
+    p, s.pending = s.pending, {}
+    answer_challenge(ctx, p, answer == "accept")
+    s.active = p["active"]
     finish_activation(ctx)

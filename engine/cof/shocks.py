@@ -22,13 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.cof import cohesion, segment, shock
+from engine.cof import cohesion, segment, shock, standards
 from engine.cof.adapt import counter, ground, piece, pieces
 from engine.cof.elevation import shock_shifts
+from engine.cof.heroics import is_heroic_shock, shock_duel
 from engine.cof.movement import terrain_hits
 from engine.cof.phase import Phase
 from engine.cof.pieces import CHARIOTS, Piece
-from engine.cof.state import CofState, Unit
+from engine.cof.policy import policy_of
+from engine.cof.reaction import aggression_against_shock, aggression_must_attack
+from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
@@ -42,11 +45,13 @@ class _Shock:
 
     attackers: list[Unit]
     defenders: list[str]
+    side: str
     duty: dict[str, str] = field(default_factory=dict)
     vacated: list[str] = field(default_factory=list)
     advanced: set[str] = field(default_factory=set)
     fought: list[Unit] = field(default_factory=list)
     superior: str | None = None
+    idle: set[str] = field(default_factory=set)
 
 
 def _with_mates(s: CofState, units: list[Unit]) -> list[Unit]:
@@ -61,8 +66,10 @@ def _with_mates(s: CofState, units: list[Unit]) -> list[Unit]:
     return out
 
 
-def _defending(ph: Phase, hexes: list[str]) -> list[Unit]:
-    return [x for h in hexes for x in ph.s.units_at(h) if x.side != ph.side]
+def _defending(s: CofState, g: _Shock, hexes: list[str] | None = None) -> list[Unit]:
+    """The counters defending against ``g`` (in ``hexes``, by default all of its)."""
+    return [x for h in (g.defenders if hexes is None else hexes) for x in s.units_at(h)
+            if x.side != g.side]  # fmt: skip
 
 
 def _plan(ph: Phase) -> tuple[list[segment.Attack], dict[str, str]]:
@@ -102,16 +109,20 @@ def _designate(ph: Phase) -> list[_Shock]:
     for a in attacks:
         hexes = sorted({s.unit(d).hex for d in a.defenders})
         units = [s.unit(i) for i in a.attackers]
-        out.append(_Shock(units, hexes, {i: duties[i] for i in a.attackers}))
+        out.append(_Shock(units, hexes, ph.side, {i: duties[i] for i in a.attackers}))
     return out
 
 
-def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
-    """Step b (cof.md §8.4): may-shock attackers check, then every defender not Engaged."""
+def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
+    """Step b (cof.md §8.4, §8.10): may-shock attackers check; a defender that may react
+    aggressively tries (its shock then comes first, the attackers defending); then every
+    defender not Engaged checks. The shocks to fight, in order."""
     s = ph.s
+    first: list[_Shock] = []
+    out: list[_Shock] = []
     for g in shocks:
         for a in list(g.attackers):
-            if g.duty[a.id] != "may" or all(x.routed for x in _defending(ph, g.defenders)):
+            if g.duty[a.id] != "may" or all(x.routed for x in _defending(s, g)):
                 continue
             dr = ctx.d10(f"pre-shock check of {a.id}")
             got = cohesion.check(s.charts, "must_check_attacker", a.tq, dr)
@@ -127,7 +138,9 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
                 add_hits(ctx, a, got.hits, "failed pre-shock check")
         if not g.attackers:
             continue
-        for d in _defending(ph, g.defenders):
+        fight = _aggression(ctx, g) or g
+        (first if fight is not g else out).append(fight)
+        for d in _defending(s, fight):
             if d.engaged or not d.on_map:
                 continue
             dr = ctx.d10(f"defender check of {d.id}")
@@ -142,29 +155,76 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
                 eliminate(ctx, d)
             else:
                 add_hits(ctx, d, hits, "defender pre-shock check")
-        for h in list(g.defenders):
-            if not _defending(ph, [h]):
-                g.defenders.remove(h)
-                g.vacated.append(h)
+        for h in list(fight.defenders):
+            if not _defending(s, fight, [h]):
+                fight.defenders.remove(h)
+                fight.vacated.append(h)
+    return first + out
 
 
-def _leaders(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
-    """Step c (cof.md §8.5): every leader with a unit of a shock checks."""
-    s = ph.s
-    hexes = sorted(
-        {u.hex for g in shocks if g.attackers and g.defenders for u in g.attackers}
-        | {h for g in shocks if g.attackers for h in g.defenders}
+def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
+    """Aggression Reaction against shock (cof.md §8.10, rulebook §8.55-§8.56): the one
+    defending BI or lone RI, attacked only by chariots (an RI: by CH-3) with one in its front
+    hexes, tries when its owner's standing order ``aggression`` says so: a roll at most its
+    printed TQ turns it into the attacker of every original attacker in its front hexes, with
+    no check of its own. pbem [E]: only a shock on that one defending piece may be turned."""
+    s = ctx.s
+    reactors = {piece(s, d).id: piece(s, d) for d in _defending(s, g)}
+    if len(reactors) != 1:
+        return None
+    (reactor,) = reactors.values()
+    attackers = [piece(s, a) for a in g.attackers]
+    if not aggression_against_shock(reactor, attackers):
+        return None
+    if policy_of(s, reactor.side).get("aggression") != "always":
+        return None
+    dr = ctx.d10(f"aggression reaction of {reactor.id}")
+    ok = cohesion.aggression_vs_shock(s.charts, reactor.tq, dr)
+    verdict = "it attacks instead" if ok else "it awaits the shock"
+    what = f"{reactor.id} tries to strike first: rolls {dr} against TQ {reactor.tq}: {verdict}"
+    ctx.log("aggression", what, {"unit": reactor.id, "passed": ok}, (dr,))
+    if not ok:
+        return None
+    targets = aggression_must_attack(reactor, attackers)
+    unit = s.unit(reactor.id)
+    return _Shock([unit], sorted({s.unit(t).hex for t in targets}), unit.side, {unit.id: "ar"})
+
+
+def _involved(s: CofState, g: _Shock) -> tuple[list[Leader], list[Leader]]:
+    """The leaders stacked with a unit of the shock, attacker's and defender's."""
+    att = sorted({u.hex for u in g.attackers})
+    return (
+        [ld for h in att for ld in s.leaders_at(h) if ld.side == g.side],
+        [ld for h in g.defenders for ld in s.leaders_at(h) if ld.side != g.side],
     )
-    for h in hexes:
-        for ld in s.leaders_at(h):
-            leader_check(ctx, ld, "shock")
 
 
-def _bonus(s: CofState, units: list[Unit]) -> list[int]:
+def _leaders(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> int:
+    """Step c (cof.md §8.5, §10.2 #1): in a heroic battle a shock with leaders of both sides
+    and a hero among them brings a duel; otherwise every leader with a unit of a shock
+    checks for casualties. The duels' modifier for the active side's shocks."""
+    s = ph.s
+    drm = 0
+    for g in shocks:
+        if not g.attackers or not g.defenders:
+            continue
+        att, dfd = _involved(s, g)
+        if att and dfd and is_heroic_shock(s, att, dfd):
+            got, duelists = shock_duel(ctx, att, dfd)
+            drm += got if g.side == ph.side else -got
+            g.idle = {ld.id for ld in (*att, *dfd)} - set(duelists)
+            continue
+        for ld in (*att, *dfd):
+            if ld.on_map:
+                leader_check(ctx, ld, "shock")
+    return drm
+
+
+def _bonus(s: CofState, units: list[Unit], idle: set[str]) -> list[int]:
     out = []
     for h in sorted({u.hex for u in units}):
         for ld in s.leaders_at(h):
-            if ld.side != units[0].side:
+            if ld.side != units[0].side or ld.id in idle:
                 continue
             if ld.role == "OC":
                 out.append(ld.rating(ld.charisma))
@@ -173,10 +233,11 @@ def _bonus(s: CofState, units: list[Unit]) -> list[int]:
     return out
 
 
-def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
-    """Step d (cof.md §8.6-§8.8) for one shock."""
+def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
+    """Step d (cof.md §8.6-§8.8) for one shock; ``hero_drm`` the duels' modifier for the
+    active side's shocks (cof.md §10.4 #2)."""
     s = ph.s
-    defenders = _defending(ph, g.defenders)
+    defenders = _defending(s, g)
     if not g.attackers or not defenders:
         return
     d_types = {chart_type(s, d).code: d for d in defenders}
@@ -192,7 +253,9 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     d_code = min(d_types, key=lambda dc: (s.charts.clash[(a_code, dc)].column, dc))
     target = d_types[d_code]
     fronted = any(
-        lead.at in front_hexes(e.at, e.facing) for e in ph.enemies() if e.hex not in g.defenders
+        lead.at in front_hexes(e.at, e.facing)
+        for e in s.live(other(g.side))
+        if e.hex not in g.defenders
     )
     rear = any(lead.at in rear_hexes(d.at, d.facing) for d in defenders)
     flank = any(a.at in flank_hexes(d.at, d.facing) for a in g.attackers for d in defenders)
@@ -203,7 +266,8 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
         [a.at for a in g.attackers],
         chariots_attack=all(chart_type(s, a).code in CHARIOTS for a in g.attackers),
     )
-    drm = shock.leader_drm(_bonus(s, g.attackers), _bonus(s, defenders))
+    drm = shock.leader_drm(_bonus(s, g.attackers, g.idle), _bonus(s, defenders, g.idle))
+    drm += hero_drm if g.side == ph.side else -hero_drm
     dr = ctx.d10(f"shock of {lead.id} on {target.hex}")
     res = shock.resolve_shock(
         s.charts,
@@ -267,7 +331,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
         for u in g.attackers
         if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
     }
-    got = segment.collapse([_sides(g, ph.side) for g in fought], advance_hits=extra)
+    got = segment.collapse([_sides(g, g.side) for g in fought], advance_hits=extra)
     for uid, hits in sorted(got.hits.items()):
         s.unit(uid).hits = hits
         ctx.log("mutual-rout", f"both sides break: {uid} holds with {hits} hits", {"unit": uid})
@@ -313,7 +377,9 @@ def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     mover.hits = hits
     mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
-    ph.entry_fire(mover)
+    standards.update(ctx)
+    if g.side == ph.side:  # no reaction fire at an aggression reactor (cof.md §8.10)
+        ph.entry_fire(mover)
 
 
 def _engaged(ph: Phase, shocks: list[_Shock]) -> None:
@@ -322,7 +388,7 @@ def _engaged(ph: Phase, shocks: list[_Shock]) -> None:
     groups = []
     for g in shocks:
         if g.fought:
-            a, d = _sides(g, ph.side)
+            a, d = _sides(g, g.side)
             groups.append(([p for p in a if not p.routed], [p for p in d if not p.routed]))
     gone = {uid for g in shocks for uid in g.advanced}
     for uid in segment.engaged_after(groups, gone=gone):
@@ -338,10 +404,10 @@ def shock_segment(ph: Phase) -> None:
     shocks = _designate(ph)
     if not shocks:
         return
-    _prechecks(ctx, ph, shocks)
-    _leaders(ctx, ph, shocks)
+    shocks = _prechecks(ctx, ph, shocks)
+    hero_drm = _leaders(ctx, ph, shocks)
     for g in shocks:
-        _resolve(ctx, ph, g)
+        _resolve(ctx, ph, g, hero_drm)
     _collapse(ctx, ph, shocks, engaged_before)
     for g in shocks:
         _advance(ctx, ph, g)

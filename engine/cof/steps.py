@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.cof import cohesion
 from engine.cof.adapt import chief, counter, ground, piece, pieces
+from engine.cof.heroes import checks_casualty
 from engine.cof.leaders import displaced, replacement_hexes, wound
 from engine.cof.rout import leaders_lost, rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
@@ -189,7 +190,7 @@ def kill_leader(ctx: Ctx, ld: Leader, why: str) -> None:
 
 def leader_check(ctx: Ctx, ld: Leader, kind: str, first: int | None = None) -> None:
     """A leader's casualty check (cof.md §7.9, §8.5); ``first`` is the unmodified fire roll."""
-    if ld.hero:
+    if not checks_casualty(chief(ld)):
         return
     rating = ld.initiative if ld.role == "OC" else ld.ability
     rolls = ctx.rolls(f"casualty check of {ld.name}")
