@@ -13,6 +13,9 @@ mail's header)::
     rally E4                  under ``order rally`` (cof.md §9.8)
     shock E1                  a unit that may shock does (cof.md §8.2); ``shock E1 0506``
                               also attacks the unit in its flank hex 0506
+    attack E1 E2 on H3        the Shock Segment's target plan, one attack a line: these units
+                              (ids or hexes) attack these enemy units; checked by §8.12
+                              (cof.md §8.3); without it pbem plans the attacks
     mode hector foot          a leader this marker activates goes on foot (or ``chariot``),
                               heroic battles only (cof.md §10.1)
     challenge achilles hector 1205 1206
@@ -40,7 +43,7 @@ from engine.cof.heroics import (
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
-from engine.cof.shocks import shock_segment
+from engine.cof.shocks import plan_problem, shock_segment
 from engine.cof.standards import restore
 from engine.cof.standards import update as update_standards
 from engine.cof.state import CofState, Unit, clone
@@ -58,7 +61,7 @@ from engine.gboh.grid import GHex, MapNotationError
 __all__ = ["ORDERS", "Submission", "carry_out", "parse", "question"]
 
 ORDERS = ("move", "withdraw", "rally")
-VERBS = ("move", "fire", "recover", "rally", "shock", "mode")
+VERBS = ("move", "fire", "recover", "rally", "shock", "mode", "attack")
 HEADER = ("game", "turn", "side")
 WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
 ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
@@ -193,6 +196,11 @@ def _check(s: CofState, sub: Submission) -> Submission:
     problems = [p for p in (_dry(ph, x) for x in _ordered(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
+    attacks = [x for x in out.actions if x.verb == "attack"]
+    problem = plan_problem(ph, _plan_of(out.actions)) if attacks else None
+    if problem is not None:
+        first = attacks[0]
+        raise OrdersError([_problem(first.line, first.quote, "bad-attack", problem)])
     return out
 
 
@@ -230,7 +238,26 @@ def _do(ph: Phase, x: Action) -> str | None:
         return ph.rally(x)
     if x.verb == "mode":
         return set_mode(ph.s, ph.side, ph.wing, (x.who, *x.args))
+    if x.verb == "attack":
+        return None if _attack(x) else "attack UNIT... on ENEMY...: units of yours, then 'on'"
     return _shock(ph, x)
+
+
+def _attack(x: Action) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``attack A B on X Y`` as (attackers, defenders), or ``None`` if malformed."""
+    words = [x.who, *x.args]
+    low = [w.lower() for w in words]
+    if low.count("on") != 1:
+        return None
+    k = low.index("on")
+    if k == 0 or k == len(words) - 1:
+        return None
+    return tuple(words[:k]), tuple(words[k + 1 :])
+
+
+def _plan_of(actions: tuple[Action, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The target plan the ``attack`` lines write (cof.md §8.3)."""
+    return [a for a in (_attack(x) for x in actions if x.verb == "attack") if a is not None]
 
 
 def _shock(ph: Phase, x: Action) -> str | None:
@@ -292,7 +319,7 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
             ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
         separate(s)
         update_standards(ctx)
-    shock_segment(ph)
+    shock_segment(ph, _plan_of(sub.actions))
     finish_activation(ctx)
 
 

@@ -20,6 +20,7 @@ equal advancers the lowest id advances, into the first hex emptied, keeping its 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cof import cohesion, segment, shock, standards
@@ -35,7 +36,7 @@ from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
-__all__ = ["shock_segment"]
+__all__ = ["Plan", "plan_problem", "shock_segment"]
 
 
 @dataclass
@@ -72,14 +73,50 @@ def _defending(s: CofState, g: _Shock, hexes: list[str] | None = None) -> list[U
             if x.side != g.side]  # fmt: skip
 
 
-def _plan(ph: Phase) -> tuple[list[segment.Attack], dict[str, str]]:
+Plan = Sequence[tuple[Sequence[str], Sequence[str]]]
+"""A player's target assignment as written: (attackers, defenders) by unit id or hex."""
+
+
+def _enemy(s: CofState, side: str, ref: str) -> Unit | None:
+    """An enemy unit on the map by id or hex (a stack: its chariot)."""
+    here = [u for u in s.live() if u.side != side and ref.lower() in (u.id.lower(), u.hex)]
+    here.sort(key=lambda u: u.type != "CH2")
+    return here[0] if here else None
+
+
+def _written(ph: Phase, plan: Plan) -> list[segment.Attack] | str:
+    """The player's plan as the rules' attacks, or what it names that is not there."""
+    s = ph.s
+    out = []
+    for atts, defs in plan:
+        a_ids, d_ids = [], []
+        for ref in atts:
+            u = ph.find(ref)
+            if not isinstance(u, Unit) or not u.on_map:
+                return f"no unit {ref!r} of {ph.side} on the map"
+            a_ids.append(piece(s, u).id)
+        for ref in defs:
+            e = _enemy(s, ph.side, ref)
+            if e is None:
+                return f"no enemy unit {ref!r} on the map"
+            d_ids.append(piece(s, e).id)
+        out.append(segment.Attack(tuple(dict.fromkeys(a_ids)), tuple(dict.fromkeys(d_ids))))
+    return out
+
+
+def _plan(ph: Phase, plan: Plan = ()) -> tuple[list[segment.Attack], dict[str, str], str | None]:
     """Steps a and the targets (cof.md §8.2-§8.3): the designated pieces of the activated
-    wing (a may-shock one only if ordered) and pbem's plan, with the flank targets the
-    orders add where the plan stays legal."""
+    wing (a may-shock one only if ordered, by ``shock`` or in the player's plan) and the
+    attacks: the player's ``plan`` if :func:`engine.cof.segment.plan_problem` finds it
+    legal, else pbem's plan with the flank targets the orders add where the plan stays
+    legal; and why the player's plan was not used."""
     s = ph.s
     wing = {u.id for u in ph.units() if not u.rallied}
     board = [p for p in pieces(s) if p.side != ph.side or p.id in wing]
     ordered = {piece(s, u).id: h for u, h in ((s.unit(i), h) for i, h in ph.shock) if u.on_map}
+    written = _written(ph, plan) if plan else []
+    if not isinstance(written, str):
+        ordered.update({uid: "" for a in written for uid in a.attackers if uid not in ordered})
     duties = {
         uid: duty
         for uid, duty in segment.designate(
@@ -87,6 +124,14 @@ def _plan(ph: Phase) -> tuple[list[segment.Attack], dict[str, str]]:
         ).items()
         if duty == "must" or uid in ordered
     }
+    if isinstance(written, str):
+        problem: str | None = written
+    elif written:
+        problem = segment.plan_problem(s.charts, board, duties, written)
+        if problem is None:
+            return written, duties, None
+    else:
+        problem = None
     attacks = segment.plan(s.charts, board, duties, include_may=ordered)
     for uid, h in sorted(ordered.items()):
         if not h:
@@ -99,12 +144,21 @@ def _plan(ph: Phase) -> tuple[list[segment.Attack], dict[str, str]]:
             tried[i] = segment.Attack(a.attackers, (*a.defenders, *extra))
             if segment.plan_problem(s.charts, board, duties, tried) is None:
                 attacks = tried
-    return attacks, duties
+    return attacks, duties, problem
 
 
-def _designate(ph: Phase) -> list[_Shock]:
+def plan_problem(ph: Phase, plan: Plan) -> str | None:
+    """Why the player's written ``plan`` would not be played now (cof.md §8.3), or ``None``:
+    the check of an orders mail, on the position its moves lead to."""
+    return _plan(ph, plan)[2]
+
+
+def _designate(ph: Phase, plan: Plan) -> list[_Shock]:
     s = ph.s
-    attacks, duties = _plan(ph)
+    attacks, duties, problem = _plan(ph, plan)
+    if problem is not None and ph.ctx is not None:
+        ph.ctx.log("not-done", f"the attack plan is not played ({problem}): pbem's plan is",
+                   {"problem": problem})  # fmt: skip
     out = []
     for a in attacks:
         hexes = sorted({s.unit(d).hex for d in a.defenders})
@@ -395,13 +449,14 @@ def _engaged(ph: Phase, shocks: list[_Shock]) -> None:
         s.unit(uid).engaged = True
 
 
-def shock_segment(ph: Phase) -> None:
-    """Run the Shock Segment after the activated wing's movement and fire."""
+def shock_segment(ph: Phase, plan: Plan = ()) -> None:
+    """Run the Shock Segment after the activated wing's movement and fire; ``plan`` the
+    attacks the player wrote (none: pbem's plan)."""
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
     engaged_before = {u.id for u in s.live() if u.engaged}
-    shocks = _designate(ph)
+    shocks = _designate(ph, plan)
     if not shocks:
         return
     shocks = _prechecks(ctx, ph, shocks)
