@@ -185,8 +185,8 @@ def challenge_problem(s: CofState, side: str, words: Sequence[str]) -> str | Non
     path = _path(words[2:])
     if isinstance(path, str):
         return path
-    if hero.archer and _in_reach(s, hero, target):
-        return None
+    if _shoots(s, hero, target):
+        return None  # he shoots (cof.md §10.4 #5): no path to walk
     return heroes.challenge_problem(
         s.charts, ground(s), pieces(s), chief(hero), chief(target), path=path
     )
@@ -196,7 +196,11 @@ def _leader(s: CofState, ref: str) -> Leader | None:
     return next((ld for ld in s.leaders if ld.id.lower() == ref.lower()), None)
 
 
-def _in_reach(s: CofState, hero: Leader, target: Leader) -> bool:
+def _shoots(s: CofState, hero: Leader, target: Leader) -> bool:
+    """Whether a challenging hero archer (on foot) shoots: the target within 3 hexes and in
+    his sight (cof.md §10.4 #5)."""
+    if not (hero.hero and hero.archer and hero.on_foot):
+        return False
     h, t = GHex.parse(hero.hex), GHex.parse(target.hex)
     occupied = {p.hex for p in pieces(s)}
     return h.distance(t) <= ARCHER_REACH and sight(
@@ -216,7 +220,7 @@ def challenge(ctx: Ctx, side: str, words: Sequence[str], marker: str) -> dict[st
         f"{hero.name} challenges {target.name}",
         {"hero": hero.id, "target": target.id, "marker": marker},
     )
-    if hero.archer and _in_reach(s, hero, target):
+    if _shoots(s, hero, target):
         dr = ctx.d10(f"{hero.name} shoots at {target.name}")
         if heroes.killed_by_archer(dr):
             kill_leader(ctx, target, f"shot by {hero.name}")
