@@ -221,7 +221,8 @@ def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
     defending BI or lone RI, attacked only by chariots (an RI: by CH-3) with one in its front
     hexes, tries when its owner's standing order ``aggression`` says so: a roll at most its
     printed TQ turns it into the attacker of every original attacker in its front hexes, with
-    no check of its own. pbem [E]: only a shock on that one defending piece may be turned."""
+    no check of its own. pbem [E]: only a shock on that one defending piece may be turned;
+    an original attacker in its flank fights no shock."""
     s = ctx.s
     reactors = {piece(s, d).id: piece(s, d) for d in _defending(s, g)}
     if len(reactors) != 1:
