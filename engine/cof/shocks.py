@@ -431,6 +431,9 @@ def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
         g.advanced.add(m.id)
     mover.hits = hits
     mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
+    for ld in s.leaders_at(start):  # a hero goes along with his unit (cof.md §10.1) [E]
+        if ld.side == mover.side and ld.role == "hero":
+            ld.hex = mover.hex
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
     standards.update(ctx)
     if g.side == ph.side:  # no reaction fire at an aggression reactor (cof.md §8.10)
