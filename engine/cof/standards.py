@@ -22,12 +22,12 @@ stays in the hex where the captor fell, still captured.
 
 from __future__ import annotations
 
-from engine.cof.adapt import chief, counter, piece, pieces
+from engine.cof.adapt import chief, piece, pieces
 from engine.cof.leaders import moves_on
 from engine.cof.policy import policy_of
-from engine.cof.rout import Standard, flee_near_standard, standard_captured, standard_returns
+from engine.cof.rout import Standard, standard_captured, standard_returns
 from engine.cof.state import SIDES, CofState, other
-from engine.cof.steps import Ctx, eliminate
+from engine.cof.steps import Ctx, flee_near
 from engine.gboh.grid import GHex
 
 __all__ = ["end_of_turn", "restore", "standard_of", "update"]
@@ -43,16 +43,6 @@ def standard_of(s: CofState, side: str) -> Standard:
         captured_turn=v.standard_captured or None,
         eliminated=bool(v.standard_captured) and not v.standard,
     )
-
-
-def _flee(ctx: Ctx, std: Standard, why: str) -> None:
-    """The owner's routed units within 3 hexes of ``std`` flee (rulebook §9.34)."""
-    s = ctx.s
-    for uid in flee_near_standard(s.charts, [counter(u) for u in s.live()], std):
-        u = s.unit(uid)
-        if u.on_map:
-            ctx.log("standard", f"{u.id} flees: its Standard {why}", {"unit": u.id})
-            eliminate(ctx, u, "fled")
 
 
 def update(ctx: Ctx) -> None:
@@ -73,7 +63,7 @@ def update(ctx: Ctx) -> None:
                     f"{captor.id} carries off the {v.name} Standard to {v.standard}",
                     {"side": side, "hex": v.standard},
                 )
-                _flee(ctx, moved, "moves")
+                flee_near(ctx, moved, "moves")
             continue
         here = [u for u in s.units_at(v.standard) if u.side == other(side)]
         if not here or not standard_captured(pieces(s), std, piece(s, here[0])):
@@ -86,7 +76,7 @@ def update(ctx: Ctx) -> None:
             + (" and keeps it" if keep else " and destroys it"),
             {"side": side, "captor": captor.id, "hex": v.standard, "kept": keep},
         )
-        _flee(ctx, std, "is captured")
+        flee_near(ctx, std, "is captured")
         v.standard_captured = s.turn
         if keep:
             v.standard_by = captor.id

@@ -18,7 +18,7 @@ from engine.cof import cohesion
 from engine.cof.adapt import chief, counter, ground, piece, pieces
 from engine.cof.heroes import checks_casualty
 from engine.cof.leaders import displaced, replacement_hexes, wound
-from engine.cof.rout import leaders_lost, rout_hexes
+from engine.cof.rout import Standard, flee_near_standard, leaders_lost, rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
 from engine.core.api import Event
@@ -32,6 +32,7 @@ __all__ = [
     "chart_type",
     "displace_lone_leaders",
     "eliminate",
+    "flee_near",
     "kill_leader",
     "leader_check",
     "rout",
@@ -225,8 +226,24 @@ def displace_lone_leaders(ctx: Ctx, mover: Unit) -> None:
         if where is None:
             kill_leader(ctx, ld, "alone among the enemy")
         elif where:
-            ld.hex = str(where[0])
+            was, ld.hex = ld.hex, str(where[0])
             ctx.log("leader-displaced", f"{ld.name} falls back to {ld.hex}", {"leader": ld.id})
+            side = s.sides[ld.side]
+            if side.standard == was and not side.standard_captured:  # it goes with him (§9.6)
+                side.standard = ld.hex
+                ctx.log("standard", f"the {side.name} Standard goes with him", {"side": ld.side})
+                flee_near(ctx, Standard(ld.side, GHex.parse(ld.hex)), "moves")
+
+
+def flee_near(ctx: Ctx, standard: Standard, why: str) -> None:
+    """A Standard moved or captured: its side's routed units within 3 hexes of ``standard``
+    flee at once (cof.md §9.6, :func:`engine.cof.rout.flee_near_standard`)."""
+    s = ctx.s
+    for uid in flee_near_standard(s.charts, [counter(u) for u in s.live()], standard):
+        u = s.unit(uid)
+        if u.on_map:
+            ctx.log("standard", f"{u.id} flees: its Standard {why}", {"unit": u.id})
+            eliminate(ctx, u, "fled")
 
 
 def separate(s: CofState) -> None:
