@@ -18,6 +18,8 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
                                            best Combat, or the most Endurance left (§10.2)
     duel:           fight | withdraw       when my leader has taken more hits in a duel, he
                                            fights on or withdraws (and loses, §10.3 #5)
+    runners:        stay | leave                a CH-2 whose runners may not withdraw in good
+                                               order goes alone (cof.md §6.4, Senzar example)
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"
 DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
     "aggression: always\nstandard: destroy\nchallenge: ask\nduelist: combat\nduel: fight\n"
+    "runners: stay\n"
 )
 """Standing orders every side starts with."""
 
@@ -44,6 +47,7 @@ STANDING = StandingOrders(
         "challenge": ("accept", "decline", "ask"),
         "duelist": ("combat", "endurance"),
         "duel": ("fight", "withdraw"),
+        "runners": ("stay", "leave"),
     },
     DEFAULT_STANDING,
 )
