@@ -36,7 +36,7 @@ from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
-__all__ = ["Plan", "plan_problem", "shock_segment"]
+__all__ = ["Plan", "aggression_shock", "plan_problem", "shock_segment"]
 
 
 @dataclass
@@ -219,7 +219,7 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
 def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
     """Aggression Reaction against shock (cof.md §8.10, rulebook §8.55-§8.56): the one
     defending BI or lone RI, attacked only by chariots (an RI: by CH-3) with one in its front
-    hexes, tries when its owner's standing order ``aggression`` says so: a roll at most its
+    hexes, tries when its owner's standing order ``aggression-shock`` says so: a roll at most its
     printed TQ turns it into the attacker of every original attacker in its front hexes, with
     no check of its own. pbem [E]: only a shock on that one defending piece may be turned;
     an original attacker in its flank fights no shock."""
@@ -231,7 +231,7 @@ def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
     attackers = [piece(s, a) for a in g.attackers]
     if not aggression_against_shock(reactor, attackers):
         return None
-    if policy_of(s, reactor.side).get("aggression") != "always":
+    if policy_of(s, reactor.side).get("aggression-shock") != "always":
         return None
     dr = ctx.d10(f"aggression reaction of {reactor.id}")
     ok = cohesion.aggression_vs_shock(s.charts, reactor.tq, dr)
@@ -436,7 +436,7 @@ def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
             ld.hex = mover.hex
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
     standards.update(ctx)
-    if g.side == ph.side:  # no reaction fire at an aggression reactor (cof.md §8.10)
+    if "ar" not in g.duty.values():  # no reaction fire at an aggression reactor (§8.10)
         ph.entry_fire(mover)
 
 
@@ -461,8 +461,25 @@ def shock_segment(ph: Phase, plan: Plan = ()) -> None:
     s = ph.s
     engaged_before = {u.id for u in s.live() if u.engaged}
     shocks = _designate(ph, plan)
-    if not shocks:
-        return
+    if shocks:
+        _fight(ctx, ph, shocks, engaged_before)
+
+
+def aggression_shock(ph: Phase, reactor: Unit, defenders: list[str]) -> None:
+    """The shock of a unit making an Aggression Reaction against fire (cof.md §8.10),
+    resolved at once: ``ph`` is its own side's (its owner attacks), ``defenders`` the hexes it
+    must attack; the reactor takes no pre-shock check and no reaction fire, the defenders
+    their checks."""
+    ctx = ph.ctx
+    assert ctx is not None
+    engaged_before = {u.id for u in ph.s.live() if u.engaged}
+    g = _Shock([reactor], list(defenders), reactor.side, {reactor.id: "ar"})
+    _fight(ctx, ph, [g], engaged_before)
+
+
+def _fight(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str]) -> None:
+    """Steps b to e of the Shock Segment (cof.md §8.4-§8.9) for the designated shocks."""
+    s = ph.s
     shocks = _prechecks(ctx, ph, shocks)
     hero_drm = _leaders(ctx, ph, shocks)
     for g in shocks:

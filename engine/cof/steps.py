@@ -138,6 +138,10 @@ def rout(ctx: Ctx, u: Unit) -> None:
     pass, else (or without a Standard, or with no free path) it flees."""
     s = ctx.s
     side = s.sides[u.side]
+    if u.column:  # out of column: it faces a vertex at an end of its hexside (cof.md §6.3)
+        from engine.cof.formation import deploy_vertices  # noqa: PLC0415 (formation uses steps)
+
+        u.facing = deploy_vertices(u.at, u.facing)[0]
     u.engaged = u.column = False
     if not side.standard:
         ctx.log("rout", f"{u.id} routs with no Standard to run to", {"unit": u.id})
