@@ -36,7 +36,7 @@ from pbem.mailviews.model import (
 )
 from pbem.orders_text import canonicalize
 from pbem.render.bundle import RenderedBoard
-from pbem.render.png import display_size
+from pbem.render.png import board_size, display_size
 from pbem.render.templating import environment, wrap
 
 __all__ = [
@@ -74,7 +74,10 @@ def _common(env: Envelope) -> dict[str, Any]:
 
 
 def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
-    w, h = display_size(board.picture)
+    if board.radius is None:
+        w, h = display_size(board.picture)
+    else:  # a small picture (an overview) is shown pixel for pixel
+        w, h = board_size(board.picture, board.radius)
     return {
         "ascii": board.ascii.rstrip("\n"),
         "cid": cid,
@@ -82,6 +85,10 @@ def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
         "height": h,
         "top": side_label(board.picture, board.picture.top),
         "bottom": side_label(board.picture, board.picture.bottom),
+        # more pictures of the board (an overview), inline after it
+        "others": [
+            {**_board(other, f"{name}.{cid}"), "name": name} for name, other in board.others
+        ],
     }
 
 
@@ -159,6 +166,17 @@ def _message(
             filename=f"board-turn-{env.turn}.png",
         )
         related.attach(image)
+        for name, other in board.others:
+            more = MIMEPart()
+            more.set_content(
+                other.png,
+                maintype="image",
+                subtype="png",
+                cid=f"<{name}.{cid}>",
+                disposition="inline",
+                filename=f"{name}-turn-{env.turn}.png",
+            )
+            related.attach(more)
         msg.make_mixed(boundary=f"mix-{tag}")
         msg.attach(cast(EmailMessage, related))
         msg.add_attachment(
