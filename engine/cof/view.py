@@ -22,6 +22,7 @@ from engine.cof.picture import (
     SideView,
     UnitView,
     area_picture,
+    arriving_of,
     overview_picture,
     view_from_dict,
     view_to_dict,
@@ -124,6 +125,7 @@ def cof_view(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = ()) 
         combats,
         losses,
         title=str(view.get("title", "")),
+        arriving=arriving_of(view),
     )
 
 
