@@ -22,7 +22,7 @@ from engine.cof.rout import Standard, flee_near_standard, leaders_lost, rout_hex
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
 from engine.core.api import Event
-from engine.gboh.grid import GHex
+from engine.gboh.grid import VERTICES, GHex, front_hexes
 from engine.randomness import D10, Randomness
 
 __all__ = [
@@ -139,9 +139,8 @@ def rout(ctx: Ctx, u: Unit) -> None:
     s = ctx.s
     side = s.sides[u.side]
     if u.column:  # out of column: it faces a vertex at an end of its hexside (cof.md §6.3)
-        from engine.cof.formation import deploy_vertices  # noqa: PLC0415 (formation uses steps)
-
-        u.facing = deploy_vertices(u.at, u.facing)[0]
+        ahead = u.at.neighbour(u.facing)
+        u.facing = next(v for v in VERTICES if ahead in front_hexes(u.at, v))
     u.engaged = u.column = False
     if not side.standard:
         ctx.log("rout", f"{u.id} routs with no Standard to run to", {"unit": u.id})
