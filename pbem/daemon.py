@@ -31,7 +31,7 @@ import importlib
 import logging
 import signal
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -95,7 +95,10 @@ class Daemon:
         self.listener: asyncio.Server | None = None
         self.extensions = EXTENSIONS if extensions is None else extensions
         self.before_row: Callable[[int], None] | None = None
-        """Called (worker thread) before each inbox row; the deadlines judge what is due first."""
+        """Called (worker thread) before each inbox row."""
+        self.judge: Callable[[datetime], None] | None = None
+        """Called (worker thread) with a row's receipt time when a deadline was due before
+        it: the deadlines judge what is due first."""
         self.after_mail: list[Callable[[], None]] = []
         """Called (worker thread) after each round that handled mail."""
         self.lane_of: Callable[[bytes, str], str] | None = None
@@ -163,6 +166,7 @@ class Daemon:
                 max_attempts=cfg.limits.max_attempts,
                 before_row=self.before_row,
                 lanes=lanes,
+                judge=self.judge,
             )
             self._tasks.append(asyncio.create_task(self.worker.run(), name="inbox-worker"))
         else:

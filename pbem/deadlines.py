@@ -157,14 +157,30 @@ def extend_for_absences(
     return end
 
 
+ABSENCES_READ = "pbem_absences_read"
+"""``session.info`` key: absences read in this transaction, by (player id, moment)."""
+
+
 def _absences(session: Session, player_id: int, after: datetime) -> list[tuple[datetime, datetime]]:
-    rows = session.exec(
-        select(Absence)
-        .where(col(Absence.player_id) == player_id)
-        .where(col(Absence.ends_at) > after)
-        .order_by(col(Absence.starts_at))
-    ).all()
-    return [(r.starts_at, r.ends_at) for r in rows]
+    # Read once per transaction and moment (a turn asks when composing its mails
+    # and again when writing its deadlines); forget_absences after a write.
+    read: dict[tuple[int, datetime], list[tuple[datetime, datetime]]]
+    read = session.info.setdefault(ABSENCES_READ, {})
+    key = (player_id, after)
+    if key not in read:
+        rows = session.exec(
+            select(Absence)
+            .where(col(Absence.player_id) == player_id)
+            .where(col(Absence.ends_at) > after)
+            .order_by(col(Absence.starts_at))
+        ).all()
+        read[key] = [(r.starts_at, r.ends_at) for r in rows]
+    return list(read[key])
+
+
+def forget_absences(session: Session) -> None:
+    """Forget the absences read in this transaction (call after adding or changing one)."""
+    session.info.pop(ABSENCES_READ, None)
 
 
 def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
@@ -478,7 +494,15 @@ class DeadlineScheduler:
             ).first()
         if found is None or not found[1]:
             return
-        received = found[0]
+        self.judge_received(found[0])
+
+    def judge_received(self, received: datetime) -> None:
+        """Judge every deadline due before ``received`` (a mail's receipt time; worker thread).
+
+        The inbox worker's listing says which mails had a deadline due
+        before them (:class:`pbem.mailin.worker.InboxWorker`), so a mail
+        with none costs no read here.
+        """
         report = self.sweep_now(before=received)
         if report.fired and self.on_fired is not None:
             self.on_fired()

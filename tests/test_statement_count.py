@@ -73,7 +73,7 @@ def test_an_orders_mail_costs_the_worker_a_bounded_number_of_statements(
     games = create_games(store, cfg, 2)
     processor = Processor(config, store, clock, server_key=load_server_key(config.server_key_path))
     judge = DeadlineScheduler(config, store, clock, None, fire=fire_deadline)
-    worker = InboxWorker(store, processor, clock, before_row=judge.judge_before_mail)
+    worker = InboxWorker(store, processor, clock, judge=judge.judge_received)
     counts = []
     for _ in range(3):
         for game in games:

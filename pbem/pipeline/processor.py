@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.exc import OperationalError, PendingRollbackError
 from sqlmodel import Session, col, select
 
@@ -70,11 +71,14 @@ from pbem.store import (
     Store,
     optimistic_transaction,
 )
-from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Processor"]
+
+
+class _Taken(Exception):
+    """The row was no longer pending when its outcome was written (the work is rolled back)."""
 
 
 @dataclass
@@ -134,20 +138,38 @@ class Processor:
         transaction commits the row, the game and its mails (invariant 1).
         Returns True: the row is no longer pending once this returns.
         """
-        if self.optimistic:
-            try:
-                with optimistic_transaction(self.store) as session:
-                    self._process_in(session, inbox_id)
-                return True
-            except (OperationalError, PendingRollbackError) as exc:
-                self.conflicts += 1
-                log.debug("inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc)
-        with self.store.transaction() as session:
-            self._process_in(session, inbox_id)
+        return self._run(inbox_id, None)
+
+    def process_claimed(self, row: InboxMessage) -> bool:
+        """Process ``row`` as the inbox worker's claim returned it (not read again).
+
+        Like :meth:`process`; the outcome is written only where the row is
+        still pending, and if it no longer is (someone else finished it
+        meanwhile) the whole transaction is rolled back: nothing is done twice.
+        """
+        assert row.id is not None
+        return self._run(row.id, row)
+
+    def _run(self, inbox_id: int, claimed: InboxMessage | None) -> bool:
+        try:
+            if self.optimistic:
+                try:
+                    with optimistic_transaction(self.store) as session:
+                        self._process_in(session, inbox_id, claimed)
+                    return True
+                except (OperationalError, PendingRollbackError) as exc:
+                    self.conflicts += 1
+                    log.debug(
+                        "inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc
+                    )
+            with self.store.transaction() as session:
+                self._process_in(session, inbox_id, claimed)
+        except _Taken:
+            log.warning("inbox #%d: finished by someone else meanwhile; left alone", inbox_id)
         return True
 
-    def _process_in(self, session: Session, inbox_id: int) -> None:
-        row = session.get(InboxMessage, inbox_id)
+    def _process_in(self, session: Session, inbox_id: int, claimed: InboxMessage | None) -> None:
+        row = claimed if claimed is not None else session.get(InboxMessage, inbox_id)
         if row is None or row.status != InboxStatus.PENDING:
             return
         mailer = Mailer(session, self.config, self.clock, self.server_key, inbox_id)
@@ -155,11 +177,22 @@ class Processor:
         env = Env(session, self.config, self.clock, mailer, self.fault)
         outcome = self._handle(env, row)
         env.at("before-commit")
-        row.status = outcome.status
-        row.outcome = outcome.text[:2000]
-        row.game_id = outcome.game_id
-        row.processed_at = self.clock.now()
-        session.add(row)
+        # Where the row is still pending only: a row someone else finished meanwhile
+        # rolls this whole transaction back (one UPDATE, the row not read again).
+        written = session.execute(
+            update(InboxMessage)
+            .where(col(InboxMessage.id) == inbox_id)
+            .where(col(InboxMessage.status) == InboxStatus.PENDING)
+            .values(
+                status=outcome.status,
+                outcome=outcome.text[:2000],
+                game_id=outcome.game_id,
+                processed_at=self.clock.now(),
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if getattr(written, "rowcount", 1) != 1:
+            raise _Taken(inbox_id)
         log.info("inbox #%d: %s: %s", inbox_id, outcome.status, outcome.text)
 
     # --- steps ------------------------------------------------------------------
@@ -364,13 +397,13 @@ class Processor:
         self, session: Session, mail: Inbound, text: str, player: Player | None
     ) -> tuple[GameContext | None, str]:
         for gid, how in game_candidates(mail, self.config.mail.address, self.config.mail_domain):
-            game = lock_row(session, Game, gid)
-            if game is not None:
-                return load_game(session, gid, game=game), how
+            ctx = load_game(session, gid)
+            if ctx is not None:
+                return ctx, how
         named = header_lines(text).get("game", "").lower()
-        game = lock_row(session, Game, named) if named else None
-        if game is not None:
-            return load_game(session, named, game=game), "game line"
+        ctx = load_game(session, named) if named else None
+        if ctx is not None:
+            return ctx, "game line"
         if player is not None and player.id is not None:
             active = session.exec(
                 select(Seat.game_id)

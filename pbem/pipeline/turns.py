@@ -44,6 +44,8 @@ from pbem.pipeline.games import (
     dice_log_payload,
     dice_logs,
     game_join,
+    remember_shuffles,
+    shuffles_before,
     shuffles_done,
 )
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
@@ -124,9 +126,15 @@ def apply_submission(
     before = ctx.prompt()
     question_id = before.question.id if before.question is not None else None
     epoch = ctx.game.epoch + 1
-    # The turn's earlier epochs' events and orders, read before this transaction writes.
-    logs = dice_logs(session, ctx.id)
-    rows = _turn_rows(session, ctx.id, epoch, logs.prompts)
+    # The turn's earlier epochs' events and orders, read before this transaction writes:
+    # none unless the last epoch ended in a question (then this epoch continues its turn).
+    if before.kind == "question":
+        logs = dice_logs(session, ctx.id)
+        rows = _turn_rows(session, ctx.id, epoch, logs.prompts)
+        shuffled = logs.shuffles
+    else:
+        rows = []
+        shuffled = shuffles_before(session, ctx)
     prior = _engine_events(rows)
     orders = [*_accepted(rows), (epoch, side, orders_hash.hex())]
     dice_chain, deck_chain = chains(session, ctx.id)
@@ -137,7 +145,7 @@ def apply_submission(
         key,
         orders_hash,
         deck=deck_chain,
-        shuffles_before=logs.shuffles,
+        shuffles_before=shuffled,
         join=game_join(session, ctx),
     )
     result = ctx.system.resolve(ctx.state, submission, dice)
@@ -146,6 +154,7 @@ def apply_submission(
     ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
     ctx.game.epoch = epoch
     save_state(env, ctx, result.state)
+    remember_shuffles(session, ctx, shuffled + len(dice.shuffles))
     prompt = ctx.prompt()
     # As stored (append_events below): the same dicts turn_events reads back.
     current = [
