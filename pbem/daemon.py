@@ -44,6 +44,7 @@ from pbem.mailin.worker import InboxProcessor, InboxWorker, Lanes
 from pbem.outbox import OutboxSender
 from pbem.store import Store
 from pbem.store.locks import LaneClaims, is_postgres
+from pbem.store.notify import InboxListener
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,8 @@ class Daemon:
         """A mail's lane from its raw head and envelope (set by the pipeline); on
         PostgreSQL the worker claims lanes so several workers share the inbox."""
         self.claims: LaneClaims | None = None
+        self.inbox_listener: InboxListener | None = None
+        """PostgreSQL: wakes the worker on ``NOTIFY`` of a new inbox row (pbem.store.notify)."""
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping: asyncio.Event | None = None
         self._started = False
@@ -169,6 +172,10 @@ class Daemon:
                 judge=self.judge,
             )
             self._tasks.append(asyncio.create_task(self.worker.run(), name="inbox-worker"))
+            if is_postgres(self.store.engine):
+                # Woken by PostgreSQL when any process stores mail (the sweep stays the fallback).
+                self.inbox_listener = InboxListener(self.store.engine, self.worker.notify)
+                self.inbox_listener.start()
         else:
             log.warning("no inbox processor registered: mail is stored and stays pending")
         if cfg.listener.enabled:
@@ -272,6 +279,9 @@ class Daemon:
             self.listener = None
         if self.worker is not None:
             self.worker.stop()
+        if self.inbox_listener is not None:
+            await asyncio.to_thread(self.inbox_listener.stop)
+            self.inbox_listener = None
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         for task in self._tasks:
