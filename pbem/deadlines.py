@@ -68,6 +68,7 @@ from pbem.store import (
     Store,
     read_session,
 )
+from pbem.store.bulk import defer_write
 from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
@@ -161,7 +162,25 @@ ABSENCES_READ = "pbem_absences_read"
 """``session.info`` key: absences read in this transaction, by (player id, moment)."""
 
 
+ABSENCES_KNOWN = "pbem_absences_known"
+"""``session.info`` key: (moment, {player id: absences ending after it}) read with a game."""
+
+
+def know_absences(
+    session: Session, after: datetime, spans: dict[int, list[tuple[datetime, datetime]]]
+) -> None:
+    """Tell this transaction the absences of these players that end after ``after``.
+
+    Read with the game (:func:`pbem.pipeline.games.load_game`): a deadline set
+    at ``after`` or later for one of them then reads nothing more.
+    """
+    session.info[ABSENCES_KNOWN] = (after, spans)
+
+
 def _absences(session: Session, player_id: int, after: datetime) -> list[tuple[datetime, datetime]]:
+    known = session.info.get(ABSENCES_KNOWN)
+    if known is not None and known[0] <= after and player_id in known[1]:
+        return [(a, b) for a, b in known[1][player_id] if b > after]
     # Read once per transaction and moment (a turn asks when composing its mails
     # and again when writing its deadlines); forget_absences after a write.
     read: dict[tuple[int, datetime], list[tuple[datetime, datetime]]]
@@ -181,6 +200,7 @@ def _absences(session: Session, player_id: int, after: datetime) -> list[tuple[d
 def forget_absences(session: Session) -> None:
     """Forget the absences read in this transaction (call after adding or changing one)."""
     session.info.pop(ABSENCES_READ, None)
+    session.info.pop(ABSENCES_KNOWN, None)
 
 
 def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
@@ -189,14 +209,18 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
     # queries: with an equality SQLite picks the (fired, due_at) index and scans
     # every pending deadline of every game (2 s a turn with 100,000 games,
     # bench/scale_bench.py); this way it searches the game's own rows.
-    # One UPDATE; rows of the game already loaded in the session are updated too.
-    session.execute(
+    # One UPDATE; rows of the game already loaded in the session are updated too
+    # (else it is sent with the transaction's other writes: defer_write).
+    cancel = (
         update(Deadline)
         .where(col(Deadline.game_id) == game_id)
         .where(col(Deadline.fired).is_not(True))
         .values(fired=True, fired_at=now)
-        .execution_options(synchronize_session="fetch")
     )
+    if any(isinstance(o, Deadline) and o.game_id == game_id for o in session.identity_map.values()):
+        session.execute(cancel.execution_options(synchronize_session="fetch"))
+    else:
+        defer_write(session, cancel)
 
 
 def prompt_deadline(
@@ -227,21 +251,24 @@ def set_prompt_deadlines(
         when = deadline - before
         if when > now:
             rows.append((DeadlineKind.REMINDER, when))
-    # One bulk INSERT for the deadline and its reminders.
-    session.execute(
-        insert(Deadline),
-        [
-            {
-                "game_id": game.id,
-                "side": side,
-                "kind": row_kind,
-                "due_at": due,
-                "state_version": game.state_version,
-                "fired": False,
-                "created_at": now,
-            }
-            for row_kind, due in rows
-        ],
+    # One multi-row INSERT for the deadline and its reminders, sent with the
+    # transaction's other writes (pbem.store.bulk.defer_write).
+    defer_write(
+        session,
+        insert(Deadline).values(
+            [
+                {
+                    "game_id": game.id,
+                    "side": side,
+                    "kind": row_kind,
+                    "due_at": due,
+                    "state_version": game.state_version,
+                    "fired": False,
+                    "created_at": now,
+                }
+                for row_kind, due in rows
+            ]
+        ),
     )
     _announce_after_commit(session, min(due for _, due in rows))
     return deadline

@@ -17,11 +17,12 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, insert
+from sqlalchemy import and_, func, insert, null
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import aliased
@@ -31,10 +32,12 @@ from engine.core.api import CardMove, CardPiles, GameSystem, Prompt
 from engine.core.tables import Tables
 from engine.dice import PROTOCOL_VERSION, EpochDice, HashChain, join_message
 from pbem.clock import Clock
+from pbem.deadlines import know_absences
 from pbem.pipeline.settings import GameOptions, GameSettings
 from pbem.pipeline.systems import resolve_system
 from pbem.sshsig import SshPublicKey
 from pbem.store import (
+    Absence,
     Event,
     Game,
     GameSecret,
@@ -44,7 +47,8 @@ from pbem.store import (
     Seat,
     SeatJoin,
 )
-from pbem.store.locks import is_postgres
+from pbem.store.bulk import defer_write
+from pbem.store.locks import is_postgres, lock_row
 from pbem.tablefile import start_with
 
 __all__ = [
@@ -109,6 +113,8 @@ class GameContext:
     """Set by ``create_and_start`` only: each keyless seat's invite token (never stored)."""
     joins: dict[str, SeatJoin] | None = None
     """The game's seat joins by side, as :func:`load_game` read them (None: not read)."""
+    probes: dict[str, Any] = field(default_factory=dict)
+    """The answers to :func:`load_game`'s ``probes``, by name."""
 
     @property
     def id(self) -> str:
@@ -140,17 +146,37 @@ def current_key(session: Session, player_id: int) -> SshPublicKey | None:
     return None if row is None else SshPublicKey.parse(row.public_key)
 
 
-def load_game(session: Session, game_id: str, *, game: Game | None = None) -> GameContext | None:
+def load_game(
+    session: Session,
+    game_id: str,
+    *,
+    game: Game | None = None,
+    probes: Mapping[str, Any] | None = None,
+    absent_after: datetime | None = None,
+) -> GameContext | None:
     """Load game ``game_id`` with its seats and keys; None if there is no such game.
 
     One query: the game's row with its seats, their players, each player's
     current key and each seat's join (so :func:`game_join` reads nothing
-    more). On PostgreSQL the game's row is locked for the transaction
-    (several workers: the second one to load a game waits until the first
-    commits, then reads what it wrote; :func:`pbem.store.locks.lock_row`).
-    ``game``: the row, already read with :func:`~pbem.store.locks.lock_row`
-    in this transaction (its seats are read fresh all the same).
+    more). ``probes``: more scalar subqueries to answer in the same query
+    (their answers in :attr:`GameContext.probes`; the processor asks
+    whether the statement was already acted on, and whether a recipient is
+    a club's address).
+
+    On PostgreSQL the game's row is first locked for the transaction, in a
+    statement of its own (several workers: the second one to load a game
+    waits until the first commits; :func:`pbem.store.locks.lock_row`): the
+    seats and keys are then read by a statement that begins after the lock
+    is held, so it sees whatever the first worker committed (a statement
+    that waited for a lock would still read the other tables as they were
+    when it began). ``game``: the row, already locked in this transaction.
+    ``absent_after``: also read the players' absences that end after this
+    moment, for the transaction's deadlines (:func:`pbem.deadlines.know_absences`).
     """
+    if game is None and is_postgres(session):
+        game = lock_row(session, Game, game_id)
+        if game is None:
+            return None
     every_join = aliased(SeatJoin)
     joins_counted = (
         select(func.count(col(every_join.id)))
@@ -158,8 +184,18 @@ def load_game(session: Session, game_id: str, *, game: Game | None = None) -> Ga
         .correlate(Game)
         .scalar_subquery()
     )
+    asked = dict(probes or {})
     stmt = (
-        sa_select(Game, Seat, Player, PlayerKey, SeatJoin, joins_counted)
+        sa_select(
+            Game,
+            Seat,
+            Player,
+            PlayerKey,
+            SeatJoin,
+            joins_counted,
+            Absence if absent_after is not None else null(),
+            *(probe.label(f"probe_{n}") for n, probe in enumerate(asked.values())),
+        )
         .select_from(Game)
         .outerjoin(Seat, col(Seat.game_id) == col(Game.id))
         .outerjoin(Player, col(Player.id) == col(Seat.player_id))
@@ -175,8 +211,11 @@ def load_game(session: Session, game_id: str, *, game: Game | None = None) -> Ga
         .order_by(col(Seat.side), col(PlayerKey.id).desc())
         .execution_options(populate_existing=True)
     )
-    if is_postgres(session):
-        stmt = stmt.with_for_update(of=Game)
+    if absent_after is not None:
+        stmt = stmt.outerjoin(
+            Absence,
+            and_(col(Absence.player_id) == col(Player.id), col(Absence.ends_at) > absent_after),
+        )
     rows = session.execute(stmt).all()
     if not rows:
         return None
@@ -185,8 +224,14 @@ def load_game(session: Session, game_id: str, *, game: Game | None = None) -> Ga
     ctx = GameContext(
         found, system, system.from_json(found.state_json), GameOptions.loads(found.options_json)
     )
+    ctx.probes = {name: rows[0][7 + n] for n, name in enumerate(asked)}
     joins: dict[str, SeatJoin] = {}
-    for _game, seat, player, key, join, _count in rows:
+    absences: dict[int, set[tuple[datetime, datetime]]] = {}
+    for _game, seat, player, key, join, _count, absence, *_probes in rows:
+        if absent_after is not None and player is not None and player.id is not None:
+            spans = absences.setdefault(player.id, set())
+            if absence is not None:
+                spans.add((absence.starts_at, absence.ends_at))
         if seat is None or player is None or seat.side in ctx.seats:
             continue  # the newest current key first (order_by), as current_keys
         parsed = SshPublicKey.parse(key.public_key) if key is not None else None
@@ -195,6 +240,8 @@ def load_game(session: Session, game_id: str, *, game: Game | None = None) -> Ga
             joins[seat.side] = join
     if len(joins) == (rows[0][5] or 0):
         ctx.joins = joins  # every join row was read with a seat: game_join needs no query
+    if absent_after is not None:
+        know_absences(session, absent_after, {p: sorted(s) for p, s in absences.items()})
     return ctx
 
 
@@ -359,7 +406,8 @@ def append_events(
         .where(col(Event.game_id) == game_id)
         .scalar_subquery()
     )
-    session.execute(
+    defer_write(
+        session,
         insert(Event).values(
             [
                 {
@@ -372,7 +420,7 @@ def append_events(
                 }
                 for n, (kind, payload) in enumerate(items)
             ]
-        )
+        ),
     )
 
 

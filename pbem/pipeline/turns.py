@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from engine.core.api import Event as EngineEvent
@@ -51,6 +52,7 @@ from pbem.pipeline.games import (
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
 from pbem.pipeline.records import game_record
 from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
+from pbem.store.bulk import defer_write
 
 log = logging.getLogger(__name__)
 
@@ -88,13 +90,14 @@ def save_state(env: Env, ctx: GameContext, state: Any, *, bump: bool = True) -> 
     game.updated_at = env.clock.now()
     if bump:
         game.state_version += 1
-        env.session.add(
-            Snapshot(
+        defer_write(
+            env.session,
+            insert(Snapshot).values(
                 game_id=game.id,
                 version=game.state_version,
                 state_json=game.state_json,
                 created_at=game.updated_at,
-            )
+            ),
         )
     game.options_json = ctx.options.dumps()
     env.session.add(game)
@@ -164,14 +167,15 @@ def apply_submission(
     # write lock (Processor.process): the mails then reuse them.
     env.mailer.prepare_boards(ctx, prior + current)
     ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex(), orders=orders)
-    session.add(
-        DiceEpoch(
+    defer_write(
+        session,
+        insert(DiceEpoch).values(
             game_id=ctx.id,
             epoch=epoch,
             orders_hash=orders_hash.hex(),
             revealed_key=key.hex(),
             created_at=env.clock.now(),
-        )
+        ),
     )
     items: list[tuple[str, dict[str, Any]]] = [
         (
@@ -189,7 +193,6 @@ def apply_submission(
     items += [(e.kind, e.to_dict()) for e in told]
     items.append((DICE_LOG, dice_log_payload(dice, prompt.kind, result.cards)))
     append_events(session, ctx.id, epoch, items, env.clock)
-    session.flush()
     after_change(env, ctx, epoch=epoch, key_hex=key.hex(), ahead=ahead)
     return epoch
 
