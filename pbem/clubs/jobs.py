@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
+from pbem import memory
 from pbem.calendar import active_feeds, feed_bytes, feed_name
 from pbem.clock import Clock
 from pbem.clubs.clubs import member_ids
@@ -89,6 +90,7 @@ def club_sweep(
         done["feeds"] = write_feeds(
             Env(session, config, clock, Mailer(session, config, clock, server_key))
         )
+    memory.trim()  # the rows streamed for the feeds: give their heap back
     return done
 
 
