@@ -62,9 +62,12 @@ def test_an_idle_daemon_processes_mail_another_process_stored_without_waiting_fo
     config = load_config(str(cfg))
     migrate(config.database_url)
     ingest = Store(config.database_url)
+    # The daemon's store is closed here, after asyncio.run has joined the threads
+    # that used it (a thread still holding a connection would leak it).
+    store = Store(config.database_url)
 
     async def scenario() -> str:
-        daemon = Daemon(config, extensions=("pbem.pipeline",))
+        daemon = Daemon(config, store=store, extensions=("pbem.pipeline",))
         await daemon.start()
         try:
             assert daemon.inbox_listener is not None
@@ -79,7 +82,11 @@ def test_an_idle_daemon_processes_mail_another_process_stored_without_waiting_fo
                         select(InboxMessage).where(InboxMessage.id == accepted.inbox_id)
                     ).one()
                 if row.status != InboxStatus.PENDING:
-                    return row.status
+                    break
+                await asyncio.sleep(0.05)
+            # Stop once the worker's rounds are over: a round still running when the
+            # store is disposed would return its connection to a pool already closed.
+            while time.monotonic() < deadline and _rounds_running():
                 await asyncio.sleep(0.05)
             return row.status
         finally:
@@ -88,7 +95,16 @@ def test_an_idle_daemon_processes_mail_another_process_stored_without_waiting_fo
     try:
         assert asyncio.run(scenario()) == InboxStatus.REFUSED  # a stranger's mail, handled
     finally:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline and _rounds_running():
+            time.sleep(0.05)
+        store.dispose()
         ingest.dispose()
+
+
+def _rounds_running() -> bool:
+    """Is an inbox worker round (its daemon thread) still running?"""
+    return any(t.name == "pbem-inbox" and t.is_alive() for t in threading.enumerate())
 
 
 def test_sqlite_stores_mail_without_any_notification(tmp_path: Path) -> None:

@@ -67,17 +67,24 @@ class InboxListener:
         self._thread = threading.Thread(target=self._run, name="pbem-inbox-listen", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 2 * WAIT_SECONDS) -> None:
-        """Stop listening (the thread ends within :data:`WAIT_SECONDS`)."""
+    def stop(self) -> None:
+        """Stop listening; return once the thread has closed its connection.
+
+        The thread looks at the stop request at least every :data:`WAIT_SECONDS`.
+        """
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._thread.join()
 
     def _connect(self) -> Any:
         cargs, cparams = self.engine.dialect.create_connect_args(self.engine.url)
         conn = self.engine.dialect.loaded_dbapi.connect(*cargs, **cparams)
-        conn.autocommit = True
-        conn.execute(f"LISTEN {CHANNEL}")
+        try:
+            conn.autocommit = True
+            conn.execute(f"LISTEN {CHANNEL}")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _run(self) -> None:
