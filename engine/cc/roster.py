@@ -87,11 +87,11 @@ def thawed(
 
 
 def refrozen(piece: _T, get: Callable[[Any], Any], make: Callable[[_T], _F]) -> _F:
-    """The frozen piece ``piece`` was made from if the fields ``get`` reads (an
-    ``operator.attrgetter``) are unchanged, else ``make(piece)`` (a turn leaves most
-    pieces as they were)."""
+    """The frozen piece ``piece`` was made from if no field of it was assigned since
+    (:class:`Placed` forgets it then), else ``make(piece)`` (a turn leaves most pieces as
+    they were). ``get`` (an ``operator.attrgetter`` of the fields) is kept for callers."""
     was = piece.__dict__.get("_was")
-    if was is not None and get(was) == get(piece):
+    if was is not None:
         return was  # type: ignore[no-any-return]
     return make(piece)
 
@@ -104,10 +104,14 @@ def tell_roster(piece: object) -> None:
 
 
 class Placed:
-    """A mutable piece a :class:`Roster` holds: assigning its ``hex`` tells the roster."""
+    """A mutable piece a :class:`Roster` holds: assigning its ``hex`` tells the roster;
+    assigning any field forgets the frozen piece it was made from (:func:`refrozen`)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
+        fields = self.__dict__
+        if fields.get("_was") is not None:
+            fields["_was"] = None
         if name == "hex":
             tell_roster(self)
 
