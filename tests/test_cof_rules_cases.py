@@ -26,6 +26,7 @@ import pytest
 from cof_rules_cases_rules import Ctx
 from cof_rules_cases_shock import RULES
 from cof_rules_kit import FIXTURE, RULEBOOK, B, chief, ground, piece
+from cof_rules_turn import RULES_TURN
 from rules_corpus import case_id, load_cases
 
 from engine.core.tables import provenance_kind
@@ -106,5 +107,6 @@ def test_cof_rules_case(case: dict[str, Any]) -> None:
         chiefs=[chief(line) for line in case.get("leaders", [])],
         ground=ground(case),
     )
-    got = RULES[case["do"]](ctx, case.get("args", {}))
+    rule = RULES_TURN.get(case["do"]) or RULES[case["do"]]
+    got = rule(ctx, case.get("args", {}))
     assert got == str(case["expect"]), f"{case['file']}: {case['name']}"

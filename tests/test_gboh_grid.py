@@ -143,8 +143,10 @@ def test_front_flanks_and_rear_are_the_six_neighbours(h: GHex, facing: str) -> N
 def test_column_front_is_ahead_and_the_two_beside_it() -> None:
     ahead, left, right = column_front(H("1736"), "N")
     assert (str(ahead), {str(left), str(right)}) == ("1735", {"1636", "1836"})
+    # where a rule asks for a column's front hexes (facing hexside N) they include the hex ahead
+    assert "1735" in {str(h) for h in front_hexes(H("1736"), "N")}
     with pytest.raises(ValueError, match="facing must be one of"):
-        front_hexes(H("1736"), "N")
+        front_hexes(H("1736"), "X")
 
 
 @given(hexes, hexes)

@@ -14,11 +14,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine.cc.odds import Forecast, percent
+from engine.cc.odds import Forecast, MoveForecast, percent
 from engine.core.api import Event
 from engine.core.text import wrap
 
-__all__ = ["ForecastReport", "forecast_json", "forecast_text"]
+__all__ = [
+    "ForecastReport",
+    "forecast_json",
+    "forecast_text",
+    "fraction_json",
+    "moves_json",
+    "moves_text",
+]
 
 
 @dataclass(frozen=True)
@@ -59,17 +66,36 @@ def _dice_text(steps: Sequence[tuple[str, int]]) -> str:
     return ", ".join(parts)
 
 
+def moves_text(moves: Sequence[MoveForecast]) -> list[str]:
+    """The lines of a forecast's moves, one a move line (every system's ``check``)."""
+    if not moves:
+        return ["Moves: none."]
+    out = ["Moves (as the referee would carry them out):"]
+    for m in moves:
+        extra = [x for x in (f"stops: {m.stopped_by}" if m.stopped_by else "", m.note) if x]
+        tail = f"  ({'; '.join(extra)})" if extra else ""
+        out.append(f"  line {m.line:>3}  {m.who}: {' > '.join(m.path)}{tail}")
+    return out
+
+
+def moves_json(moves: Sequence[MoveForecast]) -> list[dict[str, Any]]:
+    """A forecast's moves as ``pbem check --json`` gives them."""
+    return [
+        {
+            "line": m.line,
+            "order": m.quote,
+            "who": m.who,
+            "path": list(m.path),
+            "stopped_by": m.stopped_by,
+            "note": m.note,
+        }
+        for m in moves
+    ]
+
+
 def forecast_text(fc: Forecast, legend: str) -> str:
     """The moves, then a table of the battles' dice and odds, then notes by line."""
-    out: list[str] = []
-    if fc.moves:
-        out.append("Moves (as the referee would carry them out):")
-        for m in fc.moves:
-            extra = [x for x in (f"stops: {m.stopped_by}" if m.stopped_by else "", m.note) if x]
-            tail = f"  ({'; '.join(extra)})" if extra else ""
-            out.append(f"  line {m.line:>3}  {m.who}: {' > '.join(m.path)}{tail}")
-    else:
-        out.append("Moves: none.")
+    out = moves_text(fc.moves)
     out.append("")
     if not fc.battles:
         out.append("Battles: none.")
@@ -117,7 +143,8 @@ def forecast_text(fc: Forecast, legend: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _frac(p: Fraction) -> dict[str, Any]:
+def fraction_json(p: Fraction) -> dict[str, Any]:
+    """A probability as ``{"fraction": "3/10", "value": 0.3}``."""
     return {"fraction": str(p), "value": float(p)}
 
 
@@ -125,17 +152,7 @@ def forecast_json(fc: Forecast) -> dict[str, Any]:
     """The ``notes``, ``moves`` and ``battles`` of ``pbem check --json``."""
     out: dict[str, Any] = {}
     out["notes"] = list(fc.notes)
-    out["moves"] = [
-        {
-            "line": m.line,
-            "order": m.quote,
-            "who": m.who,
-            "path": list(m.path),
-            "stopped_by": m.stopped_by,
-            "note": m.note,
-        }
-        for m in fc.moves
-    ]
+    out["moves"] = moves_json(fc.moves)
     out["battles"] = [
         {
             "line": b.line,
@@ -151,12 +168,12 @@ def forecast_json(fc: Forecast) -> dict[str, Any]:
             "ignored": {f: n for f, n in b.ignored},
             "target_blocks": b.target_blocks,
             "flag_ignores": b.flag_ignores,
-            "expected_hits": _frac(b.odds.expected_hits),
-            "p_hit": _frac(b.odds.p_hit),
-            "p_eliminate": _frac(b.odds.p_eliminate),
-            "p_flag": _frac(b.odds.p_flag),
-            "p_retreat": _frac(b.odds.p_retreat),
-            "truncated": _frac(b.odds.truncated),
+            "expected_hits": fraction_json(b.odds.expected_hits),
+            "p_hit": fraction_json(b.odds.p_hit),
+            "p_eliminate": fraction_json(b.odds.p_eliminate),
+            "p_flag": fraction_json(b.odds.p_flag),
+            "p_retreat": fraction_json(b.odds.p_retreat),
+            "truncated": fraction_json(b.odds.truncated),
             "notes": list(b.notes),
         }
         for b in fc.battles

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.cof.formation import revert_shocked_columns
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
@@ -34,7 +35,18 @@ from engine.cof.turn import answer_trump, finish_activation, momentum_roll, next
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
 
-__all__ = ["ORDERS", "Submission", "carry_out", "parse", "planned", "read"]
+__all__ = [
+    "ORDERS",
+    "Submission",
+    "carry_out",
+    "do_order",
+    "in_order",
+    "movement_segment",
+    "orders_phase",
+    "parse",
+    "planned",
+    "read",
+]
 
 ORDERS = ("move", "withdraw", "rally")
 VERBS = ("move", "fire", "recover", "rally", "shock")
@@ -169,26 +181,28 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
     if wing in ("pool", "none") or not dry:
         return out
     ph = Phase(clone(s), sub.side, wing, sub.order)
-    problems = [p for p in (_dry(ph, x) for x in _ordered(out.actions)) if p is not None]
+    problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
     return out
 
 
-def _ordered(actions: tuple[Action, ...]) -> list[Action]:
-    """Rally attempts precede everything else (cof.md §5.5)."""
+def in_order(actions: tuple[Action, ...]) -> list[Action]:
+    """The order lines as they are carried out: rally attempts first (cof.md §5.5)."""
     return [x for x in actions if x.verb == "rally"] + [x for x in actions if x.verb != "rally"]
 
 
 def _dry(ph: Phase, x: Action) -> OrdersProblem | None:
-    msg = _do(ph, x)
+    msg = do_order(ph, x)
     if msg is None:
         return None
     legal = tuple(sorted(u.id for u in ph.units()))
     return _problem(x.line, x.quote, f"bad-{x.verb}", msg, legal)
 
 
-def _do(ph: Phase, x: Action) -> str | None:
+def do_order(ph: Phase, x: Action) -> str | None:
+    """Carry out one order line in ``ph`` (a dry phase only moves, :class:`Phase`); the
+    problem if it may not be."""
     if x.verb == "move":
         return ph.move(x)
     if x.verb == "fire":
@@ -247,12 +261,29 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
     ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
-    if sub.order == "withdraw":
+    orders_phase(ph, sub.actions)
+    finish_activation(ctx)
+
+
+def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:
+    """The activated wing's Orders Phase (cof.md §3 C): the Movement & Missile Segment, the
+    Shock Segment, then units shocked in column revert (§6.3)."""
+    assert ph.ctx is not None
+    movement_segment(ph, actions)
+    since = len(ph.ctx.events)
+    shock_segment(ph)
+    revert_shocked_columns(ph.ctx, since)
+
+
+def movement_segment(ph: Phase, actions: tuple[Action, ...]) -> None:
+    """The Movement & Missile Segment (cof.md §3 C1) of a real phase: the Withdraw order,
+    then every line in the order written (rally attempts first)."""
+    ctx = ph.ctx
+    assert ctx is not None
+    if ph.order == "withdraw":
         ph.withdraw()
-    for x in _ordered(sub.actions):
-        msg = _do(ph, x)
+    for x in in_order(actions):
+        msg = do_order(ph, x)
         if msg is not None:
             ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
-        separate(s)
-    shock_segment(ph)
-    finish_activation(ctx)
+        separate(ph.s)

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from engine.cof import cohesion, command, missile, movement
 from engine.cof.adapt import ground, piece, pieces
+from engine.cof.formation import column_sides, deploy_vertices, formation_problem, move_words
 from engine.cof.policy import policy_of
 from engine.cof.rout import engaged_withdrawal_hexes
 from engine.cof.shock import distribute_hits
@@ -204,7 +205,7 @@ class Phase:
             terrain=s.terrain_at,
             hexsides=s.hexside_kinds,
             enemy_fronts=fronts,
-            blocked=enemy_hexes - passing,
+            blocked=(enemy_hexes - passing) | (friends if u.column else frozenset()),
             friends=friends,
             enemy_chariots=passing,
             in_column=u.column,
@@ -237,13 +238,28 @@ class Phase:
         who = self.find(a.who)
         if who is None:
             return f"no unit or leader {a.who!r} of {self.side}"
-        steps = [x.upper() for x in a.args if x.lower() != "face"]
+        words = move_words(a.args)
+        if isinstance(words, str):
+            return words
+        steps = list(words.steps)
         if isinstance(who, Leader):
+            if words.form or words.fire_at:
+                return f"{who.name} is a leader: he only moves (cof.md §4.6)"
             return self._move_leader(who, steps)
         t = self.trace(who, steps)
         if isinstance(t, str):
             return t
         s = self.s
+        if words.form:
+            ma = movement.column_ma(s.charts, who.ma, who.column)
+            problem = formation_problem(
+                s.charts, chart_type(s, who), in_column=who.column, form=words.form,
+                engaged=who.engaged, routed=who.routed, mp_left=ma - t.mp,
+            )  # fmt: skip
+            if problem is None:
+                problem = self._form_facing(t, words.form, words.form_facing)
+            if problem:
+                return problem
         mates = self.stack(who)
         start = who.hex
         before: set[str] = set()
@@ -272,12 +288,19 @@ class Phase:
             self.moved.add(m.id)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):
             self.turned.update(m.id for m in mates)
+        formed = ""
+        if words.form and end == t.hex:
+            cost = s.charts.actions["column_change"].value
+            t = movement.MoveTrace(t.hex, t.facing, t.mp + cost, t.hits, t.path)
+            who.column = words.form == "column"
+            who.facing = self._form_facing(t, words.form, words.form_facing, apply=True)
+            formed = " and forms column" if who.column else " and leaves column"
         if self.ctx is None:
             return None
         ctx = self.ctx
         ctx.log(
             "move",
-            f"{who.id} moves {start} -> {who.hex} facing {who.facing} ({t.mp} MP)",
+            f"{who.id} moves {start} -> {who.hex} facing {who.facing}{formed} ({t.mp} MP)",
             {
                 "unit": who.id,
                 "side": who.side,
@@ -298,6 +321,21 @@ class Phase:
         if who.on_map and who.hex != start:
             self.entry_fire(who)
         return None
+
+    def _form_facing(
+        self, t: movement.MoveTrace, form: str, named: str, *, apply: bool = False
+    ) -> str:
+        """The facing after a formation change at ``t``'s end (with ``apply``), or the
+        problem with the facing the order names ("" when none)."""
+        options = (
+            column_sides(t.hex, t.facing) if form == "column" else deploy_vertices(t.hex, t.facing)
+        )
+        if apply:
+            return named if named in options else options[0]
+        if named and named not in options:
+            what = "hexside" if form == "column" else "vertex"
+            return f"facing {t.facing} in {t.hex}, it may face the {what} {' or '.join(options)}"
+        return ""
 
     def _stop_short(self, who: Unit, steps: list[str], path: list[GHex]) -> movement.MoveTrace:
         """The move cut to end at the last hex of ``path`` where it may end (a friend's hex
@@ -390,6 +428,8 @@ class Phase:
                 return f"{u.id} turned in an enemy front hex: it may not fire (cof.md §6.5)"
         if not u.missile or u.missile not in s.charts.weapons:
             return f"{u.id} has no missile weapon"
+        if u.column:
+            return f"{u.id} is in column: it may not fire (cof.md §6.3)"
         if u.supply == "no":
             return f"{u.id} is out of missiles (Missile No, cof.md §7.5)"
         try:

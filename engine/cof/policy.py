@@ -9,6 +9,8 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
     withdraw:       chariots | always | never  orderly withdrawal before an approaching enemy
                                            (cof.md §6.4; chariots: those needing no roll)
     reaction-facing: always | never            turn to face an enemy that comes adjacent (§6.5)
+    runners:        stay | leave                a CH-2 whose runners may not withdraw in good
+                                               order goes alone (cof.md §6.4, Senzar example)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"
 
 DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
+    "runners: stay\n"
 )
 """Standing orders every side starts with."""
 
@@ -29,6 +32,7 @@ STANDING = StandingOrders(
         "reaction-fire": ("always", "never"),
         "withdraw": ("chariots", "always", "never"),
         "reaction-facing": ("always", "never"),
+        "runners": ("stay", "leave"),
     },
     DEFAULT_STANDING,
 )

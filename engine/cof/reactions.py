@@ -9,7 +9,11 @@ reaction facing (§6.5). Both are off-turn decisions, taken by the owner's stand
 pbem's readings [E]: the withdrawal is checked at each hex the enemy enters; a unit withdraws
 at most once in an enemy Orders Phase, keeps its facing, and goes hex by hex to the free hex
 farthest from the enemy (ties: the lowest number), never next to an enemy unit nor onto the
-rest of the mover's path; a CH-2 with runners withdraws only together, on the runners' roll.
+rest of the mover's path. A CH-2 with runners (the ``CH2RI`` stack) withdraws on its
+runners' roll (rulebook §6.42); when they may not go, the chariot goes alone if its owner's
+standing order says ``runners: leave`` (the Senzar example), else the stack stays together::
+
+    runners:          stay | leave                a CH-2 leaves runners that may not withdraw
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from engine.cof.reaction import (
     withdrawal_triggered,
 )
 from engine.cof.state import Unit, other
-from engine.cof.steps import add_hits
+from engine.cof.steps import add_hits, chart_type
 from engine.gboh.grid import VERTICES, GHex, front_hexes, turns
 
 __all__ = ["REACTIONS", "orderly_withdrawals", "reaction_facing"]
@@ -43,19 +47,34 @@ def _triggered(ph: Phase, mover: Unit, entered: GHex, first: bool) -> list[Unit]
         x = s.unit(p.id)
         if x.id in ph.withdrew or p.hex == entered:  # (a chariot passed through stays)
             continue
-        wish = policy_of(s, x.side).get("withdraw")
-        if wish == "always" or (wish == "chariots" and _roller(ph, x) is None):
+        policy = policy_of(s, x.side)
+        wish = policy.get("withdraw")
+        alone = len(ph.stack(x)) == 2 and policy.get("runners") == "leave"
+        if wish == "always" or (wish == "chariots" and (_roller(ph, x) is None or alone)):
             out.append(x)
     return out
 
 
 def _roller(ph: Phase, x: Unit) -> Unit | None:
-    """The unit that rolls for an orderly withdrawal (a stack: its runners), or None."""
+    """The unit that rolls for an orderly withdrawal, or None when it needs no roll (a CH-2
+    or CH-3). A CH-2 with runners is a ``CH2RI`` stack, which rolls (rulebook §6.42): its
+    runners roll on their printed TQ."""
+    if chart_type(ph.s, x).withdrawal == "auto":
+        return None
+    return ph.stack(x)[-1] if len(ph.stack(x)) == 2 else x
+
+
+def _leave_runners(ph: Phase, x: Unit) -> bool:
+    """A CH-2 whose runners may not withdraw goes alone when its owner's standing order says
+    ``runners: leave`` (the Senzar example of rulebook §6.42): the stack splits."""
     s = ph.s
-    for u in reversed(ph.stack(x)):
-        if s.charts.types[u.type].withdrawal != "auto":
-            return u
-    return None
+    if len(ph.stack(x)) != 2 or policy_of(s, x.side).get("runners") != "leave":
+        return False
+    mate = s.unit(x.stacked_with)
+    x.stacked_with = mate.stacked_with = ""
+    assert ph.ctx is not None
+    ph.ctx.log("withdraw", f"{x.id} leaves its runners {mate.id} behind", {"unit": x.id})
+    return True
 
 
 def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], mover_ma: int) -> None:
@@ -74,25 +93,27 @@ def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], mover_ma: int)
                 continue
             ph.withdrew.add(x.id)
             roller = _roller(ph, x)
-            if roller is not None:
+            if roller is not None and policy_of(s, x.side).get("withdraw") == "chariots":
+                if not _leave_runners(ph, x):  # (the runners roll only under "always")
+                    continue
+            elif roller is not None:
                 ld = s.wing_leader(x.side, x.wing)
                 oc = s.oc(x.side)
                 wc = ld.rating(ld.ability) if ld and ld.hex == x.hex and ld.role == "WC" else 0
                 occ = oc.rating(oc.charisma) if oc and oc.hex == x.hex else 0
                 dr = ctx.d10(f"orderly withdrawal of {roller.id}")
                 got = cohesion.orderly_withdrawal(
-                    s.charts, s.charts.types[roller.type], roller.tq, dr,
-                    wc_ability=wc, oc_charisma=occ,
-                )  # fmt: skip
+                    s.charts, chart_type(s, x), roller.tq, dr, wc_ability=wc, oc_charisma=occ
+                )
                 ctx.log(
                     "withdraw",
-                    f"{x.id} tries to withdraw before {mover.id}: rolls {dr}"
+                    f"{roller.id} tries to withdraw before {mover.id}: rolls {dr}"
                     + ("" if got.passed else ": it stands"),
-                    {"unit": x.id, "passed": got.passed},
+                    {"unit": roller.id, "passed": got.passed},
                     (dr,),
                 )
                 add_hits(ctx, roller, got.hits, "failed orderly withdrawal")
-                if not got.passed:
+                if not got.passed and not (x is not roller and x.on_map and _leave_runners(ph, x)):
                     continue
             _withdraw(ph, x, mover, mover_ma, ahead)
 

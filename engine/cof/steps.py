@@ -119,7 +119,8 @@ def add_hits(ctx: Ctx, u: Unit, n: int, why: str, *, rout_now: bool = True) -> N
         f"{u.id} takes {n} hit{'s' if n != 1 else ''} ({why}): {u.hits} of TQ {u.tq}",
         {"unit": u.id, "hits": n, "total": u.hits, "why": why},
     )
-    if rout_now and cohesion.routs(u.hits, u.tq):
+    tq = cohesion.effective_tq(ctx.s.charts, u.tq, column=u.column)  # §6.3: TQ -2 in column
+    if rout_now and cohesion.routs(u.hits, tq):
         rout(ctx, u)
 
 

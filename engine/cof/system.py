@@ -221,6 +221,10 @@ class CofSystem:
             from engine.cof.autoplay import AutoPlayer  # noqa: PLC0415
 
             return AutoPlayer(self)
+        if name == "forecast":
+            from engine.cof.forecast import Forecaster  # noqa: PLC0415
+
+            return Forecaster()
         if name == "picture":
             from engine.cof.view import CofPicture  # noqa: PLC0415
 

@@ -183,7 +183,18 @@ class GHex(_ColRow):
 # --- facing ------------------------------------------------------------------
 
 
+_SIDE_AS_VERTEX = {"N": "NE", "S": "SW"}
+"""A unit in column faces a hexside (cof.md §6.3). Where a rule asks for its front, flank or
+rear hexes or sectors, hexside ``N`` reads as vertex ``NE``, ``S`` as ``SW`` and the other
+four as the vertices of the same name: its front hexes then always include the hex ahead."""
+
+
+def _vertex(facing: str) -> str:
+    return _SIDE_AS_VERTEX.get(facing, facing)
+
+
 def _sides_of(facing: str, offsets: tuple[int, ...]) -> tuple[str, ...]:
+    facing = _vertex(facing)
     if facing not in VERTICES:
         raise ValueError(f"facing must be one of {' '.join(VERTICES)}, not {facing!r}")
     v = VERTICES.index(facing)
@@ -234,6 +245,7 @@ def sectors(h: GHex, facing: str, target: GHex) -> frozenset[str]:
     """
     if target == h:
         raise ValueError("a hex is in no sector of itself")
+    facing = _vertex(facing)
     if facing not in _VERTEX_DIR:
         raise ValueError(f"facing must be one of {' '.join(VERTICES)}, not {facing!r}")
     (ax, ay), (bx, by) = _centre(h), _centre(target)

@@ -1,0 +1,131 @@
+"""The words of a ``move`` order and column formation (cof.md §6.3, §7.1).
+
+A move line is a unit and its steps, in order: hexes to enter, vertices to face, and three
+words of their own::
+
+    move E4 0704 0705 column N     enter column at the end of the move, facing hexside N
+    move E4 0705 deploy NE         leave column at the end of the move, facing vertex NE
+    move E1 0404 fire 0807 0405    fire at 0807 after entering 0404, then move on (§7.1)
+
+``face`` may stand before a vertex and means nothing. Column formation (rulebook §6.31-
+§6.36): an SI or HI neither Engaged nor routed may, at the end of its move, enter or leave
+column for the chart's ``column_change`` MP (so that much must be left). On entering it
+faces one of the two hexsides of its facing vertex (pbem: the first clockwise unless the
+order names one); on leaving it faces one of the two vertices at the ends of its hexside
+(the owner's choice: the order names it, else the first clockwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cof.steps import Ctx, add_hits
+from engine.cof.tables import CofTables, TroopType
+from engine.gboh.grid import SIDES, VERTICES, GHex, front_hexes, side_between
+
+__all__ = [
+    "MoveWords",
+    "column_sides",
+    "deploy_vertices",
+    "formation_problem",
+    "move_words",
+    "revert_shocked_columns",
+]
+
+
+@dataclass(frozen=True)
+class MoveWords:
+    """A move line read: the steps to trace, the formation change at its end (``column``,
+    ``deploy`` or ``""``) with the facing named for it, and the fire during the move:
+    ``fire_at`` the target hex, ``fire_after`` how many steps come before it."""
+
+    steps: tuple[str, ...]
+    form: str = ""
+    form_facing: str = ""
+    fire_at: str = ""
+    fire_after: int = 0
+
+
+def move_words(args: tuple[str, ...]) -> MoveWords | str:
+    """Read a move line's words after the unit; a problem as text."""
+    words = [w.upper() for w in args if w.lower() != "face"]
+    steps: list[str] = []
+    form = form_facing = fire_at = ""
+    fire_after = 0
+    i = 0
+    while i < len(words):
+        w = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if form:
+            return f"{w.lower()!r} after {form}: a formation change ends the move"
+        if w in ("COLUMN", "DEPLOY"):
+            form = w.lower()
+            if nxt and nxt in (SIDES if w == "COLUMN" else VERTICES):
+                form_facing = nxt
+                i += 1
+            elif w == "DEPLOY" and nxt:
+                return f"deploy names a vertex to face ({', '.join(VERTICES)}), not {nxt!r}"
+        elif w == "FIRE":
+            if fire_at:
+                return "a unit fires once an Orders Phase (cof.md §7.1)"
+            if not nxt:
+                return "fire names the hex fired at: fire 0807"
+            fire_at, fire_after = nxt, len(steps)
+            i += 1
+        else:
+            steps.append(w)
+        i += 1
+    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after)
+
+
+def column_sides(here: GHex, vertex: str) -> list[str]:
+    """The hexsides a unit facing ``vertex`` may face on entering column: those of its two
+    front hexes, clockwise."""
+    return [side_between(here, h) for h in front_hexes(here, vertex)]
+
+
+def deploy_vertices(here: GHex, side: str) -> list[str]:
+    """The vertices at the ends of hexside ``side``: a unit leaving column faces one."""
+    ahead = here.neighbour(side)
+    return [v for v in VERTICES if ahead in front_hexes(here, v)]
+
+
+def formation_problem(
+    charts: CofTables,
+    troop: TroopType,
+    *,
+    in_column: bool,
+    form: str,
+    engaged: bool,
+    routed: bool,
+    mp_left: int,
+) -> str | None:
+    """Why a unit may not enter (``form="column"``) or leave (``"deploy"``) column at the
+    end of its move (rulebook §6.31), or ``None``."""
+    if not troop.column:
+        return f"only SI and HI form column, not {troop.code} (cof.md §6.3)"
+    if engaged or routed:
+        return "an Engaged or routed unit may not change formation (cof.md §6.3)"
+    if form == "column" and in_column:
+        return "the unit is in column already"
+    if form == "deploy" and not in_column:
+        return "the unit is not in column"
+    cost = charts.actions["column_change"].value
+    if mp_left < cost:
+        return f"changing formation needs {cost} MP, {mp_left} left (cof.md §6.3)"
+    return None
+
+
+def revert_shocked_columns(ctx: Ctx, since: int) -> None:
+    """Units in column shocked in this Orders Phase (the ``shock`` events from ``since``)
+    revert to normal formation at its end and take the chart's ``column_shocked`` hit, even
+    if it routs them (rulebook §6.36); they face the first vertex of their hexside."""
+    shocks = [e for e in ctx.events[since:] if e.kind == "shock"]
+    hexes = {h for e in shocks for h in e.data.get("defenders", ())}
+    for u in sorted(ctx.s.live(), key=lambda u: u.id):
+        if u.column and u.hex in hexes:
+            u.column = False
+            u.facing = deploy_vertices(u.at, u.facing)[0]
+            ctx.log("column", f"{u.id} was shocked in column: it reverts to normal formation",
+                    {"unit": u.id})  # fmt: skip
+            add_hits(ctx, u, ctx.s.charts.events["column_shocked"].hits, "shocked in column")

@@ -1,0 +1,130 @@
+"""Rules cases that play an Orders Phase through the turn (``do = "play"``).
+
+The case's counters, leaders and ground become a small game on the corpus's fixture charts
+(never a placeholder value); the first unit's side is the active one (seat ``north``), its
+wing ``1`` is activated, and the orders mail in ``args.orders`` is checked whole and then
+carried out through its Movement & Missile Segment (:func:`engine.cof.orders.
+movement_segment`) with the d10 faces of ``args.dice``, every one of which must be used::
+
+    [[case]]
+    section = "6.3"
+    name = "an SI forms column at the end of its move"
+    units = ["S egypt SI 1010 E ma=4", "X hittite SI 1510 W"]
+    do = "play"
+    args = { orders = "move S 1110 column", show = "S" }
+    expect = "S 1110 NE hits=0 column"
+
+Optional ``args``: ``stacks`` (``"C R"``: a CH-2 and its runners), ``standing`` (the
+inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``side hex``
+pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
+``"X 2"``), ``shock = true`` (play the Shock Segment too). The answer is each unit of
+``show`` as ``ID HEX FACING hits=N`` and its markers, ``; `` between units, or
+``refused line N: why`` for a mail the checks refuse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cof_rules_cases_rules import Ctx
+from cof_rules_kit import FIXTURE
+
+from engine.cof import state as cof_state
+from engine.cof.orders import movement_segment, orders_phase, parse
+from engine.cof.phase import Phase
+from engine.cof.reactions import REACTIONS
+from engine.cof.state import CofState, Leader, SideState, Unit
+from engine.cof.steps import Ctx as TurnCtx
+from engine.core.api import OrdersError
+from engine.gboh.grid import side_between
+from engine.randomness import ScriptedDice
+
+FIXTURE_KEY = "# the fixture charts of tests/cof_rules_kit.py\n"
+cof_state._CHARTS[FIXTURE_KEY] = FIXTURE  # a game on the corpus's own chart values
+
+__all__ = ["RULES_TURN", "game"]
+
+
+def game(c: Ctx, a: dict[str, Any]) -> CofState:
+    """The case as a game whose wing 1 of the first unit's side takes its Orders Phase."""
+    names = list(dict.fromkeys(p.side for p in c.pieces))
+    seat = {names[0]: "north", [*names, "other"][1]: "south"}
+    wings = dict(item.split() for item in a.get("wing", "").split(";") if item.strip())
+    units = [
+        Unit(
+            id=p.id, side=seat[p.side], wing=wings.get(p.id, "1"), type=p.type, tq=p.tq,
+            ma=p.ma, hex=str(p.hex), facing=p.facing, missile=p.weapon or "", hits=p.hits,
+            supply=p.supply, column=p.column, engaged=p.engaged, routed=p.routed,
+        )
+        for p in c.pieces
+    ]  # fmt: skip
+    for pair in a.get("stacks", "").split(";"):
+        if pair.strip():
+            x, y = pair.split()
+            ux, uy = (next(u for u in units if u.id == i) for i in (x, y))
+            ux.stacked_with, uy.stacked_with = y, x
+    leaders = [
+        Leader(
+            id=ch.id, side=seat[ch.side], name=ch.id, role=ch.role,
+            hex=str(ch.hex) if ch.hex else "", initiative=ch.initiative,
+            command_range=ch.command_range, wing=ch.wing or "", charisma=ch.charisma,
+            ability=ch.ability, wounded=ch.wounded,
+        )
+        for ch in c.chiefs
+    ]  # fmt: skip
+    if not any(ld.side == "north" and ld.role == "OC" for ld in leaders):
+        leaders.append(Leader("oc", "north", "the OC", "OC", "3030", 5, 60, wing="1"))
+    standards = dict(item.split() for item in a.get("standards", "").split(";") if item.strip())
+    sides = {
+        seat[name]: SideState(name, name, 99, ["1", "2"], standards.get(name, "")) for name in seat
+    }
+    sides["south"].standing = "".join(
+        x.strip() + "\n" for x in a.get("standing", "").split(";") if x.strip()
+    )
+    g = c.ground
+    s = CofState(
+        game_id="case", title="a rules case", battle="case", approximation=True, sources=[],
+        columns=(1, 60), rows=(1, 60),
+        terrain={str(h): k for h, k in g.terrain.items()},
+        elevation={str(h): v for h, v in g.levels.items()},
+        hexsides=[[str(x), side_between(x, y), k]
+                  for pair, kinds in g.sides.items() for x, y in [sorted(pair)] for k in kinds],
+        units=units, leaders=leaders, sides=sides, first_side="north", turn=2,
+        tables_text=FIXTURE_KEY,
+    )  # fmt: skip
+    s.active = {"side": "north", "wing": "1", "how": "initiative", "choices": []}
+    return s
+
+
+def _show(s: CofState, ids: str) -> str:
+    out = []
+    for uid in ids.split():
+        u = s.unit(uid)
+        if not u.on_map:
+            out.append(f"{u.id} {u.status}")
+            continue
+        flags = [f for f in ("column", "routed", "engaged", "moved") if getattr(u, f)]
+        if u.supply != "full":
+            flags.append(f"supply={u.supply}")
+        out.append(" ".join([u.id, u.hex, u.facing, f"hits={u.hits}", *flags]))
+    return "; ".join(out)
+
+
+def _play(c: Ctx, a: dict[str, Any]) -> str:
+    s = game(c, a)
+    text = "".join(line.strip() + "\n" for line in a["orders"].split(";"))
+    try:
+        sub = parse(s, "north", text)
+    except OrdersError as e:
+        p = e.problems[0]
+        return f"refused line {p.line}: {p.message}"
+    dice = ScriptedDice([str(d) for d in a.get("dice", [])])
+    ctx = TurnCtx(s, dice)
+    ph = Phase(s, "north", "1", sub.order, ctx, hooks=REACTIONS)
+    (orders_phase if a.get("shock") else movement_segment)(ph, sub.actions)
+    left = len(dice.faces) - len(dice.log)
+    assert left == 0, f"{left} dice not used; rolled: {[x[0] for x in dice.log]}"
+    return _show(s, a.get("show", " ".join(u.id for u in s.units)))
+
+
+RULES_TURN = {"play": _play}
