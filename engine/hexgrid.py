@@ -48,6 +48,9 @@ _DIRECTIONS: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-
 _LINES: dict[tuple[int, int, int, int], tuple[tuple[Hex, ...], ...]] = {}
 """Lines drawn so far (:meth:`Hex.line_to`), by the two hexes' coordinates."""
 
+_PARSED: dict[str, Hex] = {}
+"""Hex names read so far (orders and states name hexes as text, read again every turn)."""
+
 _SECTIONS: dict[tuple[int, int, int, bool], frozenset[str]] = {}
 """Sections by (section lines, doubled column, South's view) (:meth:`Board.sections_for`)."""
 
@@ -100,6 +103,18 @@ class Hex(_XY):
     @classmethod
     def parse(cls, text: str) -> Hex:
         """Read ``C4`` (case and surrounding spaces forgiven); no board check."""
+        got = _PARSED.get(text)
+        if got is not None and cls is Hex:
+            return got
+        h = cls._parse(text)
+        if cls is Hex:
+            if len(_PARSED) >= 65536:
+                _PARSED.clear()
+            _PARSED[text] = h
+        return h
+
+    @classmethod
+    def _parse(cls, text: str) -> Hex:
         m = _NOTATION.match(text)
         if not m:
             raise HexNotationError(
