@@ -37,6 +37,16 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
 - What a due row does is the caller's ``fire`` handler (the pipeline's
   :func:`pbem.pipeline.timing.fire_deadline`, which the daemon passes in):
   this module never imports the pipeline, which imports it.
+- Work too slow for a transaction (the bot's search, seconds at its higher
+  levels) is a :class:`Deferred`: the handler returns it instead of acting,
+  the sweep commits (the row stays unfired), calls ``think()`` with **no
+  transaction open**, so other games' mail goes on meanwhile, then calls its
+  ``apply`` in a new short transaction with the row and game locked and
+  checked again like the first time. ``apply`` acts on what was thought only
+  if the game has not moved meanwhile; if it moved, the row is stale (marked
+  fired; the game's new deadline row gets its own turn) or ``apply`` returns
+  a new :class:`Deferred` to think again (at most :data:`RETHINKS` times,
+  then the row is left for a later sweep).
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import event, insert, update
 from sqlalchemy.engine import Engine
@@ -302,9 +312,24 @@ def mail_waiting(session: Session, due: datetime) -> bool:
     )
 
 
-FireHandler = Callable[[Session, Deadline, datetime], str]
+class Deferred(Protocol):
+    """A due deadline's slow work, done outside any transaction (see the module docstring)."""
+
+    def think(self) -> None:
+        """The slow part (no transaction is open; touches no database)."""
+
+    def apply(self, session: Session, row: Deadline, now: datetime) -> str | Deferred:
+        """Act on what was thought, in the row's transaction, as a :data:`FireHandler` does."""
+        ...
+
+
+FireHandler = Callable[[Session, Deadline, datetime], "str | Deferred"]
 """Acts on one due deadline inside its transaction; returns "reminder", "missed",
-"default" or "stale" (the pipeline's :func:`pbem.pipeline.timing.fire_deadline`)."""
+"default", "bot" or "stale" (the pipeline's :func:`pbem.pipeline.timing.fire_deadline`),
+or a :class:`Deferred` to think outside the transaction first."""
+
+RETHINKS = 3
+"""How many times a sweep thinks again for one row whose game moved while it thought."""
 
 
 def due_ids(store: Store, now: datetime) -> list[int]:
@@ -347,34 +372,15 @@ def sweep(
     now = clock.now()
     counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0, "bot": 0}
     for deadline_id in due_ids(store, now):
-        with store.transaction() as session:
-            row = session.get(Deadline, deadline_id)
-            if row is None or row.fired:
-                continue
-            # Several workers sweep (PostgreSQL): lock the game, then the row, in the
-            # order the inbox worker locks them (game, then its deadlines); whoever
-            # comes second finds the row fired and leaves it.
-            game = lock_row(session, Game, row.game_id)
-            row = lock_row(session, Deadline, deadline_id)
-            if row is None or row.fired:
-                continue
-            if before is not None and row.due_at >= before:
-                continue
-            if mail_waiting(session, row.due_at):
-                counts["deferred"] += 1
-                continue
-            if (
-                game is None
-                or game.status != GameStatus.ACTIVE
-                or game.state_version != row.state_version
-            ):
-                what = "stale"
-            else:
-                what = fire(session, row, now)
-            row.fired = True
-            row.fired_at = now
-            session.add(row)
-        counts[what] = counts.get(what, 0) + 1
+        what = _fire_one(store, deadline_id, now, before, fire)
+        for _ in range(RETHINKS):
+            if what is None or isinstance(what, str):
+                break
+            what.think()  # no transaction open: the other games' mail goes on meanwhile
+            what = _fire_one(store, deadline_id, now, before, what.apply)
+        if what is not None:
+            key = what if isinstance(what, str) else "deferred"
+            counts[key] = counts.get(key, 0) + 1
     report = SweepReport(
         counts["reminder"],
         counts["missed"],
@@ -386,6 +392,41 @@ def sweep(
     if report != SweepReport():
         log.info("deadlines: %s", report)
     return report
+
+
+def _fire_one(
+    store: Store, deadline_id: int, now: datetime, before: datetime | None, fire: FireHandler
+) -> str | Deferred | None:
+    """One transaction for one due row: what ``fire`` did, or None if nothing was due."""
+    with store.transaction() as session:
+        row = session.get(Deadline, deadline_id)
+        if row is None or row.fired:
+            return None
+        # Several workers sweep (PostgreSQL): lock the game, then the row, in the
+        # order the inbox worker locks them (game, then its deadlines); whoever
+        # comes second finds the row fired and leaves it.
+        game = lock_row(session, Game, row.game_id)
+        row = lock_row(session, Deadline, deadline_id)
+        if row is None or row.fired:
+            return None
+        if before is not None and row.due_at >= before:
+            return None
+        if mail_waiting(session, row.due_at):
+            return "deferred"
+        if (
+            game is None
+            or game.status != GameStatus.ACTIVE
+            or game.state_version != row.state_version
+        ):
+            what: str | Deferred = "stale"
+        else:
+            what = fire(session, row, now)
+            if not isinstance(what, str):
+                return what  # the row stays unfired while the work is thought out
+        row.fired = True
+        row.fired_at = now
+        session.add(row)
+    return what
 
 
 class DeadlineScheduler:

@@ -53,6 +53,7 @@ from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
 from pbem.config import Config, OutboxConfig
+from pbem.mailviews.mime import OutgoingMail
 from pbem.store import OutboxMessage, OutboxStatus, Store, read_session
 from pbem.store.files import private_dir
 from pbem.store.locks import is_postgres
@@ -101,7 +102,7 @@ def make_message_id(
 
 def queue_message(
     session: Session,
-    message: EmailMessage,
+    message: OutgoingMail,
     *,
     recipient: str,
     message_id: str,
@@ -125,7 +126,7 @@ def queue_message(
     return _add(session, RawMail(raw, recipient, message_id, kind, game_id), clock, inbox_id)
 
 
-def message_bytes(message: EmailMessage, *, message_id: str, clock: Clock) -> bytes:
+def message_bytes(message: OutgoingMail, *, message_id: str, clock: Clock) -> bytes:
     """Set ``Message-ID`` (and ``Date``, ``MIME-Version`` if missing); return the bytes as sent.
 
     Needs no transaction: the pipeline serialises mails before it takes the

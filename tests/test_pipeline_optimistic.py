@@ -134,7 +134,7 @@ def test_the_turn_mails_are_composed_before_the_first_write(
 
     writes: list[str] = []
     composed_after_a_write: list[bool] = []
-    real_compose = mails.compose
+    real_compose = mails.build
 
     def spy_compose(m: object) -> object:
         composed_after_a_write.append(bool(writes))
@@ -144,7 +144,7 @@ def test_the_turn_mails_are_composed_before_the_first_write(
         if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
             writes.append(statement)
 
-    monkeypatch.setattr(mails, "compose", spy_compose)
+    monkeypatch.setattr(mails, "build", spy_compose)
     before = kit.last_id()
     inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
     event.listen(Engine, "before_cursor_execute", spy_sql)
@@ -194,13 +194,13 @@ def test_a_redo_reuses_the_mails_only_when_nothing_they_show_changed(
     from pbem.pipeline import mails
 
     calls: list[object] = []
-    real_compose = mails.compose
+    real_compose = mails.build
 
     def counting(m: Any) -> Any:
         calls.append(m)
         return real_compose(m)
 
-    monkeypatch.setattr(mails, "compose", counting)
+    monkeypatch.setattr(mails, "build", counting)
     before = kit.last_id()
     inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
     other = Store(db_url, busy_timeout_ms=50)

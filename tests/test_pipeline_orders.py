@@ -213,13 +213,13 @@ def test_each_mail_carries_only_its_recipients_hand(kit, monkeypatch):
     from pbem.mailviews.model import GameStart, QuestionMail, TurnMail
 
     seen = []
-    real = mails_module.compose
+    real = mails_module.build
 
     def spy(view):
         seen.append(view)
         return real(view)
 
-    monkeypatch.setattr(mails_module, "compose", spy)
+    monkeypatch.setattr(mails_module, "build", spy)
     kit.set_hand("north", ["8", "2", "3"])
     kit.set_hand("south", ["5", "6", "9"])
     kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))

@@ -13,6 +13,7 @@ import hashlib
 from typing import Any
 
 from engine.cof.phase import Action, Phase
+from engine.cof.skirmish import fire_and_run
 from engine.cof.state import CofState, Unit, clone, other
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
@@ -20,6 +21,14 @@ from engine.gboh.grid import VERTICES, front_hexes
 from engine.randomness import Randomness
 
 __all__ = ["AutoPlayer", "body", "header", "plan", "play_random_game", "unit_options"]
+
+_STANDING = (
+    ("withdraw", ("chariots", "always", "never")),
+    ("runners", ("stay", "leave")),
+    ("aggression", ("never", "always")),
+    ("reaction-fire", ("always", "never")),
+)
+"""Standing orders the random player changes now and then, so random games play them."""
 
 
 def _towards(s: CofState, u: Unit) -> str:
@@ -44,10 +53,30 @@ def _targets(ph: Phase, u: Unit) -> list[str]:
     )
 
 
+def _fire_and_run(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
+    """A fire-and-run order of a CH-2 at an enemy within 3 hexes, if one is allowed."""
+    near = sorted(e.hex for e in ph.enemies() if e.at.distance(u.at) <= 3)
+    for h in near[below(rng, 2, "fire and run") :]:
+        if fire_and_run(ph, Action(0, "", "fire-and-run", u.id, (h,))) is None:
+            return [f"fire-and-run {u.id} {h}"]
+    return []
+
+
+def _formation(ph: Phase, u: Unit, rng: Randomness) -> str:
+    """Now and then an SI/HI ends its move changing formation (cof.md §6.3)."""
+    if not ph.s.charts.types[u.type].column or below(rng, 6, f"column {u.id}"):
+        return ""
+    return " deploy" if u.column else " column"
+
+
 def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
     s = ph.s
     roll = below(rng, 10, f"what {u.id} does")
     targets = _targets(ph, u)
+    if s.charts.types[u.type].fire_and_run and roll == 3:
+        got = _fire_and_run(ph, u, rng)
+        if got:
+            return got
     if targets and roll < 4:
         t = targets[below(rng, len(targets), "target")]
         if ph.fire(Action(0, "", "fire", u.id, (t,))) is None:
@@ -65,10 +94,23 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
             if here not in s.grid:
                 break
             steps.append(str(here))
+        form = _formation(ph, u, rng)
+        shot = _moving_shot(ph, u, rng)
         for cut in range(len(steps), 0, -1):
-            if ph.move(Action(0, "", "move", u.id, tuple(steps[:cut]))) is None:
-                return [f"move {u.id} {' '.join(steps[:cut])}"]
+            for extra in (f"{shot}{form}", form, ""):
+                words = " ".join(steps[:cut]) + extra
+                if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
+                    return [f"move {u.id} {words}"]
     return []
+
+
+def _moving_shot(ph: Phase, u: Unit, rng: Randomness) -> str:
+    """Now and then a missile unit fires at the end of its move's first part: `` fire HEX``
+    (tried with the move; the orders' own checks say whether it may, cof.md §7.1)."""
+    if not u.missile or below(rng, 3, f"moving shot {u.id}"):
+        return ""
+    near = sorted(e.hex for e in ph.enemies() if 0 < e.at.distance(u.at) <= 4)
+    return f" fire {near[below(rng, len(near), 'shot')]}" if near else ""
 
 
 def unit_options(s: CofState, side: str) -> list[dict[str, Any]]:
@@ -99,10 +141,13 @@ def body(lines: list[str]) -> str:
 
 def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
     """Random orders for ``side``'s Orders Phase: the wing activated and the order lines
-    (``wing`` first when the side chooses it), each tried on a copy as the orders check
-    would (:func:`engine.cof.orders.parse` accepts them)."""
+    (now and then a standing order, then ``wing`` when the side chooses it), each tried on
+    a copy as the orders check would (:func:`engine.cof.orders.parse` accepts them)."""
     a = state.active
     lines = []
+    if below(rng, 8, "standing") == 0:
+        key, values = _STANDING[below(rng, len(_STANDING), "which standing order")]
+        lines.append(f"standing {key}: {values[below(rng, len(values), 'value')]}")
     wing = a["wing"]
     if not wing:
         real = [c for c in a["choices"] if c not in ("pool", "none")]

@@ -7,8 +7,11 @@ mail's header)::
                               Momentum, Trump); ``wing pool`` / ``wing none`` to decline
     order move                the Orders Phase's order: move (default), withdraw, rally
     move E1 0404 0405 face S  a unit (id or hex) enters hexes and turns to vertices, in order
+    move E1 0404 fire 0807 0405   ... and fires at 0807 on the way (cof.md §7.1, §7.7)
+    move E4 0405 column N     ... and ends it entering (``deploy NE``: leaving) column (§6.3)
     move ramesses 0404        a leader of the wing moves (no facing)
     fire E5 0807              fire at the unit in 0807
+    fire-and-run E1 0807      a CH-2's fire and run at the unit in 0807 (cof.md §7.10)
     recover E4                remove 2 hits (cof.md §9.3)
     rally E4                  under ``order rally`` (cof.md §9.8)
     shock E1                  a unit that may shock does (cof.md §8.2); ``shock E1 0506``
@@ -29,6 +32,7 @@ from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
 from engine.cof.shocks import shock_segment
+from engine.cof.skirmish import fire_and_run
 from engine.cof.state import CofState, Unit, clone
 from engine.cof.steps import Ctx, separate
 from engine.cof.turn import answer_trump, finish_activation, momentum_roll, next_activation
@@ -49,7 +53,7 @@ __all__ = [
 ]
 
 ORDERS = ("move", "withdraw", "rally")
-VERBS = ("move", "fire", "recover", "rally", "shock")
+VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock")
 HEADER = ("game", "turn", "side")
 WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing")
 
@@ -207,6 +211,8 @@ def do_order(ph: Phase, x: Action) -> str | None:
         return ph.move(x)
     if x.verb == "fire":
         return ph.fire(x)
+    if x.verb == "fire-and-run":
+        return fire_and_run(ph, x)
     if x.verb == "recover":
         return ph.recover(x)
     if x.verb == "rally":

@@ -14,12 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, missile, movement
+from engine.cof import cohesion, command, firing, missile, movement
 from engine.cof.adapt import ground, piece, pieces
-from engine.cof.formation import column_sides, deploy_vertices, formation_problem, move_words
-from engine.cof.policy import policy_of
+from engine.cof.formation import (
+    MoveWords,
+    column_sides,
+    deploy_vertices,
+    formation_problem,
+    move_words,
+)
+from engine.cof.reaction import pass_through_targets
 from engine.cof.rout import engaged_withdrawal_hexes
-from engine.cof.shock import distribute_hits
 from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import (
     CHARIOTS,
@@ -27,10 +32,9 @@ from engine.cof.steps import (
     add_hits,
     chart_type,
     displace_lone_leaders,
-    leader_check,
     rout,
 )
-from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes
+from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, side_between
 
 __all__ = ["Action", "Hooks", "Phase"]
 
@@ -57,12 +61,17 @@ class Hooks(Protocol):
         """Whatever must be known before the move (units already facing another enemy)."""
         ...
 
-    def on_path(self, ph: Phase, mover: Unit, path: list[GHex], ma: int) -> None:
-        """Called with the move's hexes, before the mover is placed at its end."""
+    def step(self, ph: Phase, mover: Unit, path: list[GHex], i: int, ma: int) -> None:
+        """Moves the mover's units into ``path[i]`` and reacts (orderly withdrawal)."""
         ...
 
     def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
         """Called once the mover stands in its last hex."""
+        ...
+
+    def fired(self, ph: Phase, firer: Unit, target: str, distance: int) -> None:
+        """Called once an active unit's fire at ``target`` and its return fire are over
+        (an Aggression Reaction, cof.md §8.10)."""
         ...
 
 
@@ -83,6 +92,8 @@ class Phase:
     fronting: dict[str, int] = field(default_factory=dict)
     withdrew: set[str] = field(default_factory=set)
     faced: set[str] = field(default_factory=set)
+    reacted: set[tuple[str, str, str]] = field(default_factory=set)
+    last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     hooks: Hooks | None = None
 
     def __post_init__(self) -> None:
@@ -149,6 +160,10 @@ class Phase:
         here = [u for u in s.units_at(ref.strip()) if u.side == self.side]
         here.sort(key=lambda u: u.type != "CH2")
         return here[0] if here else None
+
+    def ready(self, u: Unit, verb: str) -> str | None:
+        """Why ``u`` may take no ``verb`` order now, or ``None``."""
+        return self._ready(u, verb)
 
     def _ready(self, u: Unit, verb: str) -> str | None:
         if u.side != self.side or u.wing != self.wing:
@@ -274,10 +289,17 @@ class Phase:
                 rout(self.ctx, who)
                 return None
             t = self._stop_short(who, steps, t.path[: i + 1])
-        if self.ctx is not None and self.hooks is not None:
-            before = self.hooks.before(self, who)
-            ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
-            self.hooks.on_path(self, who, t.path, ma)
+        fire = self._fire_point(who, steps, words, t) if words.fire_at else None
+        if isinstance(fire, str):
+            return fire
+        if fire is not None:
+            self.fired.add(who.id)
+        if self.ctx is not None:
+            before = self.hooks.before(self, who) if self.hooks is not None else set()
+            if not self._walk(who, t.path, fire, words.fire_at):
+                self.moved.update(m.id for m in mates)
+                self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
+                return None
         end, facing = t.hex, t.facing
         taken = {u.at for u in s.live() if u not in mates}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
@@ -288,6 +310,8 @@ class Phase:
             self.moved.add(m.id)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):
             self.turned.update(m.id for m in mates)
+        if len(t.path) > 1 and steps and steps[-1] not in VERTICES:
+            self.last_step[who.id] = (t.path[-2], t.path[-1])
         formed = ""
         if words.form and end == t.hex:
             cost = s.charts.actions["column_change"].value
@@ -320,7 +344,114 @@ class Phase:
         displace_lone_leaders(ctx, who)
         if who.on_map and who.hex != start:
             self.entry_fire(who)
+        if fire is not None and fire[0] == len(t.path) - 1:
+            self._fire_moving(who, fire, words.fire_at)
         return None
+
+    # --- fire during a move (cof.md §7.1, §7.7) ----------------------------------------------
+
+    def _fire_point(
+        self, who: Unit, steps: list[str], words: MoveWords, t: movement.MoveTrace
+    ) -> tuple[int, GHex, str] | str:
+        """Where a move's fire comes (``(hexes entered before, hex, facing)``), or why it
+        may not: a chariot fires at any point of its move, an LI only just after entering a
+        hex nearer its target (rulebook §7.11); a chariot inside an enemy chariot's hex it
+        passes through fires at it on the Pass-Thru row (§7.31)."""
+        pre = steps[: words.fire_after]
+        n = sum(1 for x in pre if x not in VERTICES)
+        here, facing = t.path[n], who.facing
+        for k, x in enumerate(pre):
+            if x in VERTICES:
+                facing = x
+            elif who.column:
+                facing = side_between(t.path[sum(1 for y in pre[:k] if y not in VERTICES)], here)
+        try:
+            target = GHex.parse(words.fire_at)
+        except MapNotationError:
+            return f"{words.fire_at!r} is not a hex"
+        if self.fronting[who.id] and any(x in VERTICES for x in steps):
+            return f"{who.id} turns in an enemy front hex: it may not fire (cof.md §6.5)"
+        if who.type == "LI" and (
+            not pre
+            or pre[-1] in VERTICES
+            or here.distance(target) >= t.path[n - 1].distance(target)
+        ):
+            return (
+                f"{who.id} is light infantry: it fires during its move only right after "
+                f"entering a hex nearer its target (cof.md §7.1)"
+            )
+        if target == here:
+            problem = self._pass_fire_problem(who, here)
+            return problem if problem else (n, here, facing)
+        mates = self.stack(who)
+        was = [(m.hex, m.facing) for m in mates]
+        for m in mates:
+            m.hex, m.facing = str(here), facing
+        try:
+            problem = self.fire_problem(who, str(target))
+        finally:
+            for m, (h, f) in zip(mates, was, strict=True):
+                m.hex, m.facing = h, f
+        return problem if problem else (n, here, facing)
+
+    def _pass_fire_problem(self, who: Unit, here: GHex) -> str | None:
+        s = self.s
+        passed = [x for x in s.units_at(str(here)) if x.side != who.side]
+        if not passed or not pass_through_targets(piece(s, passed[0])):
+            return f"{here} is no enemy chariot's hex {who.id} passes through (cof.md §7.7)"
+        if not who.missile or who.missile not in s.charts.weapons or who.supply == "no":
+            return f"{who.id} has no missile to fire"
+        return None
+
+    def _walk(
+        self, who: Unit, path: list[GHex], fire: tuple[int, GHex, str] | None, target: str
+    ) -> bool:
+        """Move ``who`` hex by hex along ``path`` with every reaction on the way (leaving
+        fire, orderly withdrawal, entry fire) and its own fire where the order puts it;
+        False when it routs or is eliminated on the way (the move ends there)."""
+        s = self.s
+        mates = self.stack(who)
+        ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
+
+        def gone() -> bool:
+            return not who.on_map or who.routed
+
+        for i in range(1, len(path)):
+            if fire is not None and fire[0] == i - 1:
+                self._fire_moving(who, fire, target)
+            if gone():
+                return False
+            firing.leaving_fire(self, who)
+            if i == 1 and not gone():
+                firing.passed_chariot_fire(self, who, path[1])
+            if gone():
+                return False
+            if self.hooks is not None:
+                self.hooks.step(self, who, path, i, ma)
+            else:
+                for m in mates:
+                    m.hex = str(path[i])
+            if i < len(path) - 1 and not gone():
+                firing.entry_fire(self, who)
+            if gone():
+                return False
+        return True
+
+    def _fire_moving(self, who: Unit, fire: tuple[int, GHex, str], target: str) -> None:
+        """The fire a move order puts on its way (cof.md §7.1, §7.7)."""
+        _, here, facing = fire
+        if not who.on_map or who.hex != str(here) or who.routed:
+            return
+        who.facing = facing
+        self.moved.add(who.id)  # an LI firing during its move "will move" (rulebook §7.17)
+        at = str(GHex.parse(target))
+        pass_through = at == who.hex
+        distance = who.at.distance(GHex.parse(at))
+        firing.volley(self, who, at, "pass-through fire" if pass_through else "fire",
+                      distance=0 if pass_through else None, pass_through=pass_through)  # fmt: skip
+        firing.return_fire(self, who, at, pass_through=pass_through)
+        if self.hooks is not None and not pass_through:
+            self.hooks.fired(self, who, at, distance)
 
     def _form_facing(
         self, t: movement.MoveTrace, form: str, named: str, *, apply: bool = False
@@ -426,6 +557,12 @@ class Phase:
                 return f"{u.id} has already fired this phase"
             if u.id in self.turned:
                 return f"{u.id} turned in an enemy front hex: it may not fire (cof.md §6.5)"
+            last = self.last_step.get(u.id)
+            if u.type == "LI" and u.id in self.moved and not _forward(last, target):
+                return (
+                    f"{u.id} is light infantry: after its move it fires only if it has just "
+                    f"entered a hex nearer its target (cof.md §7.1)"
+                )
         if not u.missile or u.missile not in s.charts.weapons:
             return f"{u.id} has no missile weapon"
         if u.column:
@@ -450,6 +587,10 @@ class Phase:
             return f"{u.id} has no line of sight to {h} (cof.md §7.3)"
         return None
 
+    def sight(self, a: GHex, b: GHex) -> bool:
+        """Line of sight from ``a`` to ``b`` over the units on the map (cof.md §7.3)."""
+        return self._sight(a, b)
+
     def _sight(self, a: GHex, b: GHex) -> bool:
         s = self.s
         occupied = {x.at for x in s.live()}
@@ -472,75 +613,21 @@ class Phase:
         self.fired.add(who.id)
         if self.ctx is not None:
             target = str(GHex.parse(a.args[0]))
-            self.volley(who, target, "fire")
-            shooters = [x for x in self.s.units_at(target) if x.side != who.side]
-            for x in shooters:
-                if (
-                    who.on_map
-                    and self._reacts(x)
-                    and not self.fire_problem(x, who.hex, reaction=True)
-                ):
-                    self.volley(x, who.hex, "return fire")
-                    break
+            distance = who.at.distance(GHex.parse(target))
+            firing.volley(self, who, target, "fire")
+            firing.return_fire(self, who, target)
+            if self.hooks is not None:
+                self.hooks.fired(self, who, target, distance)
         return None
 
-    def _reacts(self, u: Unit) -> bool:
-        return (
-            u.on_map
-            and not u.routed
-            and not u.engaged
-            and policy_of(self.s, u.side).get("reaction-fire") != "never"
-        )
-
     def volley(self, u: Unit, target: str, kind: str) -> None:
-        """One volley at the units in ``target`` (cof.md §7.6, §7.9)."""
-        ctx = self.ctx
-        assert ctx is not None
-        s = self.s
-        h = GHex.parse(target)
-        units = [x for x in s.units_at(target) if x.side != u.side]
-        d = u.at.distance(h)
-        dr = ctx.d10(f"{kind} of {u.id} at {target}")
-        got = missile.resolve_fire(
-            s.charts,
-            u.missile,
-            d,
-            chart_type(s, units[0]),
-            dr,
-            supply=u.supply,
-            bow_moving=u.type == "LI" and u.id in self.moved and u.side == self.side,
-            target_terrain=s.terrain_at(h),
-            lower_target=s.elevation.get(target, 0) < s.elevation.get(u.hex, 0),
-        )
-        ctx.log(
-            "fire",
-            f"{u.id} ({u.missile}) {kind} at {target}, {d} hex{'es' if d > 1 else ''}: "
-            f"rolls {dr}, modified {got.modified}: {got.hits} hit{'s' if got.hits != 1 else ''}",
-            {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": got.modified,
-             "hits": got.hits, "kind": kind},
-            (dr,),
-        )  # fmt: skip
-        if got.supply != u.supply:
-            u.supply = got.supply
-            ctx.log("supply", f"{u.id} is now Missile {got.supply.title()}", {"unit": u.id})
-        shares = distribute_hits(got.hits, [x.id for x in units])
-        for x in units:
-            add_hits(ctx, x, shares[x.id], f"{kind} of {u.id}")
-        if got.leader_check:
-            for ld in s.leaders_at(target):
-                if ld.side != u.side:
-                    leader_check(ctx, ld, "missile", dr)
+        """One volley at the units in ``target`` (:func:`engine.cof.firing.volley`)."""
+        firing.volley(self, u, target, kind)
 
     def entry_fire(self, mover: Unit) -> None:
-        """Entry reaction fire (cof.md §7.8): inactive missile units next to the hex a unit
-        entered fire at range 1 (pbem: when it ends its move there), before anything else."""
-        for x in sorted(self.s.live(other(self.side)), key=lambda x: x.id):
-            if not mover.on_map:
-                return
-            if x.at.distance(mover.at) != 1 or not self._reacts(x):
-                continue
-            if self.fire_problem(x, mover.hex, reaction=True) is None:
-                self.volley(x, mover.hex, "entry fire")
+        """Entry reaction fire at ``mover`` where it stands (:func:`engine.cof.firing.
+        entry_fire`): at the end of a move, and after an advance after combat."""
+        firing.entry_fire(self, mover)
 
     # --- recovery, rally, withdrawal -----------------------------------------------------
 
@@ -660,6 +747,15 @@ class Phase:
             m.hex, m.engaged = dest, False
         ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
         self.acted.add(u.id)
+
+
+def _forward(last: tuple[GHex, GHex] | None, target: str) -> bool:
+    """Whether a move's last step (``(from, to)``) went nearer ``target`` (rulebook §7.11)."""
+    try:
+        h = GHex.parse(target)
+    except MapNotationError:
+        return True  # (the fire's own check says why)
+    return last is not None and last[1].distance(h) < last[0].distance(h)
 
 
 def _prefix(steps: list[str], last: GHex) -> list[str]:

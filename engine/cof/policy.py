@@ -4,13 +4,16 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
 
     trump:          ask | always | never   try to Trump an enemy activation marker just drawn
                                            (cof.md §5.4); ``ask`` pauses for an answer
-    reaction-fire:  always | never         entry and return fire by my inactive missile units
-                                           (cof.md §7.8)
+    reaction-fire:  always | never         entry, leaving, retreat and return fire by my
+                                           inactive missile units, and a fire-and-run
+                                           target's reply (cof.md §7.8, §7.10)
     withdraw:       chariots | always | never  orderly withdrawal before an approaching enemy
                                            (cof.md §6.4; chariots: those needing no roll)
     reaction-facing: always | never            turn to face an enemy that comes adjacent (§6.5)
     runners:        stay | leave                a CH-2 whose runners may not withdraw in good
                                                order goes alone (cof.md §6.4, Senzar example)
+    aggression:     never | always              a lone RI fired on by chariots tries the
+                                               Aggression Reaction (cof.md §8.10; a BI must)
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"
 
 DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
-    "runners: stay\n"
+    "runners: stay\naggression: never\n"
 )
 """Standing orders every side starts with."""
 
@@ -33,6 +36,7 @@ STANDING = StandingOrders(
         "withdraw": ("chariots", "always", "never"),
         "reaction-facing": ("always", "never"),
         "runners": ("stay", "leave"),
+        "aggression": ("never", "always"),
     },
     DEFAULT_STANDING,
 )

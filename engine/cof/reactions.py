@@ -18,7 +18,7 @@ standing order says ``runners: leave`` (the Senzar example), else the stack stay
 
 from __future__ import annotations
 
-from engine.cof import cohesion, movement
+from engine.cof import cohesion, firing, movement
 from engine.cof.adapt import ground, piece, pieces
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
@@ -29,6 +29,7 @@ from engine.cof.reaction import (
     withdrawal_hexes,
     withdrawal_triggered,
 )
+from engine.cof.skirmish import aggression
 from engine.cof.state import Unit, other
 from engine.cof.steps import add_hits, chart_type
 from engine.gboh.grid import VERTICES, GHex, front_hexes, turns
@@ -77,45 +78,47 @@ def _leave_runners(ph: Phase, x: Unit) -> bool:
     return True
 
 
-def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], mover_ma: int) -> None:
-    """Offer every inactive unit an orderly withdrawal as ``mover`` enters each hex of
-    ``path`` (its units already stand in the hex entered)."""
+def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], i: int, mover_ma: int) -> None:
+    """``mover`` enters ``path[i]``: every inactive unit it lets withdraw is offered an
+    orderly withdrawal once its units stand in that hex."""
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
-    for i, h in enumerate(path[1:], 1):
-        triggered = _triggered(ph, mover, h, i == 1)  # the mover still in the hex it leaves
-        for m in ph.stack(mover):
-            m.hex = str(h)
-        ahead = set(path[i + 1 :])
-        for x in triggered:
-            if not x.on_map or x.id in ph.withdrew:
+    h = path[i]
+    triggered = _triggered(ph, mover, h, i == 1)  # the mover still in the hex it leaves
+    for m in ph.stack(mover):
+        m.hex = str(h)
+    ahead = set(path[i + 1 :])
+    for x in triggered:
+        if not mover.on_map or mover.routed:
+            return
+        if not x.on_map or x.id in ph.withdrew:
+            continue
+        ph.withdrew.add(x.id)
+        roller = _roller(ph, x)
+        if roller is not None and policy_of(s, x.side).get("withdraw") == "chariots":
+            if not _leave_runners(ph, x):  # (the runners roll only under "always")
                 continue
-            ph.withdrew.add(x.id)
-            roller = _roller(ph, x)
-            if roller is not None and policy_of(s, x.side).get("withdraw") == "chariots":
-                if not _leave_runners(ph, x):  # (the runners roll only under "always")
-                    continue
-            elif roller is not None:
-                ld = s.wing_leader(x.side, x.wing)
-                oc = s.oc(x.side)
-                wc = ld.rating(ld.ability) if ld and ld.hex == x.hex and ld.role == "WC" else 0
-                occ = oc.rating(oc.charisma) if oc and oc.hex == x.hex else 0
-                dr = ctx.d10(f"orderly withdrawal of {roller.id}")
-                got = cohesion.orderly_withdrawal(
-                    s.charts, chart_type(s, x), roller.tq, dr, wc_ability=wc, oc_charisma=occ
-                )
-                ctx.log(
-                    "withdraw",
-                    f"{roller.id} tries to withdraw before {mover.id}: rolls {dr}"
-                    + ("" if got.passed else ": it stands"),
-                    {"unit": roller.id, "passed": got.passed},
-                    (dr,),
-                )
-                add_hits(ctx, roller, got.hits, "failed orderly withdrawal")
-                if not got.passed and not (x is not roller and x.on_map and _leave_runners(ph, x)):
-                    continue
-            _withdraw(ph, x, mover, mover_ma, ahead)
+        elif roller is not None:
+            ld = s.wing_leader(x.side, x.wing)
+            oc = s.oc(x.side)
+            wc = ld.rating(ld.ability) if ld and ld.hex == x.hex and ld.role == "WC" else 0
+            occ = oc.rating(oc.charisma) if oc and oc.hex == x.hex else 0
+            dr = ctx.d10(f"orderly withdrawal of {roller.id}")
+            got = cohesion.orderly_withdrawal(
+                s.charts, chart_type(s, x), roller.tq, dr, wc_ability=wc, oc_charisma=occ
+            )
+            ctx.log(
+                "withdraw",
+                f"{roller.id} tries to withdraw before {mover.id}: rolls {dr}"
+                + ("" if got.passed else ": it stands"),
+                {"unit": roller.id, "passed": got.passed},
+                (dr,),
+            )
+            add_hits(ctx, roller, got.hits, "failed orderly withdrawal")
+            if not got.passed and not (x is not roller and x.on_map and _leave_runners(ph, x)):
+                continue
+        _withdraw(ph, x, mover, mover_ma, ahead)
 
 
 def _withdraw(ph: Phase, x: Unit, mover: Unit, mover_ma: int, ahead: set[GHex]) -> None:
@@ -129,6 +132,9 @@ def _withdraw(ph: Phase, x: Unit, mover: Unit, mover_ma: int, ahead: set[GHex]) 
     add_hits(ctx, x, approach_hit(s.charts, me, mover.at), f"approached by {mover.id}")
     if not x.on_map or x.routed:
         return
+    firing.retreat_fire(ph, x, mover)
+    if not mover.on_map or mover.routed:
+        return  # (the retreat fire routed it: no one left to withdraw from)
     budget = movement.withdrawal_allowance(me.ma, mover_ma)
     found = withdrawal_hexes(
         s.charts, ground(s), pieces(s), me, mover_hex=mover.at, allowance=budget
@@ -199,11 +205,16 @@ class Reactions:
     def before(self, ph: Phase, mover: Unit) -> set[str]:
         return adjacent_to_others(ph, mover)
 
-    def on_path(self, ph: Phase, mover: Unit, path: list[GHex], ma: int) -> None:
-        orderly_withdrawals(ph, mover, path, ma)
+    def step(self, ph: Phase, mover: Unit, path: list[GHex], i: int, ma: int) -> None:
+        orderly_withdrawals(ph, mover, path, i, ma)
 
     def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
         reaction_facing(ph, mover, before)
+
+    def fired(self, ph: Phase, firer: Unit, target: str, distance: int) -> None:
+        for x in sorted(ph.s.units_at(target), key=lambda u: u.id):
+            if x.side != firer.side:
+                aggression(ph, x, firer, distance)
 
 
 REACTIONS = Reactions()

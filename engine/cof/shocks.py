@@ -23,7 +23,7 @@ from engine.cof.state import Unit
 from engine.cof.steps import Ctx, add_hits, chart_type, leader_check, rout, separate
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
-__all__ = ["shock_segment"]
+__all__ = ["aggression_shock", "shock_segment"]
 
 
 @dataclass
@@ -305,8 +305,23 @@ def shock_segment(ph: Phase) -> None:
     s = ph.s
     engaged_before = {u.id for u in s.live() if u.engaged}
     shocks = _designate(ph)
-    if not shocks:
-        return
+    if shocks:
+        _fight(ctx, ph, shocks, engaged_before)
+
+
+def aggression_shock(ph: Phase, reactor: Unit, defenders: list[str]) -> None:
+    """The shock of a unit making an Aggression Reaction (cof.md §8.10), resolved at once:
+    ``ph`` is its own side's (its owner attacks), ``defenders`` the hexes it must attack;
+    the reactor takes no pre-shock check, the defenders theirs."""
+    ctx = ph.ctx
+    assert ctx is not None
+    engaged_before = {u.id for u in ph.s.live() if u.engaged}
+    _fight(ctx, ph, [_Shock([reactor], list(defenders), {reactor.id: "must"})], engaged_before)
+
+
+def _fight(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str]) -> None:
+    """Steps b to e of the Shock Segment (cof.md §8.4-§8.9) for the designated shocks."""
+    s = ph.s
     _prechecks(ctx, ph, shocks)
     _leaders(ctx, ph, shocks)
     for g in shocks:

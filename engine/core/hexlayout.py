@@ -49,17 +49,16 @@ class HexLayout:
         """The centre of the hex named ``hex_id`` (``KeyError`` if the layout has none)."""
         return self._index[hex_id]
 
+    @cached_property
+    def _corners(self) -> dict[str, tuple[Pt, ...]]:
+        start = -30 if self.orientation == "pointy" else -60
+        unit = [(math.cos(math.radians(start + 60 * i)), math.sin(math.radians(start + 60 * i)))
+                for i in range(6)]  # fmt: skip
+        return {h: tuple((cx + dx, cy + dy) for dx, dy in unit) for h, (cx, cy) in self.centres}
+
     def corners(self, hex_id: str) -> tuple[Pt, ...]:
         """The six corners, clockwise, starting right of the top (pointy) or at top right (flat)."""
-        cx, cy = self.centre(hex_id)
-        start = -30 if self.orientation == "pointy" else -60
-        return tuple(
-            (
-                cx + math.cos(math.radians(start + 60 * i)),
-                cy + math.sin(math.radians(start + 60 * i)),
-            )
-            for i in range(6)
-        )
+        return self._corners[hex_id]
 
 
 def offset_rows(

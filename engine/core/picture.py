@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from engine.core.hexlayout import HexLayout, Pt
 
@@ -224,13 +224,30 @@ class Picture:
 def cells(
     layout: HexLayout, terrain: dict[str, tuple[str, str]] | None = None
 ) -> tuple[HexCell, ...]:
-    """Every hex of ``layout`` with its geometry; ``terrain`` maps an id to (kind, style)."""
-    terrain = terrain or {}
+    """Every hex of ``layout`` with its geometry; ``terrain`` maps an id to (kind, style).
+
+    The same layout and terrain give the same tuple (built once: a board's
+    hexes change only with its map), so its half turn is computed once too."""
+    return _cells(layout, tuple(sorted((terrain or {}).items())))
+
+
+@lru_cache(maxsize=16)
+def _cells(
+    layout: HexLayout, terrain_items: tuple[tuple[str, tuple[str, str]], ...]
+) -> tuple[HexCell, ...]:
+    terrain = dict(terrain_items)
     out = []
     for h in layout.ids():
         kind, style = terrain.get(h, ("clear", "clear"))
         out.append(HexCell(h, layout.centre(h), layout.corners(h), kind, style))
     return tuple(out)
+
+
+@lru_cache(maxsize=16)
+def _turned_cells(hexes: tuple[HexCell, ...], size: Pt) -> tuple[HexCell, ...]:
+    return tuple(
+        replace(h, centre=_turn(h.centre, size), corners=_turn_all(h.corners, size)) for h in hexes
+    )
 
 
 def hexside(a: HexCell, b: HexCell) -> tuple[Pt, Pt] | None:
@@ -258,9 +275,7 @@ def half_turn(p: Picture) -> Picture:
     s = p.size
     return replace(
         p,
-        hexes=tuple(
-            replace(h, centre=_turn(h.centre, s), corners=_turn_all(h.corners, s)) for h in p.hexes
-        ),
+        hexes=_turned_cells(p.hexes, s),
         columns=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.columns),
         rows=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.rows),
         lines=tuple((_turn(a, s), _turn(b, s)) for a, b in p.lines),

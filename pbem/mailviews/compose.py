@@ -1,7 +1,9 @@
 """Build the mails players receive (design.md §5): text + HTML, inline PNG board, SVG.
 
 Each function takes one frozen input from :mod:`pbem.mailviews.model` and
-returns an ``EmailMessage``: ``multipart/mixed`` holding a
+builds a :class:`pbem.mailviews.mime.Mime` (:func:`build`, what the pipeline
+queues: written straight to bytes) or an ``EmailMessage`` read back from those
+bytes (:func:`compose` and the ``*_mail`` functions): ``multipart/mixed`` holding a
 ``multipart/related`` (``multipart/alternative`` text + HTML, then the board
 PNG referenced by ``cid:``), the board SVG and, when the envelope has a
 signer, ``pbem.txt.sig`` (the server's signature of the text part, namespace
@@ -14,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 from email.headerregistry import Address
-from email.message import EmailMessage, MIMEPart
-from typing import Any, cast
+from email.message import EmailMessage
+from typing import Any
 
 from pbem.mailviews.format import (
     card_dicts,
@@ -24,6 +26,7 @@ from pbem.mailviews.format import (
     narrative_dicts,
     side_label,
 )
+from pbem.mailviews.mime import Mime, bytes_part, multipart, text_part
 from pbem.mailviews.model import (
     Envelope,
     GameEnd,
@@ -42,6 +45,7 @@ from pbem.render.templating import environment, wrap
 __all__ = [
     "MAX_MAIL_BYTES",
     "MailInput",
+    "build",
     "compose",
     "game_end_mail",
     "game_start_mail",
@@ -117,50 +121,47 @@ def _message(
     *,
     files: tuple[tuple[str, bytes], ...] = (),
     images: tuple[tuple[str, bytes], ...] = (),
-) -> EmailMessage:
+) -> Mime:
     cid = _cid(env)
     ctx = {**_common(env), **ctx, "board": _board(board, cid) if board else None}
     text, html = _render(kind, ctx)
-    msg = EmailMessage()
-    msg["MIME-Version"] = "1.0"
-    msg["Subject"] = f"[{env.game_id}] Turn {env.turn}: {subject}"
-    msg["From"] = env.sender
-    msg["To"] = Address(display_name=env.recipient.name, addr_spec=env.recipient.address)
-    msg["Message-ID"] = env.message_id
+    headers: list[tuple[str, str | bytes]] = [
+        ("MIME-Version", "1.0"),
+        ("Subject", f"[{env.game_id}] Turn {env.turn}: {subject}"),
+        ("From", env.sender),
+        ("To", str(Address(display_name=env.recipient.name, addr_spec=env.recipient.address))),
+        ("Message-ID", env.message_id),
+    ]
     # One thread per game: every mail refers to the game's first mail (never to itself).
     refs = [x for x in (env.thread_root, env.in_reply_to) if x and x != env.message_id]
     if refs:
-        msg["In-Reply-To"] = refs[-1]
-        msg["References"] = " ".join(dict.fromkeys(refs))
-    msg["Auto-Submitted"] = "auto-generated"
-    msg["X-Pbem-Game"] = env.game_id
-    msg["X-Pbem-Turn"] = str(env.turn)
+        headers.append(("In-Reply-To", refs[-1]))
+        headers.append(("References", " ".join(dict.fromkeys(refs))))
+    headers += [
+        ("Auto-Submitted", "auto-generated"),
+        ("X-Pbem-Game", env.game_id),
+        ("X-Pbem-Turn", str(env.turn)),
+    ]
     # Boundaries derive from the Message-ID, so the same mail is the same bytes.
     tag = hashlib.sha256(env.message_id.encode("utf-8")).hexdigest()[:24]
-    body = MIMEPart()
-    body.set_content(text, subtype="plain", charset="utf-8")
-    body.make_alternative(boundary=f"alt-{tag}")
-    body.add_alternative(html, subtype="html", charset="utf-8")
+    body = multipart(
+        "alternative", f"alt-{tag}", [text_part(text, "plain"), text_part(html, "html")]
+    )
     if board is None:
-        msg.make_mixed(boundary=f"mix-{tag}")
-        msg.attach(cast(EmailMessage, body))  # typeshed wants the subclass
+        msg = multipart("mixed", f"mix-{tag}", [body], headers=headers)
     else:
-        related = MIMEPart()
-        related.make_related(boundary=f"rel-{tag}")
-        related.set_param("type", "multipart/alternative")
-        related.attach(body)
-        image = MIMEPart()
-        image.set_content(
+        image = bytes_part(
             board.png,
-            maintype="image",
-            subtype="png",
-            cid=f"<{cid}>",
+            "image",
+            "png",
             disposition="inline",
             filename=f"board-turn-{env.turn}.png",
+            cid=f"<{cid}>",
         )
-        related.attach(image)
-        msg.make_mixed(boundary=f"mix-{tag}")
-        msg.attach(cast(EmailMessage, related))
+        related = multipart(
+            "related", f"rel-{tag}", [body, image], params=(("type", "multipart/alternative"),)
+        )
+        msg = multipart("mixed", f"mix-{tag}", [related], headers=headers)
         msg.add_attachment(
             board.svg.encode("utf-8"),
             maintype="image",
@@ -168,9 +169,7 @@ def _message(
             filename=f"board-turn-{env.turn}.svg",
         )
     for filename, data in files:
-        msg.add_attachment(
-            data.decode("utf-8"), subtype="plain", charset="utf-8", filename=filename
-        )
+        msg.add_attachment(data.decode("utf-8"), subtype="plain", filename=filename)
     for filename, data in images:
         msg.add_attachment(data, maintype="image", subtype="png", filename=filename)
     if env.signer is not None:
@@ -187,7 +186,7 @@ def _army(board: RenderedBoard, side: str) -> str:
     return side_label(board.picture, side)
 
 
-def game_start_mail(m: GameStart) -> EmailMessage:
+def _game_start_mail(m: GameStart) -> Mime:
     """Announce a game: players, scenario, key fingerprints, commitments, how to sign."""
     env = m.env
     mover = m.env.recipient.side == m.first_side
@@ -223,7 +222,7 @@ def game_start_mail(m: GameStart) -> EmailMessage:
     return _message(env, subject, "game_start", ctx, m.board, files=signers)
 
 
-def turn_mail(m: TurnMail) -> EmailMessage:
+def _turn_mail(m: TurnMail) -> Mime:
     """Report a turn to one player; the player to move gets an orders template to sign."""
     env = m.env
     mover = env.recipient.side == m.to_move
@@ -249,7 +248,7 @@ def turn_mail(m: TurnMail) -> EmailMessage:
     return _message(env, subject, "turn", ctx, m.board)
 
 
-def question_mail(m: QuestionMail) -> EmailMessage:
+def _question_mail(m: QuestionMail) -> Mime:
     """Ask the deciding player a mid-turn question with its legal answers and default."""
     env = m.env
     q = m.question
@@ -267,7 +266,7 @@ def question_mail(m: QuestionMail) -> EmailMessage:
     return _message(env, "your answer due", "question", ctx, m.board)
 
 
-def rejection_mail(m: OrdersRejected) -> EmailMessage:
+def _rejection_mail(m: OrdersRejected) -> Mime:
     """Reply to refused orders: quote each bad line with its number, say why, list what is legal.
 
     It says what is still due and by when; it asks to resend only when the
@@ -287,7 +286,7 @@ def rejection_mail(m: OrdersRejected) -> EmailMessage:
     return _message(env, subject, "rejected", ctx)
 
 
-def reminder_mail(m: Reminder) -> EmailMessage:
+def _reminder_mail(m: Reminder) -> Mime:
     """Remind a player that orders are due, with the deadline in their time zone."""
     env = m.env
     ctx = {
@@ -298,7 +297,7 @@ def reminder_mail(m: Reminder) -> EmailMessage:
     return _message(env, "reminder, your orders due", "reminder", ctx)
 
 
-def missed_turn_mail(m: MissedTurn) -> EmailMessage:
+def _missed_turn_mail(m: MissedTurn) -> Mime:
     """Tell a player a deadline passed and what the referee did."""
     env = m.env
     mine = env.recipient.side == m.missed_side
@@ -314,7 +313,7 @@ def missed_turn_mail(m: MissedTurn) -> EmailMessage:
     return _message(env, f"deadline missed by {who}", "missed_turn", ctx)
 
 
-def game_end_mail(m: GameEnd) -> EmailMessage:
+def _game_end_mail(m: GameEnd) -> Mime:
     """Close a game: result, every key revealed, audit summary and how to verify it."""
     env = m.env
     ctx = {
@@ -342,20 +341,60 @@ def game_end_mail(m: GameEnd) -> EmailMessage:
     return _message(env, subject, "game_end", ctx, m.board, files=files, images=m.images)
 
 
-def compose(m: MailInput) -> EmailMessage:
-    """Build the mail for any input kind."""
+def build(m: MailInput) -> Mime:
+    """Build the mail for any input kind, ready to write as bytes."""
     match m:
         case GameStart():
-            return game_start_mail(m)
+            return _game_start_mail(m)
         case TurnMail():
-            return turn_mail(m)
+            return _turn_mail(m)
         case QuestionMail():
-            return question_mail(m)
+            return _question_mail(m)
         case OrdersRejected():
-            return rejection_mail(m)
+            return _rejection_mail(m)
         case Reminder():
-            return reminder_mail(m)
+            return _reminder_mail(m)
         case MissedTurn():
-            return missed_turn_mail(m)
+            return _missed_turn_mail(m)
         case GameEnd():
-            return game_end_mail(m)
+            return _game_end_mail(m)
+
+
+def compose(m: MailInput) -> EmailMessage:
+    """The mail for any input kind, as the standard library reads it back."""
+    return build(m).message()
+
+
+def game_start_mail(m: GameStart) -> EmailMessage:
+    """See :func:`_game_start_mail` (the mail read back by the standard library)."""
+    return _game_start_mail(m).message()
+
+
+def turn_mail(m: TurnMail) -> EmailMessage:
+    """See :func:`_turn_mail` (the mail read back by the standard library)."""
+    return _turn_mail(m).message()
+
+
+def question_mail(m: QuestionMail) -> EmailMessage:
+    """See :func:`_question_mail` (the mail read back by the standard library)."""
+    return _question_mail(m).message()
+
+
+def rejection_mail(m: OrdersRejected) -> EmailMessage:
+    """See :func:`_rejection_mail` (the mail read back by the standard library)."""
+    return _rejection_mail(m).message()
+
+
+def reminder_mail(m: Reminder) -> EmailMessage:
+    """See :func:`_reminder_mail` (the mail read back by the standard library)."""
+    return _reminder_mail(m).message()
+
+
+def missed_turn_mail(m: MissedTurn) -> EmailMessage:
+    """See :func:`_missed_turn_mail` (the mail read back by the standard library)."""
+    return _missed_turn_mail(m).message()
+
+
+def game_end_mail(m: GameEnd) -> EmailMessage:
+    """See :func:`_game_end_mail` (the mail read back by the standard library)."""
+    return _game_end_mail(m).message()

@@ -2,7 +2,7 @@
 
 This is the pipeline's adapter to :mod:`pbem.mailviews`: it fills the
 mailviews input model from the store and the engine's views and calls
-:func:`pbem.mailviews.compose.compose`. While a compose function is not
+:func:`pbem.mailviews.compose.build`. While a compose function is not
 written yet (it raises ``NotImplementedError``) a plain-text mail with the
 same content is built here instead, so the referee works either way.
 
@@ -39,7 +39,8 @@ from pbem.clock import Clock
 from pbem.config import Config
 from pbem.mailin.msgid import clean_msg_id
 from pbem.mailviews import model as mv
-from pbem.mailviews.compose import MailInput, compose
+from pbem.mailviews.compose import MailInput, build
+from pbem.mailviews.mime import OutgoingMail
 from pbem.outbox import RawMail, make_message_id, message_bytes, queue_message, queue_raws
 from pbem.pipeline.games import GameContext, is_bot_address
 from pbem.pipeline.ruleshelp import help_text, rules_helper
@@ -109,6 +110,7 @@ class Mailer:
     _boards: dict[tuple[str, int, str | None, str], Any] = field(default_factory=dict)
     _ascii: dict[tuple[str, int, str | None, str], str] = field(default_factory=dict)
     _pictures: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    _digests: dict[int, tuple[Sequence[Mapping[str, Any]], int, str]] = field(default_factory=dict)
     _held: list[HeldMail] | None = None
     ahead_cache: dict[str, Any] | None = None
     """Mails composed ahead by an earlier attempt at the same turn (owned by the Processor)."""
@@ -171,7 +173,7 @@ class Mailer:
     def queue(
         self,
         ctx: GameContext | None,
-        message: EmailMessage,
+        message: OutgoingMail,
         *,
         recipient: str,
         message_id: str,
@@ -224,7 +226,7 @@ class Mailer:
 
     def _put(
         self,
-        message: EmailMessage,
+        message: OutgoingMail,
         *,
         recipient: str,
         message_id: str,
@@ -299,7 +301,7 @@ class Mailer:
         ctx: GameContext,
         env: mv.Envelope,
         view: Callable[[], MailInput],
-        fallback: Callable[[], EmailMessage],
+        fallback: Callable[[], OutgoingMail],
         kind: str,
         *,
         deadline: datetime | None = None,
@@ -309,7 +311,7 @@ class Mailer:
         ``deadline``: the recipient's own deadline, attached as ``deadline.ics``
         in his time zone (:mod:`pbem.calendar`).
         """
-        message: EmailMessage | None = None
+        message: OutgoingMail | None = None
         built = None
         if kind not in _COMPOSE_MISSING:
             try:
@@ -318,7 +320,7 @@ class Mailer:
                 log.exception("game %s: cannot build the %s mail view", ctx.id, kind)
         if built is not None:
             try:
-                message = compose(built)
+                message = build(built)
             except NotImplementedError:
                 _COMPOSE_MISSING.add(kind)
                 message = None
@@ -375,7 +377,7 @@ class Mailer:
         ``events`` (the turn's engine event dicts) draw what happened: moves,
         combats, retreats and losses. Raises for a system that draws no board.
         """
-        key = (ctx.id, ctx.game.state_version, side, _digest(events))
+        key = (ctx.id, ctx.game.state_version, side, self._digest(events))
         if key not in self._boards:
             from pbem.render import render_board  # noqa: PLC0415 - pillow is slow
 
@@ -398,7 +400,7 @@ class Mailer:
         self, ctx: GameContext, side: str | None = None, events: Sequence[Mapping[str, Any]] = ()
     ) -> str:
         """Return the ASCII board as ``side`` sees it (empty if it cannot be drawn)."""
-        key = (ctx.id, ctx.game.state_version, side, _digest(events))
+        key = (ctx.id, ctx.game.state_version, side, self._digest(events))
         drawn = self._boards.get(key)
         if drawn is not None:  # the board drew its ASCII form already
             return str(drawn.ascii)
@@ -411,6 +413,14 @@ class Mailer:
                 log.exception("game %s: cannot draw the ASCII board", ctx.id)
                 return ""
         return self._ascii[key]
+
+    def _digest(self, events: Sequence[Mapping[str, Any]]) -> str:
+        """:func:`_digest` of ``events``, once per list (a turn's boards and mails share one)."""
+        seen = self._digests.get(id(events))
+        if seen is None or seen[0] is not events or seen[1] != len(events):
+            seen = (events, len(events), _digest(events))
+            self._digests[id(events)] = seen
+        return seen[2]
 
     def prepare_boards(self, ctx: GameContext, events: Sequence[Mapping[str, Any]] = ()) -> None:
         """Draw each side's board ahead of the mails (a failure is left for the mails to meet)."""

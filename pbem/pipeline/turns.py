@@ -151,10 +151,13 @@ def apply_submission(
     current = [
         json.loads(json.dumps(e.to_dict(), sort_keys=True, ensure_ascii=False)) for e in told
     ]
-    # Draw the new boards now, before the first write below takes the store's
-    # write lock (Processor.process): the mails then reuse them.
-    env.mailer.prepare_boards(ctx, prior + current)
+    # Compose the new prompt's mails, with their boards, before the first write below
+    # takes the store's write lock (Processor.process). Only the boards a mail shows
+    # are drawn (a question's, the deciding side's), and none when a redo reuses the
+    # mails of the attempt that lost the lock.
     ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex(), orders=orders)
+    if ahead is None:  # the game ends: its end mails, composed after the writes, show both
+        env.mailer.prepare_boards(ctx, prior + current)
     session.add(
         DiceEpoch(
             game_id=ctx.id,

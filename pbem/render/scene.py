@@ -195,7 +195,7 @@ def overlay_layers(layout: Layout, p: Picture, *, tokens: bool = True) -> tuple[
             tuple(
                 x
                 for u in (p.counters if tokens else ())
-                for x in unit_prims(layout, at(u.hex), u, counter_colour(u, colours))
+                for x in _unit_prims(layout, at(u.hex), u, counter_colour(u, colours))
             ),
         ),
         Layer(
@@ -348,8 +348,14 @@ def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
     tall pile); the count is printed large in a badge, white at full
     strength and amber when the unit has lost blocks.
     """
+    return list(_unit_prims(layout, c, u, colour))
+
+
+@lru_cache(maxsize=4096)
+def _unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> tuple[Prim, ...]:
+    """:func:`unit_prims`, kept: most units stand where they stood last turn."""
     if not u.stack:
-        return flat_counter_prims(layout, c, u, colour)
+        return tuple(flat_counter_prims(layout, c, u, colour))
     r = layout.r
     n = max(1, min(u.count, 6))
     d = _STEP * r
@@ -388,7 +394,7 @@ def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
     if u.note:
         out += _leader_mark(layout, (fx - 0.45 * r, fy - 0.47 * r), 0.17 * r, colour, "L")
         out.append(Text((c[0], c[1] + 0.7 * r), _short(u.note), 0.27 * r, INK, bold=True))
-    return out
+    return tuple(out)
 
 
 def flat_counter_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:

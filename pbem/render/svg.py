@@ -1,19 +1,22 @@
-"""Draw a Picture as SVG text from ``templates/board.svg.j2``.
+"""Draw a Picture as SVG text.
 
-All coordinates come from :mod:`pbem.render.scene`; the template only
-writes elements. Numbers are printed with one decimal, so the output is
-byte-identical for the same view (golden-tested).
+All coordinates come from :mod:`pbem.render.scene`; this module only writes
+elements, as plain strings (a template engine's per-element work cost more
+than the rest of the board). Text and colours are XML-escaped. Numbers are
+printed with one decimal, so the output is byte-identical for the same view
+(golden-tested).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from markupsafe import escape
+
 from engine.core.picture import Picture
 from pbem.render.geometry import Layout
 from pbem.render.prims import Circle, Layer, Line, Poly, Prim, Text
 from pbem.render.scene import Base, base_layers, base_of, overlay_layers
-from pbem.render.templating import environment
 
 __all__ = ["BACKGROUND", "SVG_RADIUS", "render_svg"]
 
@@ -28,54 +31,56 @@ def _n(v: float) -> str:
     return "0.0" if s == "-0.0" else s
 
 
+def _e(value: object) -> str:
+    """``value`` escaped for XML text and attribute values."""
+    return str(escape(value))
+
+
+@lru_cache(maxsize=16384)
 def _pts(pts: tuple[tuple[float, float], ...]) -> str:
     return " ".join(f"{_n(x)},{_n(y)}" for x, y in pts)
 
 
-def _paint(fill: str | None, stroke: str | None, width: float) -> dict[str, object]:
-    out: dict[str, object] = {"fill": fill or "none"}
+def _paint(fill: str | None, stroke: str | None, width: float) -> str:
+    out = f' fill="{_e(fill or "none")}"'
     if stroke and width:
-        out["stroke"] = stroke
-        out["width"] = _n(width)
+        out += f' stroke="{_e(stroke)}" stroke-width="{_n(width)}"'
     return out
 
 
-def _element(p: Prim) -> dict[str, object]:
+@lru_cache(maxsize=8192)
+def _element(p: Prim) -> str:
+    """One primitive's element (kept: a unit that did not move draws the same ones)."""
     match p:
         case Poly():
-            return {"tag": "polygon", "points": _pts(p.pts), **_paint(p.fill, p.stroke, p.width)}
+            return f'<polygon points="{_pts(p.pts)}"{_paint(p.fill, p.stroke, p.width)}/>\n'
         case Line():
-            return {
-                "tag": "polyline",
-                "points": _pts(p.pts),
-                "stroke": p.stroke,
-                "width": _n(p.width),
-                "dash": f"{_n(p.dash[0])} {_n(p.dash[1])}" if p.dash else "",
-            }
+            dash = (
+                f' stroke-dasharray="{_n(p.dash[0])} {_n(p.dash[1])}" stroke-linecap="butt"'
+                if p.dash
+                else ""
+            )
+            return (
+                f'<polyline points="{_pts(p.pts)}" fill="none" stroke="{_e(p.stroke)}"'
+                f' stroke-width="{_n(p.width)}"{dash}/>\n'
+            )
         case Circle():
-            return {
-                "tag": "circle",
-                "cx": _n(p.c[0]),
-                "cy": _n(p.c[1]),
-                "r": _n(p.rad),
-                **_paint(p.fill, p.stroke, p.width),
-            }
+            return (
+                f'<circle cx="{_n(p.c[0])}" cy="{_n(p.c[1])}" r="{_n(p.rad)}"'
+                f"{_paint(p.fill, p.stroke, p.width)}/>\n"
+            )
         case Text():
-            return {
-                "tag": "text",
-                "x": _n(p.at[0]),
-                "y": _n(p.at[1]),
-                "size": _n(p.size),
-                "fill": p.fill,
-                "anchor": "" if p.anchor == "middle" else p.anchor,
-                "bold": p.bold,
-                "text": p.text,
-            }
+            anchor = "" if p.anchor in ("", "middle") else f' text-anchor="{_e(p.anchor)}"'
+            weight = "" if p.bold else ' font-weight="normal"'
+            return (
+                f'<text x="{_n(p.at[0])}" y="{_n(p.at[1])}" font-size="{_n(p.size)}"'
+                f' fill="{_e(p.fill)}"{anchor}{weight}>{_e(p.text)}</text>\n'
+            )
 
 
-def _elements(prims: tuple[Prim, ...]) -> list[dict[str, object]]:
+def _elements(prims: tuple[Prim, ...]) -> list[str]:
     """SVG elements; runs of same-style polygons become one ``<path>`` (a smaller file)."""
-    out: list[dict[str, object]] = []
+    out: list[str] = []
     run: list[Poly] = []
 
     def flush() -> None:
@@ -83,7 +88,7 @@ def _elements(prims: tuple[Prim, ...]) -> list[dict[str, object]]:
             out.append(_element(run[0]))
         elif run:
             d = " ".join(f"M{_pts(p.pts)}Z" for p in run)
-            out.append({"tag": "path", "d": d, **_paint(run[0].fill, run[0].stroke, run[0].width)})
+            out.append(f'<path d="{d}"{_paint(run[0].fill, run[0].stroke, run[0].width)}/>\n')
         run.clear()
 
     for p in prims:
@@ -101,51 +106,36 @@ def _elements(prims: tuple[Prim, ...]) -> list[dict[str, object]]:
     return out
 
 
-def _layer(layer: Layer) -> dict[str, object]:
-    return {"name": layer.name, "elements": _elements(layer.prims)}
+def _layer(layer: Layer) -> str:
+    return f'<g class="{_e(layer.name)}">\n{"".join(_elements(layer.prims))}</g>\n'
 
 
-@lru_cache(maxsize=8)
-def _base(layout: Layout, base: Base) -> tuple[dict[str, object], ...]:
-    return tuple(_layer(x) for x in base_layers(layout, base))
-
-
-def _render(layout: Layout, title: str, layers: list[dict[str, object]]) -> str:
+def _head(layout: Layout, title: str) -> str:
+    w, h = _e(layout.width), _e(layout.height)
     return (
-        environment()
-        .get_template("board.svg.j2")
-        .render(
-            width=layout.width,
-            height=layout.height,
-            title=title,
-            background=BACKGROUND,
-            layers=layers,
-        )
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"'
+        f' viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Verdana, Arial, sans-serif"'
+        ' font-weight="bold" text-anchor="middle" dominant-baseline="central"'
+        ' stroke-linejoin="round" stroke-linecap="round">\n'
+        f"<title>{_e(title)}</title>\n"
+        f'<rect x="0" y="0" width="{w}" height="{h}" fill="{BACKGROUND}"/>\n'
     )
-
-
-def _head_length(layout: Layout, title: str) -> int:
-    """Where the layers begin in the document (the template with no layers, up to ``</svg>``)."""
-    return _render(layout, title, []).rindex("</svg>")
 
 
 @lru_cache(maxsize=8)
 def _base_text(layout: Layout, base: Base) -> str:
     """The base layers' SVG text (terrain, grid, labels), written once per map and side."""
-    whole = _render(layout, "", list(_base(layout, base)))
-    return whole[_head_length(layout, "") : whole.rindex("</svg>")]
+    return "".join(_layer(x) for x in base_layers(layout, base))
 
 
 @lru_cache(maxsize=16)
 def render_svg(view: Picture, r: float = SVG_RADIUS) -> str:
     """The picture as a standalone SVG document (cached per picture).
 
-    The same text as the template given every layer: the base layers' text is
-    written once per map (:func:`_base_text`) and spliced in before the
-    overlays, which the template writes for each picture.
+    The base layers' text is written once per map and side (:func:`_base_text`);
+    the overlays are written for each picture.
     """
     layout = Layout(view.size, r)
-    title = view.title or "pbem board"
-    over = _render(layout, title, [_layer(x) for x in overlay_layers(layout, view)])
-    head = _head_length(layout, title)
-    return over[:head] + _base_text(layout, base_of(view)) + over[head:]
+    over = "".join(_layer(x) for x in overlay_layers(layout, view))
+    head = _head(layout, view.title or "pbem board")
+    return f"{head}{_base_text(layout, base_of(view))}{over}</svg>\n"

@@ -1,4 +1,4 @@
-"""The jinja2 environment for everything a player reads (board SVG, mail bodies).
+"""The jinja2 environment for everything a player reads as text (mail bodies, archive pages).
 
 Templates live in the repository's ``templates/`` folder (override with
 ``PBEM_TEMPLATES``). Undefined names are errors (``StrictUndefined``), and
@@ -19,7 +19,7 @@ __all__ = ["chop", "environment", "templates_dir", "wrap"]
 
 
 def templates_dir() -> Path:
-    """The folder holding ``board.svg.j2`` and ``mail/``."""
+    """The folder holding ``mail/`` and ``archive/``."""
     override = os.environ.get("PBEM_TEMPLATES")
     if override:
         return Path(override)
