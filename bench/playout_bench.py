@@ -16,6 +16,7 @@ comparison inside one run means anything):
 
     python bench/playout_bench.py --games 20 --rounds 3
     python bench/playout_bench.py --systems cca --scenarios cca/001,cca/007 --modes mail
+    python bench/playout_bench.py --scenarios cof/000,cof/001,cof/002 --modes mail --name cof_mail
 
 ``--modes mail`` imports nothing of the playout, so
 ``PYTHONPATH=<older tree> python bench/playout_bench.py --modes mail`` measures
@@ -76,11 +77,11 @@ def _mail_game(name: str, system: Any, position: Any, seed: bytes) -> tuple[Any,
 
         state, steps = play_random_game(rules, system, position, seed, 200)
         return state, len(steps)
-    if name == "cof":
-        from engine.cof.autoplay import play_random_game as cof_game  # noqa: PLC0415
+    if name == "cof":  # its random game reports the orders it mailed: one an epoch
+        from engine.cof.autoplay import play_random_game as play_cof  # noqa: PLC0415
 
-        state, texts = cof_game(system, position, seed, 200)
-        return state, len(texts)
+        final, texts = play_cof(system, position, seed, 200)
+        return final, len(texts)
     from engine.core.capabilities import AUTOPLAY, find  # noqa: PLC0415
 
     auto = find(system, AUTOPLAY)

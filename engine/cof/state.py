@@ -25,6 +25,7 @@ from engine.cof.tables import CofTables, TroopType, bundled, load_cof_text
 from engine.gboh.grid import GHex, HexMap
 
 __all__ = [
+    "ARRIVING",
     "SIDES",
     "CofState",
     "Leader",
@@ -41,6 +42,8 @@ __all__ = [
 SIDES: tuple[str, str] = SEATS
 MOMENTUM = "momentum"
 IN_PLAY = "in"
+ARRIVING = "arriving"
+"""The status of a reinforcement not yet on the map (it enters on turn ``arrives``)."""
 
 
 def other(side: str) -> str:
@@ -78,6 +81,7 @@ class Unit:
     recovered: bool = False
     out_of_command: bool = False
     status: str = IN_PLAY
+    arrives: int = 0  # a reinforcement: the turn it enters at ``hex`` (status ARRIVING till then)
 
     @property
     def on_map(self) -> bool:
@@ -110,6 +114,7 @@ class Leader:
     wounded: bool = False
     replacement: int = 0
     status: str = IN_PLAY
+    arrives: int = 0  # enters with his arriving wing on this turn (status ARRIVING till then)
 
     @property
     def on_map(self) -> bool:
@@ -275,6 +280,8 @@ def from_scenario(sc: CofScenario) -> CofState:
             missile=c.missile or "",
             name=c.name,
             stacked_with=c.stacked_with or "",
+            status=ARRIVING if c.arrives else IN_PLAY,
+            arrives=c.arrives,
         )
         for c in sc.counters
     ]
@@ -301,6 +308,8 @@ def from_scenario(sc: CofScenario) -> CofState:
                 hero=spec.hero,
                 archer=spec.archer,
                 on_foot=spec.on_foot,
+                status=ARRIVING if spec.arrives else IN_PLAY,
+                arrives=spec.arrives,
             )
         )
     sides: dict[str, SideState] = {}

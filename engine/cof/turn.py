@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cof import command
+from engine.cof.arrivals import arrive, present_wings
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
 from engine.cof.state import MOMENTUM, SIDES, CofState, other
@@ -39,8 +40,9 @@ __all__ = [
 
 
 def markers(s: CofState, side: str) -> list[str]:
-    """A side's activation markers (cof.md §5.2): one a wing, and its Momentum marker."""
-    return [f"{side}:{w}" for w in s.sides[side].wings] + [f"{side}:{MOMENTUM}"]
+    """A side's activation markers (cof.md §5.2): one a wing (not for a wing still to
+    arrive, :func:`engine.cof.arrivals.present_wings`), and its Momentum marker."""
+    return [f"{side}:{w}" for w in present_wings(s, side)] + [f"{side}:{MOMENTUM}"]
 
 
 def opening(s: CofState) -> None:
@@ -56,7 +58,7 @@ def _initiative_choice(s: CofState, side: str) -> None:
         "side": side,
         "wing": "",
         "how": "initiative",
-        "choices": [*s.sides[side].wings, "pool"],
+        "choices": [*present_wings(s, side), "pool"],
     }
 
 
@@ -80,8 +82,10 @@ def _rating(s: CofState, side: str) -> int:
 
 
 def begin_turn(ctx: Ctx) -> None:
-    """Phase A (cof.md §3 A): the Initiative roll; every marker into the pool."""
+    """Phase A (cof.md §3 A): reinforcements due enter (:mod:`engine.cof.arrivals`); the
+    Initiative roll; every marker into the pool."""
     s = ctx.s
+    arrive(ctx)
     s.pool = sorted(m for side in SIDES for m in markers(s, side))
     s.used, s.pending, s.step, s.active = [], {}, 0, {}
     rolls = (ctx.d10("north's Initiative roll"), ctx.d10("south's Initiative roll"))
