@@ -17,18 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cof.autoplay import body, header, plan
-from engine.cof.orders import Submission, planned
+from engine.cof.orders import planned
 from engine.cof.state import CofState
-from engine.cof.turn import trump_question
-from engine.core.api import GameSystem, Question
+from engine.core.api import GameSystem
 from engine.core.playout import Action, FastRandomness, TextPlayout
 
 __all__ = ["CofPlayout"]
-
-
-def _answer(side: str, answer: str) -> Action:
-    """Answering the Trump question (the submission ``parse`` gives for its text)."""
-    return Action(side, "answer", Submission(side, "answer", answer=answer), f"answer {answer}\n")
 
 
 class CofPlayout(TextPlayout):
@@ -51,16 +45,12 @@ class CofPlayout(TextPlayout):
     def turn(self, ps: CofState) -> int:
         return ps.turn
 
-    def _answers(self, ps: CofState, q: Question) -> list[Action]:
-        return [_answer(q.side, a) for a in q.answers]
-
     def random_action(self, ps: CofState, rng: FastRandomness) -> Action:
         side = self.to_act(ps)
         if side is None:
             raise ValueError("the battle is over: nobody acts")
-        if ps.pending:
-            answers = trump_question(ps)[1]
-            return _answer(side, answers[rng.below(len(answers))])
+        if ps.pending:  # a question (a Trump, a challenge): answered as the mail path reads it
+            return super().random_action(ps, rng)
         return self._orders(ps, side, rng)
 
     def _orders(self, ps: CofState, side: str, rng: FastRandomness) -> Action:
