@@ -72,7 +72,9 @@ __all__ = [
     "movement_segment",
     "orders_phase",
     "parse",
+    "planned",
     "question",
+    "read",
 ]
 
 ORDERS = ("move", "withdraw", "rally")
@@ -112,6 +114,12 @@ def _problem(
 
 def parse(s: CofState, side: str, text: str) -> Submission:
     """Read and check a submission; :class:`OrdersError` lists every problem by line."""
+    sub = read(side, text)
+    return sub if sub.kind == "standing" else _check(s, sub)
+
+
+def read(side: str, text: str) -> Submission:
+    """Read a submission's lines, unchecked (:func:`parse` checks it against the state)."""
     problems: list[OrdersProblem] = []
     actions: list[Action] = []
     standing: list[str] = []
@@ -158,7 +166,7 @@ def parse(s: CofState, side: str, text: str) -> Submission:
         if standing:
             return Submission(side, "standing", standing="\n".join(standing) + "\n")
         raise OrdersError([_problem(0, "", "empty", "no orders: write pass to do nothing")])
-    sub = Submission(
+    return Submission(
         side,
         "orders",
         wing,
@@ -168,10 +176,16 @@ def parse(s: CofState, side: str, text: str) -> Submission:
         "\n".join(standing) + "\n" if standing else "",
         challenge,
     )
-    return _check(s, sub)
 
 
-def _check(s: CofState, sub: Submission) -> Submission:
+def planned(s: CofState, side: str, text: str) -> Submission:
+    """:func:`parse` for orders already tried line by line on a copy of ``s``
+    (:func:`engine.cof.autoplay.plan`, a playout): read and checked against the state, not
+    carried out on a copy again."""
+    return _check(s, read(side, text), dry=False)
+
+
+def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
     if s.result:
         raise OrdersError([_problem(0, "", "over", "the battle is over")])
     if s.pending:
@@ -205,7 +219,7 @@ def _check(s: CofState, sub: Submission) -> Submission:
                       (f"wing {a['wing']}",))]
         )  # fmt: skip
     out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
-    if wing in ("pool", "none"):
+    if wing in ("pool", "none") or not dry:
         return out
     ph = Phase(clone(s), sub.side, wing, sub.order)
     problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]

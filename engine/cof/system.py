@@ -230,6 +230,10 @@ class CofSystem:
             from engine.cof.view import CofPicture  # noqa: PLC0415
 
             return CofPicture()
+        if name == "playout":
+            from engine.cof.playout import CofPlayout  # noqa: PLC0415
+
+            return CofPlayout(self)
         if name == "scenarios":
             from engine.cof import scenario  # noqa: PLC0415
 
