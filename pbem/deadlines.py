@@ -78,6 +78,7 @@ from pbem.store import (
     Store,
     read_session,
 )
+from pbem.store.bulk import defer_write
 from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
@@ -167,14 +168,49 @@ def extend_for_absences(
     return end
 
 
+ABSENCES_READ = "pbem_absences_read"
+"""``session.info`` key: absences read in this transaction, by (player id, moment)."""
+
+
+ABSENCES_KNOWN = "pbem_absences_known"
+"""``session.info`` key: (moment, {player id: absences ending after it}) read with a game."""
+
+
+def know_absences(
+    session: Session, after: datetime, spans: dict[int, list[tuple[datetime, datetime]]]
+) -> None:
+    """Tell this transaction the absences of these players that end after ``after``.
+
+    Read with the game (:func:`pbem.pipeline.games.load_game`): a deadline set
+    at ``after`` or later for one of them then reads nothing more.
+    """
+    session.info[ABSENCES_KNOWN] = (after, spans)
+
+
 def _absences(session: Session, player_id: int, after: datetime) -> list[tuple[datetime, datetime]]:
-    rows = session.exec(
-        select(Absence)
-        .where(col(Absence.player_id) == player_id)
-        .where(col(Absence.ends_at) > after)
-        .order_by(col(Absence.starts_at))
-    ).all()
-    return [(r.starts_at, r.ends_at) for r in rows]
+    known = session.info.get(ABSENCES_KNOWN)
+    if known is not None and known[0] <= after and player_id in known[1]:
+        return [(a, b) for a, b in known[1][player_id] if b > after]
+    # Read once per transaction and moment (a turn asks when composing its mails
+    # and again when writing its deadlines); forget_absences after a write.
+    read: dict[tuple[int, datetime], list[tuple[datetime, datetime]]]
+    read = session.info.setdefault(ABSENCES_READ, {})
+    key = (player_id, after)
+    if key not in read:
+        rows = session.exec(
+            select(Absence)
+            .where(col(Absence.player_id) == player_id)
+            .where(col(Absence.ends_at) > after)
+            .order_by(col(Absence.starts_at))
+        ).all()
+        read[key] = [(r.starts_at, r.ends_at) for r in rows]
+    return list(read[key])
+
+
+def forget_absences(session: Session) -> None:
+    """Forget the absences read in this transaction (call after adding or changing one)."""
+    session.info.pop(ABSENCES_READ, None)
+    session.info.pop(ABSENCES_KNOWN, None)
 
 
 def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
@@ -183,14 +219,18 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
     # queries: with an equality SQLite picks the (fired, due_at) index and scans
     # every pending deadline of every game (2 s a turn with 100,000 games,
     # bench/scale_bench.py); this way it searches the game's own rows.
-    # One UPDATE; rows of the game already loaded in the session are updated too.
-    session.execute(
+    # One UPDATE; rows of the game already loaded in the session are updated too
+    # (else it is sent with the transaction's other writes: defer_write).
+    cancel = (
         update(Deadline)
         .where(col(Deadline.game_id) == game_id)
         .where(col(Deadline.fired).is_not(True))
         .values(fired=True, fired_at=now)
-        .execution_options(synchronize_session="fetch")
     )
+    if any(isinstance(o, Deadline) and o.game_id == game_id for o in session.identity_map.values()):
+        session.execute(cancel.execution_options(synchronize_session="fetch"))
+    else:
+        defer_write(session, cancel)
 
 
 def prompt_deadline(
@@ -221,21 +261,24 @@ def set_prompt_deadlines(
         when = deadline - before
         if when > now:
             rows.append((DeadlineKind.REMINDER, when))
-    # One bulk INSERT for the deadline and its reminders.
-    session.execute(
-        insert(Deadline),
-        [
-            {
-                "game_id": game.id,
-                "side": side,
-                "kind": row_kind,
-                "due_at": due,
-                "state_version": game.state_version,
-                "fired": False,
-                "created_at": now,
-            }
-            for row_kind, due in rows
-        ],
+    # One multi-row INSERT for the deadline and its reminders, sent with the
+    # transaction's other writes (pbem.store.bulk.defer_write).
+    defer_write(
+        session,
+        insert(Deadline).values(
+            [
+                {
+                    "game_id": game.id,
+                    "side": side,
+                    "kind": row_kind,
+                    "due_at": due,
+                    "state_version": game.state_version,
+                    "fired": False,
+                    "created_at": now,
+                }
+                for row_kind, due in rows
+            ]
+        ),
     )
     _announce_after_commit(session, min(due for _, due in rows))
     return deadline
@@ -519,7 +562,15 @@ class DeadlineScheduler:
             ).first()
         if found is None or not found[1]:
             return
-        received = found[0]
+        self.judge_received(found[0])
+
+    def judge_received(self, received: datetime) -> None:
+        """Judge every deadline due before ``received`` (a mail's receipt time; worker thread).
+
+        The inbox worker's listing says which mails had a deadline due
+        before them (:class:`pbem.mailin.worker.InboxWorker`), so a mail
+        with none costs no read here.
+        """
         report = self.sweep_now(before=received)
         if report.fired and self.on_fired is not None:
             self.on_fired()

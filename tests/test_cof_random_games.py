@@ -9,7 +9,9 @@ enemy (§9.4); each side's withdrawal points are the printed TQ of its units off
 times its OC's Initiative if he died (§11); the activation markers are each in the pool or drawn
 once (§5.2); the state survives JSON and the position file unchanged; a reinforcement waits at
 its map-edge hex until its turn. Every game ends within its turn limit. The normal run plays a
-reduced number of games; the ``slow`` run plays 1,000.
+reduced number of games; the ``slow`` run plays 1,000. Some games are played on the heroic
+teaching scenario (scenarios/cof/003-heroes-teaching.toml), so that duels, challenges, Standard
+capture and aggression reactions come up (cof.md §8.10, §9.6, §10).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from cof_kit import skirmish
 
 from engine.cof.position import load_position, write_position
+from engine.cof.scenario import load_scenario
 from engine.cof.scenario.spec import CofScenario, CounterSpec
 from engine.cof.state import SIDES, CofState, from_scenario, state_to_dict
 from engine.cof.system import SYSTEM
@@ -32,8 +36,11 @@ from engine.gboh.grid import SIDES as HEXSIDES
 from engine.gboh.grid import VERTICES
 
 NORMAL_GAMES = 6
+HEROIC_GAMES = 2
 SLOW_GAMES = 1000
+SLOW_HEROIC = 100
 TURNS = 12
+HEROIC = Path(__file__).resolve().parent.parent / "scenarios" / "cof" / "003-heroes-teaching.toml"
 
 
 def check(s: CofState) -> None:
@@ -68,6 +75,10 @@ def check(s: CofState) -> None:
     assert set(every) <= {m for side in SIDES for m in markers(s, side)}
     for ld in s.leaders:
         assert ld.on_map == (ld.status == "in"), ld
+
+
+def heroic() -> CofScenario:
+    return load_scenario(HEROIC.read_text(encoding="utf-8"), HEROIC.name)
 
 
 def _late(c: CounterSpec) -> CounterSpec:
@@ -120,6 +131,16 @@ def test_many_random_games_keep_the_invariants(request: pytest.FixtureRequest) -
         pytest.skip("1,000 games: run with pytest -m slow")
     results = Counter(play(f"cof-slow-{n}".encode()).result for n in range(SLOW_GAMES))
     assert sum(results.values()) == SLOW_GAMES
+    battle = heroic()
+    heroes = Counter(play(f"cof-slow-h{n}".encode(), scenario=battle).result
+                     for n in range(SLOW_HEROIC))  # fmt: skip
+    assert sum(heroes.values()) == SLOW_HEROIC
+
+
+@pytest.mark.parametrize("n", range(HEROIC_GAMES))
+def test_random_heroic_games_keep_the_invariants(n: int) -> None:
+    end = play(f"cof-heroic-{n}".encode(), scenario=heroic())
+    assert end.result in ("north", "south", "draw")
 
 
 def test_a_game_with_reinforcements_keeps_the_invariants() -> None:

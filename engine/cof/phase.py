@@ -25,7 +25,7 @@ from engine.cof.formation import (
 )
 from engine.cof.reaction import pass_through_targets
 from engine.cof.rout import engaged_withdrawal_hexes
-from engine.cof.state import CofState, Leader, Unit, other
+from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.steps import (
     CHARIOTS,
     Ctx,
@@ -306,6 +306,8 @@ class Phase:
             end = next(h for h in reversed(t.path) if h not in taken)
             facing = who.facing
         for m in mates:
+            if m.status != IN_PLAY:  # a runner or chariot that fled on the way stays off the map
+                continue
             m.hex, m.facing = str(end), facing
             self.moved.add(m.id)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):

@@ -94,7 +94,8 @@ class Unit:
 
 @dataclass
 class Leader:
-    """A leader (cof.md §2.5): ratings as printed, wounds, whether killed or replaced."""
+    """A leader (cof.md §2.5): ratings as printed, wounds, whether killed or replaced;
+    ``hits`` those kept from heroic duels (§10.3 #6)."""
 
     id: str
     side: str
@@ -113,6 +114,7 @@ class Leader:
     on_foot: bool = False
     wounded: bool = False
     replacement: int = 0
+    hits: int = 0
     status: str = IN_PLAY
     arrives: int = 0  # enters with his arriving wing on this turn (status ARRIVING till then)
 
@@ -127,7 +129,10 @@ class Leader:
 
 @dataclass
 class SideState:
-    """One army: its Withdrawal Level and points (cof.md §11), Standard (§9.6), Trump (§5.4)."""
+    """One army: its Withdrawal Level and points (cof.md §11), Standard (§9.6), Trump (§5.4).
+    ``standard_captured``: the game turn the enemy took its Standard (0: not captured);
+    ``standard_by``: the enemy unit that keeps it; ``skip_marker``: a hero of it withdrew,
+    so its next drawn marker is spent (§10.4 #4)."""
 
     army: str
     name: str
@@ -138,6 +143,9 @@ class SideState:
     trump_used: bool = False
     momentum_back: bool = False
     standing: str = ""
+    standard_captured: int = 0
+    standard_by: str = ""
+    skip_marker: bool = False
 
 
 @dataclass

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cof import command
+from engine.cof import command, standards
 from engine.cof.arrivals import arrive, present_wings
+from engine.cof.heroics import skip_marker
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
 from engine.cof.state import MOMENTUM, SIDES, CofState, other
@@ -155,6 +156,8 @@ def next_activation(ctx: Ctx) -> None:
         s.used.append(marker)
         owner = marker.split(":", 1)[0]
         ctx.log("draw", f"{_name(s, marker)} is drawn", {"marker": marker, "side": owner})
+        if skip_marker(ctx, marker):
+            continue
         foe = other(owner)
         if _trump_allowed(s, foe):
             wish = policy_of(s, foe).get("trump")
@@ -254,6 +257,8 @@ def _momentum_back(ctx: Ctx, side: str) -> None:
     if s.sides[side].momentum_back:
         s.sides[side].momentum_back = False
         marker = f"{side}:{MOMENTUM}"
+        if marker in s.pool:  # already back (a challenger's win, cof.md §10.4 #1)
+            return
         if marker in s.used:
             s.used.remove(marker)
         s.pool = sorted([*s.pool, marker])
@@ -308,6 +313,7 @@ def end_turn(ctx: Ctx) -> None:
     """Phases D and E (cof.md §3 D-E): replacements, reload, markers off; withdrawal."""
     s = ctx.s
     replace_leaders(ctx)
+    standards.end_of_turn(ctx)
     _reload(ctx)
     for u in s.units:
         u.moved = u.rallied = u.recovered = False

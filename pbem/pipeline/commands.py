@@ -17,7 +17,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from engine.core.api import OrdersError
-from pbem.deadlines import push_back
+from pbem.deadlines import forget_absences, push_back
 from pbem.mailviews import model as mv
 from pbem.pipeline import bots, mailkinds
 from pbem.pipeline.absences import AbsenceError, parse_absence, plan_absence
@@ -357,6 +357,7 @@ def _absence(step: Step, args: str) -> Outcome:
             created_at=now,
         )
     )
+    forget_absences(step.env.session)
     moved = 0
     for a, b in plan.new:  # only the days no earlier absence covered move a deadline
         moved += push_back(step.env.session, step.ctx.id, step.side, start=a, end=b, now=now)
