@@ -12,7 +12,11 @@ A draw scores one half.
 
 Results are appended game by game to ``--out`` (JSON lines), and a rerun
 skips the games already there, so a long run can be stopped and resumed;
-``--table`` prints the Markdown table of what the file holds.
+``--table`` prints the Markdown table of what the file holds. ``--shard I/N``
+plays only the game numbers ``g`` with ``g % N == I`` (each on every
+scenario and side), so N processes with their own ``--out`` files share one
+run; each game's seed is fixed by its key, so the games are the same however
+the run is split, and ``--table`` with several ``--out`` reads them together.
 
     python bench/bot_strength.py --games 34 --scenarios 001,002,003 \\
         --pairings bot:2-random,bot:2-greedy,bot:2-bot:1,bot:3-bot:2
@@ -70,7 +74,8 @@ def play(args: argparse.Namespace) -> None:
         system = get_system(load_text(text).system)
         scenarios.append((path.stem, system, system.load_position(text)))
     pairings = [p.strip() for p in args.pairings.split(",") if p.strip()]
-    for game in range(args.games):
+    shard, _, shards = args.shard.partition("/")
+    for game in range(int(shard), args.games, int(shards or 1)):
         for pairing in pairings:
             a, _, b = pairing.partition("-")
             for name, system, position in scenarios:
@@ -104,9 +109,9 @@ def play(args: argparse.Namespace) -> None:
                     done[key] = row
 
 
-def table(out: Path) -> str:
-    """The Markdown table of the games in ``out``: one row per pairing, then per scenario side."""
-    rows = list(_done(out).values())
+def table(outs: Sequence[Path]) -> str:
+    """The Markdown table of the games in ``outs``: one row per pairing, then per scenario side."""
+    rows = list({k: r for out in outs for k, r in _done(out).items()}.values())
     lines = [
         "| pairing (A-B) | where | games | A wins | draws | A score | 95 % CI | CPU s/game |",
         "|---|---|---|---|---|---|---|---|",
@@ -139,7 +144,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--pairings", default=DEFAULT_PAIRINGS)
     ap.add_argument("--max-epochs", type=int, default=300)
-    ap.add_argument("--out", default=str(DEFAULT_OUT))
+    ap.add_argument(
+        "--out",
+        action="append",
+        help=f"results file (default {DEFAULT_OUT.relative_to(ROOT)}); several for --table",
+    )
+    ap.add_argument("--shard", default="0/1", help="I/N: play the game numbers g with g %% N == I")
     ap.add_argument("--table", action="store_true", help="only print the table of --out")
     ap.add_argument(
         "--text",
@@ -148,9 +158,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "engine's fast playout",
     )
     args = ap.parse_args(argv)
+    outs = [Path(o) for o in args.out or [DEFAULT_OUT]]
     if not args.table:
+        if len(outs) != 1:
+            ap.error("play into one --out file (several only with --table)")
+        args.out = outs[0]
         play(args)
-    sys.stdout.write(table(Path(args.out)))
+    sys.stdout.write(table(outs))
     return 0
 
 

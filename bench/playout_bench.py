@@ -16,6 +16,7 @@ comparison inside one run means anything):
 
     python bench/playout_bench.py --games 20 --rounds 3
     python bench/playout_bench.py --systems cca --scenarios cca/001,cca/007 --modes mail
+    python bench/playout_bench.py --scenarios cof/000,cof/001,cof/002 --modes mail --name cof_mail
 
 ``--modes mail`` imports nothing of the playout, so
 ``PYTHONPATH=<older tree> python bench/playout_bench.py --modes mail`` measures
@@ -25,6 +26,10 @@ playout, each in a fresh process (the trees alternate), and prints the
 previous figure beside the new ones. Results: ``bench/results/playout.json``.
 
     python bench/playout_bench.py --before /path/to/main --games 10 --rounds 3
+
+``--before-mode playout`` measures the older tree's playout instead (a system
+whose playout got faster, e.g. one that had only the generic playout over its
+autoplayer).
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from benchkit import machine, save_json, today  # noqa: E402
 
 from engine.systems import get_system  # noqa: E402
 
-DEFAULT = "cca/001,cca/007,cca/015,ccn/001,toy/race"
+DEFAULT = "cca/001,cca/007,cca/015,ccn/001,toy/race,cof/000,cof/001,cof/002"
 
 
 def _scenario(ref: str) -> tuple[str, Path]:
@@ -72,6 +77,11 @@ def _mail_game(name: str, system: Any, position: Any, seed: bytes) -> tuple[Any,
 
         state, steps = play_random_game(rules, system, position, seed, 200)
         return state, len(steps)
+    if name == "cof":  # its random game reports the orders it mailed: one an epoch
+        from engine.cof.autoplay import play_random_game as play_cof  # noqa: PLC0415
+
+        final, texts = play_cof(system, position, seed, 200)
+        return final, len(texts)
     from engine.core.capabilities import AUTOPLAY, find  # noqa: PLC0415
 
     auto = find(system, AUTOPLAY)
@@ -107,7 +117,7 @@ def _compare(args: argparse.Namespace) -> None:
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "now": []}
     for rnd in range(args.rounds):
         for label, tree, modes in (
-            ("before", args.before, "mail"),
+            ("before", args.before, args.before_mode),
             ("now", str(ROOT), "mail,playout"),
         ):
             name = f"_{label}-{rnd}"
@@ -124,12 +134,13 @@ def _compare(args: argparse.Namespace) -> None:
         def rates(label: str, mode: str, i: int = i) -> list[float]:
             return [r["rows"][i][mode]["rounds"][0] for r in runs[label]]
 
-        before, mail, play = rates("before", "mail"), rates("now", "mail"), rates("now", "playout")
+        before = rates("before", args.before_mode)
+        mail, play = rates("now", "mail"), rates("now", "playout")
         rows.append({
             "system": first["system"], "scenario": first["scenario"],
             "before_mail": before, "mail": mail, "playout": play,
             "epochs_per_game": {
-                "before_mail": runs["before"][0]["rows"][i]["mail"]["epochs_per_game"],
+                "before_mail": runs["before"][0]["rows"][i][args.before_mode]["epochs_per_game"],
                 "mail": first["mail"]["epochs_per_game"],
                 "playout": first["playout"]["epochs_per_game"],
             },
@@ -140,7 +151,8 @@ def _compare(args: argparse.Namespace) -> None:
         {"machine": machine(), "date": today(), "args": vars(args), "rows": rows},
     )
     print(f"machine: {machine()}\ndate: {today()}\n")
-    print("| system | scenario | before: mail path (rounds) | median | now: mail path (rounds) "
+    print(f"| system | scenario | before: {args.before_mode} (rounds) | median "
+          "| now: mail path (rounds) "
           "| median | playout (rounds) | median | playout / before |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -159,6 +171,10 @@ def main() -> None:
     parser.add_argument("--modes", default="mail,playout")
     parser.add_argument("--name", default="playout", help="results file name")
     parser.add_argument("--before", help="an older tree: compare its mail path, alternating")
+    parser.add_argument(
+        "--before-mode", default="mail", choices=("mail", "playout"),
+        help="what to measure in the older tree: its mail path, or its playout",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.before:
         _compare(args)

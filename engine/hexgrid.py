@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 from engine.core.cube import cube_line
 
@@ -47,6 +47,9 @@ _DIRECTIONS: tuple[tuple[int, int], ...] = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-
 
 _LINES: dict[tuple[int, int, int, int], tuple[tuple[Hex, ...], ...]] = {}
 """Lines drawn so far (:meth:`Hex.line_to`), by the two hexes' coordinates."""
+
+_PARSED: dict[str, Hex] = {}
+"""Hex names read so far (orders and states name hexes as text, read again every turn)."""
 
 _SECTIONS: dict[tuple[int, int, int, bool], frozenset[str]] = {}
 """Sections by (section lines, doubled column, South's view) (:meth:`Board.sections_for`)."""
@@ -74,21 +77,44 @@ class Section:
         return {"left": "right", "right": "left", "centre": "centre"}[section]
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Hex:
-    """One hex in doubled coordinates; ``x + y`` must be even."""
-
+class _XY(NamedTuple):
     x: int
     y: int
 
-    def __post_init__(self) -> None:
-        if (self.x + self.y) % 2:
-            raise ValueError(f"not a hex in doubled coordinates: ({self.x}, {self.y})")
+
+class Hex(_XY):
+    """One hex in doubled coordinates; ``x + y`` must be even.
+
+    A tuple ``(x, y)`` underneath, so hashing and comparing a hex run in C:
+    hexes are the keys of the rules' hottest look-ups (a Python ``__hash__``
+    was about a seventh of a random game). The hash, the equality between
+    hexes and the order are the ones the frozen dataclass it replaces had
+    (those of the tuple ``(x, y)``), so sets of hexes iterate as before.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, x: int, y: int) -> Hex:
+        if (x + y) % 2:
+            raise ValueError(f"not a hex in doubled coordinates: ({x}, {y})")
+        return tuple.__new__(cls, (x, y))
 
     # --- people's notation -------------------------------------------------
     @classmethod
     def parse(cls, text: str) -> Hex:
         """Read ``C4`` (case and surrounding spaces forgiven); no board check."""
+        got = _PARSED.get(text)
+        if got is not None and cls is Hex:
+            return got
+        h = cls._parse(text)
+        if cls is Hex:
+            if len(_PARSED) >= 65536:
+                _PARSED.clear()
+            _PARSED[text] = h
+        return h
+
+    @classmethod
+    def _parse(cls, text: str) -> Hex:
         m = _NOTATION.match(text)
         if not m:
             raise HexNotationError(

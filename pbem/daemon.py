@@ -31,7 +31,7 @@ import importlib
 import logging
 import signal
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -44,6 +44,7 @@ from pbem.mailin.worker import InboxProcessor, InboxWorker, Lanes
 from pbem.outbox import OutboxSender
 from pbem.store import Store
 from pbem.store.locks import LaneClaims, is_postgres
+from pbem.store.notify import InboxListener
 
 log = logging.getLogger(__name__)
 
@@ -95,13 +96,18 @@ class Daemon:
         self.listener: asyncio.Server | None = None
         self.extensions = EXTENSIONS if extensions is None else extensions
         self.before_row: Callable[[int], None] | None = None
-        """Called (worker thread) before each inbox row; the deadlines judge what is due first."""
+        """Called (worker thread) before each inbox row."""
+        self.judge: Callable[[datetime], None] | None = None
+        """Called (worker thread) with a row's receipt time when a deadline was due before
+        it: the deadlines judge what is due first."""
         self.after_mail: list[Callable[[], None]] = []
         """Called (worker thread) after each round that handled mail."""
         self.lane_of: Callable[[bytes, str], str] | None = None
         """A mail's lane from its raw head and envelope (set by the pipeline); on
         PostgreSQL the worker claims lanes so several workers share the inbox."""
         self.claims: LaneClaims | None = None
+        self.inbox_listener: InboxListener | None = None
+        """PostgreSQL: wakes the worker on ``NOTIFY`` of a new inbox row (pbem.store.notify)."""
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping: asyncio.Event | None = None
         self._started = False
@@ -163,8 +169,13 @@ class Daemon:
                 max_attempts=cfg.limits.max_attempts,
                 before_row=self.before_row,
                 lanes=lanes,
+                judge=self.judge,
             )
             self._tasks.append(asyncio.create_task(self.worker.run(), name="inbox-worker"))
+            if is_postgres(self.store.engine):
+                # Woken by PostgreSQL when any process stores mail (the sweep stays the fallback).
+                self.inbox_listener = InboxListener(self.store.engine, self.worker.notify)
+                self.inbox_listener.start()
         else:
             log.warning("no inbox processor registered: mail is stored and stays pending")
         if cfg.listener.enabled:
@@ -268,6 +279,9 @@ class Daemon:
             self.listener = None
         if self.worker is not None:
             self.worker.stop()
+        if self.inbox_listener is not None:
+            await asyncio.to_thread(self.inbox_listener.stop)
+            self.inbox_listener = None
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         for task in self._tasks:

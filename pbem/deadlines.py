@@ -37,6 +37,16 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
 - What a due row does is the caller's ``fire`` handler (the pipeline's
   :func:`pbem.pipeline.timing.fire_deadline`, which the daemon passes in):
   this module never imports the pipeline, which imports it.
+- Work too slow for a transaction (the bot's search, seconds at its higher
+  levels) is a :class:`Deferred`: the handler returns it instead of acting,
+  the sweep commits (the row stays unfired), calls ``think()`` with **no
+  transaction open**, so other games' mail goes on meanwhile, then calls its
+  ``apply`` in a new short transaction with the row and game locked and
+  checked again like the first time. ``apply`` acts on what was thought only
+  if the game has not moved meanwhile; if it moved, the row is stale (marked
+  fired; the game's new deadline row gets its own turn) or ``apply`` returns
+  a new :class:`Deferred` to think again (at most :data:`RETHINKS` times,
+  then the row is left for a later sweep).
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import event, insert, update
 from sqlalchemy.engine import Engine
@@ -68,6 +78,7 @@ from pbem.store import (
     Store,
     read_session,
 )
+from pbem.store.bulk import defer_write
 from pbem.store.locks import lock_row
 
 log = logging.getLogger(__name__)
@@ -157,14 +168,49 @@ def extend_for_absences(
     return end
 
 
+ABSENCES_READ = "pbem_absences_read"
+"""``session.info`` key: absences read in this transaction, by (player id, moment)."""
+
+
+ABSENCES_KNOWN = "pbem_absences_known"
+"""``session.info`` key: (moment, {player id: absences ending after it}) read with a game."""
+
+
+def know_absences(
+    session: Session, after: datetime, spans: dict[int, list[tuple[datetime, datetime]]]
+) -> None:
+    """Tell this transaction the absences of these players that end after ``after``.
+
+    Read with the game (:func:`pbem.pipeline.games.load_game`): a deadline set
+    at ``after`` or later for one of them then reads nothing more.
+    """
+    session.info[ABSENCES_KNOWN] = (after, spans)
+
+
 def _absences(session: Session, player_id: int, after: datetime) -> list[tuple[datetime, datetime]]:
-    rows = session.exec(
-        select(Absence)
-        .where(col(Absence.player_id) == player_id)
-        .where(col(Absence.ends_at) > after)
-        .order_by(col(Absence.starts_at))
-    ).all()
-    return [(r.starts_at, r.ends_at) for r in rows]
+    known = session.info.get(ABSENCES_KNOWN)
+    if known is not None and known[0] <= after and player_id in known[1]:
+        return [(a, b) for a, b in known[1][player_id] if b > after]
+    # Read once per transaction and moment (a turn asks when composing its mails
+    # and again when writing its deadlines); forget_absences after a write.
+    read: dict[tuple[int, datetime], list[tuple[datetime, datetime]]]
+    read = session.info.setdefault(ABSENCES_READ, {})
+    key = (player_id, after)
+    if key not in read:
+        rows = session.exec(
+            select(Absence)
+            .where(col(Absence.player_id) == player_id)
+            .where(col(Absence.ends_at) > after)
+            .order_by(col(Absence.starts_at))
+        ).all()
+        read[key] = [(r.starts_at, r.ends_at) for r in rows]
+    return list(read[key])
+
+
+def forget_absences(session: Session) -> None:
+    """Forget the absences read in this transaction (call after adding or changing one)."""
+    session.info.pop(ABSENCES_READ, None)
+    session.info.pop(ABSENCES_KNOWN, None)
 
 
 def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
@@ -173,14 +219,18 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
     # queries: with an equality SQLite picks the (fired, due_at) index and scans
     # every pending deadline of every game (2 s a turn with 100,000 games,
     # bench/scale_bench.py); this way it searches the game's own rows.
-    # One UPDATE; rows of the game already loaded in the session are updated too.
-    session.execute(
+    # One UPDATE; rows of the game already loaded in the session are updated too
+    # (else it is sent with the transaction's other writes: defer_write).
+    cancel = (
         update(Deadline)
         .where(col(Deadline.game_id) == game_id)
         .where(col(Deadline.fired).is_not(True))
         .values(fired=True, fired_at=now)
-        .execution_options(synchronize_session="fetch")
     )
+    if any(isinstance(o, Deadline) and o.game_id == game_id for o in session.identity_map.values()):
+        session.execute(cancel.execution_options(synchronize_session="fetch"))
+    else:
+        defer_write(session, cancel)
 
 
 def prompt_deadline(
@@ -211,21 +261,24 @@ def set_prompt_deadlines(
         when = deadline - before
         if when > now:
             rows.append((DeadlineKind.REMINDER, when))
-    # One bulk INSERT for the deadline and its reminders.
-    session.execute(
-        insert(Deadline),
-        [
-            {
-                "game_id": game.id,
-                "side": side,
-                "kind": row_kind,
-                "due_at": due,
-                "state_version": game.state_version,
-                "fired": False,
-                "created_at": now,
-            }
-            for row_kind, due in rows
-        ],
+    # One multi-row INSERT for the deadline and its reminders, sent with the
+    # transaction's other writes (pbem.store.bulk.defer_write).
+    defer_write(
+        session,
+        insert(Deadline).values(
+            [
+                {
+                    "game_id": game.id,
+                    "side": side,
+                    "kind": row_kind,
+                    "due_at": due,
+                    "state_version": game.state_version,
+                    "fired": False,
+                    "created_at": now,
+                }
+                for row_kind, due in rows
+            ]
+        ),
     )
     _announce_after_commit(session, min(due for _, due in rows))
     return deadline
@@ -302,9 +355,24 @@ def mail_waiting(session: Session, due: datetime) -> bool:
     )
 
 
-FireHandler = Callable[[Session, Deadline, datetime], str]
+class Deferred(Protocol):
+    """A due deadline's slow work, done outside any transaction (see the module docstring)."""
+
+    def think(self) -> None:
+        """The slow part (no transaction is open; touches no database)."""
+
+    def apply(self, session: Session, row: Deadline, now: datetime) -> str | Deferred:
+        """Act on what was thought, in the row's transaction, as a :data:`FireHandler` does."""
+        ...
+
+
+FireHandler = Callable[[Session, Deadline, datetime], "str | Deferred"]
 """Acts on one due deadline inside its transaction; returns "reminder", "missed",
-"default" or "stale" (the pipeline's :func:`pbem.pipeline.timing.fire_deadline`)."""
+"default", "bot" or "stale" (the pipeline's :func:`pbem.pipeline.timing.fire_deadline`),
+or a :class:`Deferred` to think outside the transaction first."""
+
+RETHINKS = 3
+"""How many times a sweep thinks again for one row whose game moved while it thought."""
 
 
 def due_ids(store: Store, now: datetime) -> list[int]:
@@ -347,34 +415,15 @@ def sweep(
     now = clock.now()
     counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0, "bot": 0}
     for deadline_id in due_ids(store, now):
-        with store.transaction() as session:
-            row = session.get(Deadline, deadline_id)
-            if row is None or row.fired:
-                continue
-            # Several workers sweep (PostgreSQL): lock the game, then the row, in the
-            # order the inbox worker locks them (game, then its deadlines); whoever
-            # comes second finds the row fired and leaves it.
-            game = lock_row(session, Game, row.game_id)
-            row = lock_row(session, Deadline, deadline_id)
-            if row is None or row.fired:
-                continue
-            if before is not None and row.due_at >= before:
-                continue
-            if mail_waiting(session, row.due_at):
-                counts["deferred"] += 1
-                continue
-            if (
-                game is None
-                or game.status != GameStatus.ACTIVE
-                or game.state_version != row.state_version
-            ):
-                what = "stale"
-            else:
-                what = fire(session, row, now)
-            row.fired = True
-            row.fired_at = now
-            session.add(row)
-        counts[what] = counts.get(what, 0) + 1
+        what = _fire_one(store, deadline_id, now, before, fire)
+        for _ in range(RETHINKS):
+            if what is None or isinstance(what, str):
+                break
+            what.think()  # no transaction open: the other games' mail goes on meanwhile
+            what = _fire_one(store, deadline_id, now, before, what.apply)
+        if what is not None:
+            key = what if isinstance(what, str) else "deferred"
+            counts[key] = counts.get(key, 0) + 1
     report = SweepReport(
         counts["reminder"],
         counts["missed"],
@@ -386,6 +435,41 @@ def sweep(
     if report != SweepReport():
         log.info("deadlines: %s", report)
     return report
+
+
+def _fire_one(
+    store: Store, deadline_id: int, now: datetime, before: datetime | None, fire: FireHandler
+) -> str | Deferred | None:
+    """One transaction for one due row: what ``fire`` did, or None if nothing was due."""
+    with store.transaction() as session:
+        row = session.get(Deadline, deadline_id)
+        if row is None or row.fired:
+            return None
+        # Several workers sweep (PostgreSQL): lock the game, then the row, in the
+        # order the inbox worker locks them (game, then its deadlines); whoever
+        # comes second finds the row fired and leaves it.
+        game = lock_row(session, Game, row.game_id)
+        row = lock_row(session, Deadline, deadline_id)
+        if row is None or row.fired:
+            return None
+        if before is not None and row.due_at >= before:
+            return None
+        if mail_waiting(session, row.due_at):
+            return "deferred"
+        if (
+            game is None
+            or game.status != GameStatus.ACTIVE
+            or game.state_version != row.state_version
+        ):
+            what: str | Deferred = "stale"
+        else:
+            what = fire(session, row, now)
+            if not isinstance(what, str):
+                return what  # the row stays unfired while the work is thought out
+        row.fired = True
+        row.fired_at = now
+        session.add(row)
+    return what
 
 
 class DeadlineScheduler:
@@ -478,7 +562,15 @@ class DeadlineScheduler:
             ).first()
         if found is None or not found[1]:
             return
-        received = found[0]
+        self.judge_received(found[0])
+
+    def judge_received(self, received: datetime) -> None:
+        """Judge every deadline due before ``received`` (a mail's receipt time; worker thread).
+
+        The inbox worker's listing says which mails had a deadline due
+        before them (:class:`pbem.mailin.worker.InboxWorker`), so a mail
+        with none costs no read here.
+        """
         report = self.sweep_now(before=received)
         if report.fired and self.on_fired is not None:
             self.on_fired()

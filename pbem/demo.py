@@ -57,7 +57,7 @@ from pbem.pipeline.systems import resolve_system
 from pbem.scenarios import find_scenario, scenario_entry
 from pbem.server_key import ServerKey
 from pbem.statements import bind_answer, fresh_nonce
-from pbem.store import Game, GameStatus, Store, migrate
+from pbem.store import Game, GameStatus, Store, migrate, read_session
 from pbem.tablefile import read_tables
 
 log = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ async def _play(
             player.refused += 1
         if not refused and (asked is None or asked.group(1) != player.side):
             continue
-        with store.transaction() as session:
+        with read_session(store) as session:
             ctx = load_game(session, game_id)
             assert ctx is not None
             status, epoch = ctx.game.status, ctx.game.epoch
@@ -422,7 +422,7 @@ def _all_sent(store: Store) -> bool:
 
     from pbem.store import OutboxMessage, OutboxStatus  # noqa: PLC0415
 
-    with store.transaction() as session:
+    with read_session(store) as session:
         left = session.exec(
             select(OutboxMessage.id).where(col(OutboxMessage.status) == OutboxStatus.QUEUED)
         ).first()
@@ -444,7 +444,7 @@ async def _watch(
     last_epoch, last_change = -1, start
     while True:
         await asyncio.sleep(0.05)
-        with store.transaction() as session:
+        with read_session(store) as session:
             game = session.get(Game, game_id)
             assert game is not None
             status, epoch = game.status, game.epoch

@@ -48,13 +48,13 @@ from pathlib import Path
 from typing import Any
 
 import aiosmtplib
-from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
 from pbem.config import Config, OutboxConfig
 from pbem.mailviews.mime import OutgoingMail
 from pbem.store import OutboxMessage, OutboxStatus, Store, read_session
+from pbem.store.bulk import insert_new
 from pbem.store.files import private_dir
 from pbem.store.locks import is_postgres
 
@@ -207,29 +207,20 @@ class RawMail:
 def queue_raws(
     session: Session, mails: Sequence[RawMail], *, clock: Clock, inbox_id: int | None = None
 ) -> int:
-    """Queue several mails in the caller's transaction: one read, one bulk insert.
+    """Queue several mails in the caller's transaction, in one statement.
 
     Like :func:`queue_raw` for each (a Message-ID already queued, or twice in
     ``mails``, is queued once); returns how many rows were added.
     """
-    if not mails:
-        return 0
-    ids = [m.message_id for m in mails]
-    seen = set(
-        session.exec(
-            select(OutboxMessage.message_id).where(col(OutboxMessage.message_id).in_(ids))
-        ).all()
-    )
     now = clock.now()
     values = []
+    seen: set[str] = set()
     for mail in mails:
         if mail.message_id in seen:
             continue
         seen.add(mail.message_id)
         values.append(_row_values(mail, now, inbox_id))
-    if values:
-        session.execute(insert(OutboxMessage), values)
-    return len(values)
+    return insert_new(session, OutboxMessage, values, unique=("message_id",))
 
 
 def _existing(session: Session, message_id: str) -> OutboxMessage | None:

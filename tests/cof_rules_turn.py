@@ -68,7 +68,8 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
             id=ch.id, side=seat[ch.side], name=ch.id, role=ch.role,
             hex=str(ch.hex) if ch.hex else "", initiative=ch.initiative,
             command_range=ch.command_range, wing=ch.wing or "", charisma=ch.charisma,
-            ability=ch.ability, wounded=ch.wounded,
+            ability=ch.ability, wounded=ch.wounded, combat=ch.combat, endurance=ch.endurance,
+            hero=ch.hero, archer=ch.archer, on_foot=ch.on_foot, hits=ch.hits,
         )
         for ch in c.chiefs
     ]  # fmt: skip

@@ -289,15 +289,18 @@ class Serve:
                 self.kill()
         return self.proc.returncode
 
-    def rss_kib(self) -> int:
-        """Return the daemon's resident set size in KiB, workers included (0 if not running)."""
+    def rss_kib(self, field: str = "VmRSS") -> int:
+        """Return the daemon's resident set size in KiB, workers included (0 if not running).
+
+        ``field="VmHWM"``: the peak resident set size of each process so far.
+        """
         if self.proc is None or self.proc.poll() is not None:
             return 0
         total = 0
         for pid in self.pids():
             with contextlib.suppress(OSError):
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(f"{field}:"):
                         total += int(line.split()[1])
         return total
 

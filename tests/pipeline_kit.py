@@ -201,6 +201,39 @@ def make_kit(
     return Kit(store, config, clock, keys, Processor(config, store, clock), ctx.invite_tokens)
 
 
+def second_game(
+    kit: Kit, game_id: str, north: str, south: str = "dee@south.test"
+) -> dict[str, Ed25519PrivateKey]:
+    """Another toy race between two keyed players (both joined) in the kit's database."""
+    keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
+    create_and_start(
+        kit.store,
+        kit.config,
+        kit.clock,
+        game_id=game_id,
+        system_name="toy",
+        scenario_id="toy-race",
+        scenario_text='first = "north"\n',
+        seats=[
+            NewSeat(
+                "north",
+                north.split("@", maxsplit=1)[0].title(),
+                north,
+                sshsig.public_key_of(keys["north"]),
+            ),
+            NewSeat(
+                "south",
+                south.split("@", maxsplit=1)[0].title(),
+                south,
+                sshsig.public_key_of(keys["south"]),
+            ),
+        ],
+        settings=GameSettings(turn_time=timedelta(hours=48)),
+        joins=sign_joins(game_id, keys),  # both players joined (their nonces)
+    )
+    return keys
+
+
 def orders(
     kit: Kit, side: str, card: str | None = None, *, turn: int | None = None, game: str = GAME
 ) -> str:

@@ -48,3 +48,23 @@ def test_wilson_interval() -> None:
     lo, hi = bench.wilson(150, 200)
     assert (round(lo, 3), round(hi, 3)) == (0.686, 0.805)
     assert bench.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_shards_play_the_same_games_as_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _bench()
+    run = ["--games", "2", "--scenarios", "toy-race", "--pairings", "bot:1-random"]
+    whole, one, two = (tmp_path / f"{n}.jsonl" for n in ("whole", "one", "two"))
+    assert bench.main([*run, "--out", str(whole)]) == 0
+    assert bench.main([*run, "--out", str(one), "--shard", "0/2"]) == 0
+    assert bench.main([*run, "--out", str(two), "--shard", "1/2"]) == 0
+    capsys.readouterr()
+
+    def games(*outs: Path) -> dict[str, object]:
+        return {k: r["winner"] for o in outs for k, r in bench._done(o).items()}
+
+    assert len(games(one)) == len(games(two)) == 2
+    assert games(one, two) == games(whole)
+    assert bench.main(["--table", "--out", str(one), "--out", str(two)]) == 0
+    assert "| bot:1-random | **all** | 4 |" in capsys.readouterr().out

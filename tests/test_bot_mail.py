@@ -9,20 +9,35 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pipeline_kit import GAME, NORTH, SOUTH, Kit, body_of, command, mail, make_kit, orders
+from pipeline_kit import (
+    GAME,
+    NORTH,
+    SOUTH,
+    Kit,
+    body_of,
+    command,
+    mail,
+    make_kit,
+    orders,
+    second_game,
+)
 from sqlmodel import col, select
 
+from engine.bot.draws import answer_draw
 from engine.toy import SYSTEM
 from pbem import sshsig
 from pbem.audit import check_record, parse_record
 from pbem.audit_schema import AuditMismatch
 from pbem.deadlines import sweep
+from pbem.mailin.accept import store_message
+from pbem.pipeline import bots
 from pbem.pipeline.admin import audit_record, create_and_start
 from pbem.pipeline.bots import bot_join, bot_seat
 from pbem.pipeline.games import NewSeat
@@ -32,9 +47,11 @@ from pbem.pipeline.settings import GameOptions, GameSettings
 from pbem.pipeline.systems import register_system
 from pbem.pipeline.timing import configure, fire_deadline
 from pbem.server_key import ServerKey
-from pbem.store import Event, GameStatus
+from pbem.store import Event, Game, GameStatus
 
 ROOT = Path(__file__).resolve().parent.parent
+OTHER = "race-2"
+CID = "cid@north.test"
 H = timedelta(hours=1)
 
 
@@ -206,3 +223,157 @@ def test_a_player_turns_the_autopilot_off_for_himself(autopilot_kit: Kit, clock:
     assert sweep(kit.store, clock, fire_deadline).defaults == 1
     status, _, _ = kit.send(mail(SOUTH, command("autopilot maybe"), key=kit.keys["south"]))
     assert status != "processed"
+
+
+def _set_pos(kit: Kit, north: int, south: int) -> None:
+    """Test set-up: put the racers at these squares (the bot rates its race from them)."""
+    with kit.store.transaction() as s:
+        g = s.get(Game, GAME)
+        assert g is not None
+        st = SYSTEM.from_json(g.state_json)
+        st["pos"] = {"north": north, "south": south}
+        g.state_json = SYSTEM.to_json(st)
+        s.add(g)
+
+
+def test_the_bot_answers_a_draw_offer_by_its_rating_signed_with_the_server_key(
+    store: Any, config: Any, clock: Any
+) -> None:
+    kit, server_key = _bot_game(store, config, clock)
+    # Level with Ann: a draw is worth no more than its chances, so it plays on.
+    before = kit.last_id()
+    status, outcome, _ = kit.send(mail(NORTH, command("draw propose"), key=kit.keys["north"]))
+    assert status == "processed" and outcome == "draw declined", outcome
+    [told] = [m for m in kit.new_mail(before) if m.recipient == NORTH]
+    said = " ".join(body_of(told).split())
+    assert "south (bot:1) declined the draw: south rates its position 50%" in said
+    assert kit.game().status == GameStatus.ACTIVE
+    assert GameOptions.loads(kit.game().options_json).runtime.draw_offer is None
+    # Far behind Ann: it takes the draw, and the game ends drawn.
+    _set_pos(kit, 9, 1)
+    status, outcome, _ = kit.send(mail(NORTH, command("draw propose"), key=kit.keys["north"]))
+    assert status == "processed" and outcome == "draw agreed", outcome
+    assert kit.game().status == GameStatus.FINISHED
+    end = " ".join(body_of(kit.outbox()[-1]).split())
+    assert "Result: draw (draw agreed; south (bot:1): south rates its position" in end
+    with kit.store.transaction() as s:
+        answers = [
+            json.loads(e.payload_json)
+            for e in s.exec(select(Event).where(col(Event.kind) == "pbem.bot-draw")).all()
+        ]
+    assert [a["answer"] for a in answers] == ["decline", "accept"]
+    for a in answers:  # each answer is a statement signed with the server's key
+        assert f"game: {GAME}\n" in a["text"] and f"command draw {a['answer']}\n" in a["text"]
+        sshsig.verify(
+            a["text"].encode(), a["signature"], server_key.public_key, namespace="pbem-orders"
+        )
+
+
+def test_the_bot_answers_a_draw_offer_the_same_way_from_the_same_view() -> None:
+    state = SYSTEM.new_game(SYSTEM.load_position('first = "north"\n'))
+    behind = {**state, "pos": {"north": 9, "south": 1}}
+    assert answer_draw(SYSTEM, behind, "south").accept
+    assert not answer_draw(SYSTEM, behind, "north").accept
+    assert answer_draw(SYSTEM, behind, "south") == answer_draw(SYSTEM, behind, "south")
+
+
+def _game(kit: Kit, game_id: str) -> Game:
+    with kit.store.transaction() as s:
+        g = s.get(Game, game_id)
+        assert g is not None
+        return g
+
+
+def _while_thinking(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[Any], None]) -> list[Any]:
+    """Run ``meanwhile(state)`` each time the bot searches (before it does); the states."""
+    think = bots.decide
+    states: list[Any] = []
+
+    def thinking(system: Any, state: Any, *rest: Any) -> Any:
+        states.append(state)
+        meanwhile(state)
+        return think(system, state, *rest)
+
+    monkeypatch.setattr(bots, "decide", thinking)
+    return states
+
+
+def _ann_commands(kit: Kit, words: str) -> Callable[[Any], None]:
+    """Ann mails the signed ``command <words>`` (while the bot thinks)."""
+
+    def send(_: Any) -> None:
+        status, outcome, _ = kit.send(mail(NORTH, command(words), key=kit.keys["north"]))
+        assert status == "processed", outcome
+
+    return send
+
+
+def test_another_games_mail_is_processed_while_the_bot_thinks(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    cid = second_game(kit, OTHER, CID)
+    _ann_acts(kit)  # the bot (south) must act now: its deadline is due
+    hand = SYSTEM.from_json(_game(kit, OTHER).state_json)["hands"]["north"]
+    raw = mail(
+        CID,
+        f"game {OTHER}\nturn 1\nside north\ncard {hand[0]}\n",
+        key=cid["north"],
+        subject=f"[{OTHER}] orders",
+        to=f"pbem+{OTHER}@game.test",
+    )
+    seen: list[str] = []
+
+    def cid_plays(_: Any) -> None:
+        # While the bot searches, Cid's orders for the other game arrive and are
+        # resolved: no transaction of the sweep holds the database meanwhile.
+        i = store_message(
+            kit.store, raw, source="smtp", clock=clock, envelope_to=[f"pbem+{OTHER}@game.test"]
+        ).inbox_id
+        kit.processor.process(i)
+        seen.append(kit.inbox(i).status)
+
+    _while_thinking(monkeypatch, cid_plays)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert seen == ["processed"]
+    assert _game(kit, OTHER).epoch == 1  # Cid's turn was resolved while the bot thought
+    assert report.bots == 1 and kit.game().epoch == 2  # then the bot's turn was played
+
+
+def test_a_bot_decision_is_dropped_when_the_game_moved_while_it_thought(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    _ann_acts(kit)
+    _while_thinking(monkeypatch, _ann_commands(kit, "resign"))
+    report = sweep(kit.store, clock, fire_deadline)
+    assert report.bots == 0  # its move is not played on a finished game
+    assert kit.game().status == GameStatus.FINISHED and kit.game().epoch == 1
+
+
+def test_the_autopilot_checks_again_after_thinking_and_waits_if_turned_off_meanwhile(
+    autopilot_kit: Kit, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit = autopilot_kit
+    clock.advance(48 * H)
+    states = _while_thinking(monkeypatch, _ann_commands(kit, "autopilot off"))
+    report = sweep(kit.store, clock, fire_deadline)
+    assert len(states) == 1
+    assert (report.defaults, report.missed) == (0, 1)  # not played: the referee waits
+    assert kit.game().epoch == 0
+
+
+def test_the_bot_thinks_again_when_its_game_changed_under_the_same_state_version(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    _ann_acts(kit)
+
+    def hand_changes(state: Any) -> None:
+        if state["hands"]["south"] != ["6", "6", "6"]:  # changed, same state version
+            kit.set_hand("south", ["6", "6", "6"])
+
+    states = _while_thinking(monkeypatch, hand_changes)
+    report = sweep(kit.store, clock, fire_deadline)
+    assert report.bots == 1 and len(states) == 2
+    assert states[1]["hands"]["south"] == ["6", "6", "6"]  # played from the game as it is

@@ -242,11 +242,12 @@ def test_field_fortifications_are_drawn_on_their_fortified_hexsides(viewer: str 
     s = load_scenario(FORTIFIED, "fort.toml")
     for view in (start_view(s), SYSTEM.public_view(SYSTEM.load_position(FORTIFIED))):
         pic = build_picture(view, viewer=viewer)
-        assert len(pic.walls) == 3
-        for n, wall in zip(("E6", "F6", "G5"), pic.walls, strict=True):
+        walls = [e for e in pic.edges if e.style == "fortified"]
+        assert len(walls) == 3
+        for n, wall in zip(("E6", "F6", "G5"), walls, strict=True):
             shared = _points(pic.cell("F5").corners) & _points(pic.cell(n).corners)
-            assert _points(wall) == shared and len(shared) == 2
+            assert _points((wall.a, wall.b)) == shared and len(shared) == 2
         assert "Fortified hexsides (thick brown edges): F5 toward E6, F6, G5." in pic.legend
         assert render_svg(pic).count('stroke="#6e4a22"') >= 3
     plain = build_picture(start_view(_scenario(ROOT / "001-rolica.toml")))
-    assert plain.walls == ()
+    assert plain.edges == ()

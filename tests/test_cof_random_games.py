@@ -7,19 +7,26 @@ runners excepted (§6.6); every facing a vertex (§6.5); no unit on the map that
 holds hits at or over its TQ (§9.2); routed units are by their side and Engaged units next to an
 enemy (§9.4); each side's withdrawal points are the printed TQ of its units off the map plus five
 times its OC's Initiative if he died (§11); the activation markers are each in the pool or drawn
-once (§5.2); the state survives JSON and the position file unchanged. Every game ends within its
-turn limit. The normal run plays a reduced number of games; the ``slow`` run plays 1,000.
+once (§5.2); the state survives JSON and the position file unchanged; a reinforcement waits at
+its map-edge hex until its turn. Every game ends within its turn limit. The normal run plays a
+reduced number of games; the ``slow`` run plays 1,000. Some games are played on the heroic
+teaching scenario (scenarios/cof/003-heroes-teaching.toml), so that duels, challenges, Standard
+capture and aggression reactions come up (cof.md §8.10, §9.6, §10).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from cof_kit import skirmish
 
 from engine.cof.position import load_position, write_position
+from engine.cof.scenario import load_scenario
+from engine.cof.scenario.spec import CofScenario, CounterSpec
 from engine.cof.state import SIDES, CofState, from_scenario, state_to_dict
 from engine.cof.system import SYSTEM
 from engine.cof.turn import markers
@@ -29,8 +36,11 @@ from engine.gboh.grid import SIDES as HEXSIDES
 from engine.gboh.grid import VERTICES
 
 NORMAL_GAMES = 6
+HEROIC_GAMES = 2
 SLOW_GAMES = 1000
+SLOW_HEROIC = 100
 TURNS = 12
+HEROIC = Path(__file__).resolve().parent.parent / "scenarios" / "cof" / "003-heroes-teaching.toml"
 
 
 def check(s: CofState) -> None:
@@ -46,6 +56,8 @@ def check(s: CofState) -> None:
                 assert u.hits < u.tq, f"{u.id} holds {u.hits} hits, TQ {u.tq}, and has not routed"
             if u.engaged:
                 assert any(e.at.distance(u.at) == 1 for e in s.live() if e.side != u.side), u
+        elif u.status == "arriving":  # a reinforcement waits at its edge hex (§13 [E])
+            assert u.arrives >= s.turn and (u.at.col in s.columns or u.at.row in s.rows), u
         else:
             assert u.status in ("eliminated", "fled") and not u.hex, u
     for h, ids in seen.items():
@@ -54,7 +66,7 @@ def check(s: CofState) -> None:
             assert len(ids) == 2 and a.stacked_with == b.id, f"{ids} share {h}"
             assert {a.type, b.type} == {"CH2", "RI"}, f"{ids} share {h}"
     for side in SIDES:
-        lost = sum(u.tq for u in s.units if u.side == side and not u.on_map)
+        lost = sum(u.tq for u in s.units if u.side == side and u.status in ("eliminated", "fled"))
         oc = [ld for ld in s.leaders if ld.side == side and ld.role == "OC"]
         lost += sum(5 * ld.initiative for ld in oc if ld.status == "killed")
         assert s.sides[side].points == lost, (side, s.sides[side].points, lost)
@@ -65,11 +77,29 @@ def check(s: CofState) -> None:
         assert ld.on_map == (ld.status == "in"), ld
 
 
-def play(seed: bytes, turns: int = TURNS) -> CofState:
+def heroic() -> CofScenario:
+    return load_scenario(HEROIC.read_text(encoding="utf-8"), HEROIC.name)
+
+
+def _late(c: CounterSpec) -> CounterSpec:
+    return replace(c, arrives=2, hex=c.hex[:2] + "01") if c.wing == "2" else c
+
+
+def with_reinforcements(turns: int = TURNS) -> CofScenario:
+    """The kit's battle with Egyptian wing 2 (and its commander) arriving on turn 2 at the
+    north edge, above where it stood."""
+    sc = skirmish(turns)
+    leaders = tuple(
+        replace(ld, arrives=2, hex=ld.hex[:2] + "01") if ld.wing == "2" else ld for ld in sc.leaders
+    )
+    return replace(sc, counters=tuple(_late(c) for c in sc.counters), leaders=leaders)
+
+
+def play(seed: bytes, turns: int = TURNS, scenario: CofScenario | None = None) -> CofState:
     """One random game, checking every state; returns the last."""
     player = find(SYSTEM, AUTOPLAY)
     assert player is not None
-    s = SYSTEM.new_game(from_scenario(skirmish(turns)))
+    s = SYSTEM.new_game(from_scenario(scenario or skirmish(turns)))
     dice = HashChain(hashlib.sha256(b"dice|" + seed).digest(), 4000)
     check(s)
     for epoch in range(1, 4000):
@@ -101,6 +131,22 @@ def test_many_random_games_keep_the_invariants(request: pytest.FixtureRequest) -
         pytest.skip("1,000 games: run with pytest -m slow")
     results = Counter(play(f"cof-slow-{n}".encode()).result for n in range(SLOW_GAMES))
     assert sum(results.values()) == SLOW_GAMES
+    battle = heroic()
+    heroes = Counter(play(f"cof-slow-h{n}".encode(), scenario=battle).result
+                     for n in range(SLOW_HEROIC))  # fmt: skip
+    assert sum(heroes.values()) == SLOW_HEROIC
+
+
+@pytest.mark.parametrize("n", range(HEROIC_GAMES))
+def test_random_heroic_games_keep_the_invariants(n: int) -> None:
+    end = play(f"cof-heroic-{n}".encode(), scenario=heroic())
+    assert end.result in ("north", "south", "draw")
+
+
+def test_a_game_with_reinforcements_keeps_the_invariants() -> None:
+    end = play(b"cof-late", scenario=with_reinforcements())
+    assert end.result in ("north", "south", "draw")
+    assert all(u.status != "arriving" for u in end.units)
 
 
 def test_same_seed_same_game() -> None:

@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 from cof_rules_cases_rules import Ctx
-from cof_rules_cases_shock import RULES
+from cof_rules_cases_shock import RULES as SHOCK_RULES
+from cof_rules_cases_turn import TURN
 from cof_rules_kit import FIXTURE, RULEBOOK, B, chief, ground, piece
 from cof_rules_turn import RULES_TURN
 from rules_corpus import case_id, load_cases
@@ -35,6 +36,7 @@ CASES = Path(__file__).parent / "cof_rules_cases"
 
 
 ALL = load_cases(CASES)
+RULES = {**SHOCK_RULES, **TURN}
 
 
 def _id(case: dict[str, Any]) -> str:

@@ -5,10 +5,13 @@ Rules sections named are cof.md's; the battle is the test kit's (no scenario fil
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from cof_kit import skirmish
 
 from engine.cof.position import load_position, write_position
+from engine.cof.scenario import load_scenario
 from engine.cof.state import CofState, from_scenario, state_to_dict
 from engine.cof.system import SYSTEM
 from engine.core.api import GameSystem, OrdersError
@@ -18,6 +21,7 @@ from engine.gboh.grid import GHex, front_hexes
 from engine.randomness import ScriptedDice
 
 HEAD = "game cof-test-skirmish\nturn 1\n"
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios" / "cof"
 
 
 def _start() -> CofState:
@@ -207,3 +211,31 @@ def test_a_chariot_and_runners_stack_may_block_a_chariot_passing_through() -> No
     assert _pass_through("0").unit("H1").hex == "0407"
     passed = _pass_through("6").unit("H1")
     assert passed.hex == str(front_hexes(front_hexes(GHex.parse("0407"), "NW")[0], "NW")[0])
+
+
+def test_a_heroic_challenge_asks_the_challenged_side_to_accept_or_decline() -> None:
+    """§10.2 #2, §10.3 #1: a hero on foot challenges instead of the drawn marker's Orders
+    Phase; the challenged side's default standing order asks it; a leader who declines stays
+    with his unit and his side spends its next marker (§10.4 #4)."""
+    text = (SCENARIOS / "003-heroes-teaching.toml").read_text(encoding="utf-8")
+    s = SYSTEM.new_game(from_scenario(load_scenario(text, "003-heroes-teaching.toml")))
+    s.active = {"side": "north", "wing": "foot", "how": "draw"}
+    s.pool.remove("north:foot")
+    s.used.append("north:foot")
+    head = "game cof-003-heroes-teaching\nturn 1\n"
+    dare = "challenge ach-captain tro-captain 0806\n"
+    with pytest.raises(OrdersError, match="a challenge replaces the Orders Phase"):
+        SYSTEM.parse_orders(s, "north", head + dare + "recover A4\n")
+    asked = SYSTEM.resolve(s, SYSTEM.parse_orders(s, "north", head + dare), ScriptedDice([])).state
+    p = SYSTEM.prompt(asked)
+    assert p.kind == "question" and p.side == "south" and p.question is not None
+    assert p.question.answers == ("accept", "decline") and p.question.label == "challenge"
+    assert "answer accept" in SYSTEM.orders_template(asked, "south")
+    with pytest.raises(OrdersError, match="answer the question"):
+        SYSTEM.parse_orders(asked, "south", head + "answer trump\n")
+    no = SYSTEM.parse_orders(asked, "south", head + "answer decline\n")
+    res = SYSTEM.resolve(asked, no, ScriptedDice(["0"] * 50))
+    assert res.state.leader("tro-captain").hex == "0806"
+    assert res.state.pending.get("label") != "challenge"  # the next marker is drawn
+    spent = [e for e in res.events if e.kind == "spent"]
+    assert res.state.sides["south"].skip_marker or spent[0].data["side"] == "south"

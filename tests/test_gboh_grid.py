@@ -180,3 +180,17 @@ def test_the_map_and_the_cc_board_are_both_grids() -> None:
     assert board.distance(board.parse("A1"), board.parse("M1")) == 12
     assert board.notation(board.parse("c4")) == "C4"
     assert len(list(MAP)) == 40 * 30
+
+
+def test_a_map_hex_hashes_sorts_and_reads_as_before() -> None:
+    # A GBoH hex is a tuple underneath now: sets of hexes iterate as they did, and a hex
+    # number read twice is the same hex.
+    h = GHex.parse("1423")
+    assert (h.col, h.row) == (14, 23) and hash(h) == hash((14, 23))
+    assert GHex.parse("1423") is h and GHex.parse(" 523") == GHex(5, 23)
+    assert sorted([GHex(2, 1), GHex(1, 9), GHex(1, 2)]) == [GHex(1, 2), GHex(1, 9), GHex(2, 1)]
+    assert h.neighbours() == tuple(h.neighbour(s) for s in SIDES)
+    for other in (GHex(1, 1), GHex(40, 30), GHex(15, 22), GHex(13, 23)):
+        x1, y1, z1 = h.cube
+        x2, y2, z2 = other.cube
+        assert h.distance(other) == max(abs(x1 - x2), abs(y1 - y2), abs(z1 - z2))

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.core.cube import cube_line, cube_round
 from engine.hexgrid import STANDARD_BOARD, Hex, HexNotationError
 
 B = STANDARD_BOARD
@@ -106,3 +109,35 @@ def test_rear_neighbours_for_retreat() -> None:
     assert {str(h) for h in B.parse("C4").toward(1)} == {"C3", "D3"}
     assert {str(h) for h in B.parse("C4").toward(9)} == {"C5", "D5"}
     assert B.parse("C1").toward(1) == ()
+
+
+def _exact_line(a: Hex, b: Hex) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The line as first written: every point a Fraction, nudged by 1/10**6, then rounded."""
+    n, eps = a.distance(b), Fraction(1, 10**6)
+    out = []
+    for i in range(n + 1):
+        fq = a.q + (b.q - a.q) * Fraction(i, n)
+        fr = a.r + (b.r - a.r) * Fraction(i, n)
+        out.append((cube_round(fq + eps, fr + eps), cube_round(fq - eps, fr - eps)))
+    return out
+
+
+def test_lines_of_sight_are_the_exact_rational_ones_on_the_whole_board() -> None:
+    # Lines are drawn on integers now: every pair of hexes still crosses the same hexes.
+    for a in B.hexes:
+        for b in B.hexes:
+            if a != b:
+                assert cube_line((a.q, a.r), (b.q, b.r), a.distance(b)) == _exact_line(a, b)
+
+
+def test_a_hex_hashes_and_sorts_as_its_coordinates() -> None:
+    # Sets and dicts of hexes iterate as they did when a hex was a frozen dataclass.
+    h = B.parse("C4")
+    assert hash(h) == hash((h.x, h.y)) and h == Hex(h.x, h.y)
+    assert sorted([B.parse("A2"), B.parse("C1"), B.parse("A1")]) == [
+        B.parse("A1"),
+        B.parse("A2"),
+        B.parse("C1"),
+    ]
+    with pytest.raises(ValueError, match="doubled coordinates"):
+        Hex(1, 2)

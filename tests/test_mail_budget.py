@@ -17,18 +17,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pipeline_kit import NORTH, Kit, body_of, mail, make_kit, orders
+from pipeline_kit import NORTH, Kit, body_of, mail, make_kit, orders, second_game
 from test_deadlines import _Jobs
 
-from pbem import sshsig
 from pbem.config import Config
 from pbem.deadlines import DeadlineScheduler, sweep
 from pbem.mailin import InboxWorker
 from pbem.mailin.budget import Budget, over_budget, scan
-from pbem.pipeline.admin import create_and_start
-from pbem.pipeline.games import NewSeat
-from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure, fire_deadline
@@ -41,22 +36,7 @@ H = timedelta(hours=1)
 
 
 def _second_game(kit: Kit) -> None:
-    keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
-    create_and_start(
-        kit.store,
-        kit.config,
-        kit.clock,
-        game_id=OTHER,
-        system_name="toy",
-        scenario_id="toy-race",
-        scenario_text='first = "north"\n',
-        seats=[
-            NewSeat("north", "Carol", CAROL, sshsig.public_key_of(keys["north"])),
-            NewSeat("south", "Dave", DAVE, sshsig.public_key_of(keys["south"])),
-        ],
-        settings=GameSettings(turn_time=48 * H),
-        joins=sign_joins(OTHER, keys),  # both players joined (their nonces)
-    )
+    second_game(kit, OTHER, CAROL, DAVE)
 
 
 def many_addresses(sender: str, count: int, *, game: str = OTHER) -> bytes:

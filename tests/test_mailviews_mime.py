@@ -137,3 +137,30 @@ def test_headers_are_read_set_and_deleted_like_emailmessage_headers() -> None:
     assert mail["To"] == ADDRESS and mail.get("Date") is None
     with pytest.raises(ValueError, match="SMTP"):
         mail.as_bytes(policy=SMTP.clone(linesep="\n"))
+
+
+def test_a_notes_signature_comes_out_of_the_mail_as_it_was_signed() -> None:
+    """A plain note's pbem.txt.sig, saved from the mail, is the armored signature exactly:
+    no CRLF line ends (``ssh-keygen -Y verify`` refuses those: "missing header")."""
+    import email
+    from datetime import UTC, datetime
+
+    from pbem import sshsig
+    from pbem.outbox import message_bytes
+    from pbem.pipeline.mails import Mailer
+    from pbem.server_key import ServerKey
+
+    class Clock:
+        def now(self) -> datetime:
+            return datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
+
+    key = ServerKey.from_private_key(sshsig.generate_private_key())
+    mailer = Mailer(None, None, Clock(), key)  # type: ignore[arg-type]
+    note = mailer.text_mail("pbem <pbem@club.example>", "a note", "Your orders were stored.\n")
+    raw = message_bytes(note, message_id="<n.1@club.example>", clock=Clock())  # type: ignore[arg-type]
+    parsed = email.message_from_bytes(raw, policy=SMTP)
+    assert isinstance(parsed, EmailMessage)
+    sig = next(a for a in parsed.iter_attachments() if a.get_filename() == "pbem.txt.sig")
+    saved = sig.get_payload(decode=True)
+    assert isinstance(saved, bytes) and b"\r" not in saved
+    assert saved == key.sign_text("Your orders were stored.\n").signature.encode("ascii")

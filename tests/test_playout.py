@@ -29,6 +29,7 @@ GAMES: list[tuple[str, str]] = [
     ("cca", "cca/007-cannae.toml"),
     ("ccn", "ccn/001-rolica.toml"),
     ("toy", "toy/race.toml"),
+    ("cof", "cof/000-teaching.toml"),
 ]
 
 
@@ -272,3 +273,17 @@ def test_determinize_a_turn_waiting_for_an_answer_keeps_the_view_and_the_replay(
         answer = next(a for a in po.legal_actions(got_ps, FastRandomness(9)) if a.side == q.side)
         after = po.apply(got_ps, answer, FastRandomness(10))
         assert po.turn(after) >= po.turn(got_ps)
+
+
+def test_a_chariots_of_fire_determinization_hides_only_the_other_standing_orders() -> None:
+    """Nothing is hidden on a GBoH map but the standing orders: a bot's sampled state is the
+    state with the other side's standing orders blanked (the defaults play for them)."""
+    system = get_system("cof")
+    po = playout_for(system)
+    state, _ = _new_game(system, "cof/000-teaching.toml", b"c")
+    side, other = system.sides
+    state.sides[other].standing = "trump: never\n"
+    got = po.determinize(po.start(state), side, FastRandomness(1))
+    assert got.sides[other].standing == ""
+    assert got.sides[side].standing == state.sides[side].standing
+    assert system.player_view(got, side) == system.player_view(state, side)

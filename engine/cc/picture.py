@@ -20,11 +20,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from engine.core.hexlayout import HexLayout, Pt, offset_rows
+from engine.core.hexlayout import HexLayout, offset_rows
 from engine.core.picture import (
     Arrow,
     BattleMark,
     Counter,
+    Edge,
     HexCell,
     Label,
     Loss,
@@ -260,7 +261,8 @@ def frame(
 ) -> Picture:
     """The picture: ``hexes`` (cells, or hex -> (terrain, style)), counters in reading order,
     last turn's ``marks``, turned round for North; ``legend`` writes the legend lines;
-    ``fortified`` (hex -> neighbours across its fortified hexsides) becomes the walls."""
+    ``fortified`` (hex -> neighbours across its fortified hexsides) becomes ``fortified``
+    edges."""
     order = _reading_order(grid)
     board = grid.board
     arrows, battles, losses = marks
@@ -268,7 +270,7 @@ def frame(
     pic = Picture(
         size=grid.size,
         hexes=cells_,
-        walls=_walls(cells_, fortified or {}),
+        edges=_fortified(cells_, fortified or {}),
         sides=bands,
         top=NORTH,
         bottom=SOUTH,
@@ -291,17 +293,18 @@ def frame(
     return replace(pic, legend=legend(pic, viewer or SOUTH))
 
 
-def _walls(
+def _fortified(
     hexes: tuple[HexCell, ...], fortified: Mapping[str, Sequence[str]]
-) -> tuple[tuple[Pt, Pt], ...]:
-    """The fortified hexsides as segments, in hex then neighbour order (touching pairs only)."""
+) -> tuple[Edge, ...]:
+    """The fortified hexsides as ``fortified`` edges, in hex then neighbour order (touching
+    pairs only)."""
     index = {h.id: h for h in hexes}
     out = []
     for h in sorted(fortified):
         for n in fortified[h]:
             side = hexside(index[h], index[n]) if h in index and n in index else None
             if side is not None:
-                out.append(side)
+                out.append(Edge(*side, "fortified"))
     return tuple(out)
 
 

@@ -7,12 +7,13 @@ move them, so a :class:`Roster` keeps a hex index it rebuilds lazily after a pie
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from engine.hexgrid import Hex
 
-__all__ = ["GameOver", "Placed", "Roster", "refrozen", "tell_roster", "thawed"]
+__all__ = ["GameOver", "Placed", "Roster", "refrozen", "same_fields", "tell_roster", "thawed"]
 
 
 class _Placed(Protocol):
@@ -35,6 +36,7 @@ class Roster(dict[str, _P], Generic[_P]):
     def __init__(self) -> None:
         super().__init__()
         self._at: dict[Hex, _P] | None = None
+        self._crowded = False  # two pieces shared a hex when the index was built
 
     def __setitem__(self, key: str, piece: _P) -> None:
         super().__setitem__(key, piece)
@@ -50,6 +52,24 @@ class Roster(dict[str, _P], Generic[_P]):
         """Forget the hex index (a piece's hex changed)."""
         self._at = None
 
+    def shifted(self, piece: _P, old: Hex | None, new: Hex | None) -> None:
+        """``piece`` went from ``old`` to ``new``: the index follows it when no other piece
+        stands on either hex (the usual move), else it is built again when next asked."""
+        index = self._at
+        if index is None:
+            return
+        if (
+            self._crowded
+            or (new is not None and new in index)
+            or (old is not None and index.get(old) is not piece)
+        ):
+            self._at = None
+            return
+        if old is not None:
+            del index[old]
+        if new is not None:
+            index[new] = piece
+
     def at(self, h: Hex) -> _P | None:
         """Return the first piece on ``h``, or None."""
         return self.index().get(h)
@@ -59,9 +79,12 @@ class Roster(dict[str, _P], Generic[_P]):
         index = self._at
         if index is None:
             index = {}
+            placed = 0
             for piece in self.values():
                 if piece.hex is not None:
                     index.setdefault(piece.hex, piece)
+                    placed += 1
+            self._crowded = placed != len(index)
             self._at = index
         return index
 
@@ -70,28 +93,36 @@ _T = TypeVar("_T")
 _F = TypeVar("_F")
 
 
-def thawed(
-    cls: type[_T], roster: Roster[Any], was: object, names: tuple[str, ...], values: tuple[Any, ...]
-) -> _T:
-    """``cls(**dict(zip(names, values)))`` held by ``roster``: a working piece made from
-    the frozen ``was``, without a hex notice per field (a working copy makes one per piece
-    at the start of every turn; add it with :meth:`Roster.fill`). It remembers ``was`` for
+def thawed(cls: type[_T], roster: Roster[Any], was: object) -> _T:
+    """A working ``cls`` made from the frozen piece ``was`` (a frozen dataclass whose fields
+    are the first fields of ``cls``, same names: :func:`same_fields` checks it once), held by
+    ``roster``, without a hex notice per field (a working copy makes one per piece at the
+    start of every turn; add it with :meth:`Roster.fill`). It remembers ``was`` for
     :func:`refrozen`.
     """
     piece: _T = object.__new__(cls)
     fields = piece.__dict__
-    fields.update(zip(names, values, strict=True))
+    fields.update(was.__dict__)
     fields["_roster"] = roster
     fields["_was"] = was
     return piece
 
 
+def same_fields(frozen: type, working: type, names: tuple[str, ...]) -> None:
+    """Check that ``frozen`` has exactly the fields ``names`` and ``working`` starts with
+    them (what :func:`thawed` relies on); ``TypeError`` otherwise (at import)."""
+    have = tuple(f.name for f in dataclasses.fields(frozen))
+    work = tuple(f.name for f in dataclasses.fields(working))[: len(names)]
+    if have != names or work != names:
+        raise TypeError(f"{frozen.__name__} {have} and {working.__name__} {work} differ")
+
+
 def refrozen(piece: _T, get: Callable[[Any], Any], make: Callable[[_T], _F]) -> _F:
-    """The frozen piece ``piece`` was made from if the fields ``get`` reads (an
-    ``operator.attrgetter``) are unchanged, else ``make(piece)`` (a turn leaves most
-    pieces as they were)."""
+    """The frozen piece ``piece`` was made from if no field of it was assigned since
+    (:class:`Placed` forgets it then), else ``make(piece)`` (a turn leaves most pieces as
+    they were). ``get`` (an ``operator.attrgetter`` of the fields) is kept for callers."""
     was = piece.__dict__.get("_was")
-    if was is not None and get(was) == get(piece):
+    if was is not None:
         return was  # type: ignore[no-any-return]
     return make(piece)
 
@@ -104,12 +135,19 @@ def tell_roster(piece: object) -> None:
 
 
 class Placed:
-    """A mutable piece a :class:`Roster` holds: assigning its ``hex`` tells the roster."""
+    """A mutable piece a :class:`Roster` holds: assigning its ``hex`` tells the roster;
+    assigning any field forgets the frozen piece it was made from (:func:`refrozen`)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
+        fields = self.__dict__
+        old = fields.get("hex")
         object.__setattr__(self, name, value)
-        if name == "hex":
-            tell_roster(self)
+        if fields.get("_was") is not None:
+            fields["_was"] = None
+        if name == "hex" and old != value:
+            roster = fields.get("_roster")
+            if roster is not None:
+                roster.shifted(self, old, value)
 
 
 class GameOver(Exception):

@@ -16,7 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Placed, Roster, refrozen, thawed
+from engine.cc.roster import GameOver, Placed, Roster, refrozen, same_fields, thawed
 from engine.cca.state import SIDES, Leader, State, Unit, name_key, other
 from engine.cca.terrain import ALIASES, TerrainSpec, mover_kind
 from engine.cca.units import UnitSpec
@@ -62,7 +62,7 @@ _unit_fields = attrgetter(*_UNIT_FIELDS)
 
 def _working(u: Unit, spec: UnitSpec, roster: Roster[WUnit]) -> WUnit:
     """``WUnit(u.id, ..., spec)`` held by ``roster`` (:func:`engine.cc.roster.thawed`)."""
-    piece = thawed(WUnit, roster, u, _UNIT_FIELDS, _unit_fields(u))
+    piece = thawed(WUnit, roster, u)
     piece.__dict__["spec"] = spec
     return piece
 
@@ -78,6 +78,16 @@ class WLeader(Placed):
     name: str
     side: str
     hex: Hex | None
+
+
+_LEADER_FIELDS = ("name", "side", "hex")
+_leader_fields = attrgetter(*_LEADER_FIELDS)
+same_fields(Unit, WUnit, _UNIT_FIELDS)
+same_fields(Leader, WLeader, _LEADER_FIELDS)
+
+
+def _leader(ld: WLeader) -> Leader:
+    return Leader(ld.name, ld.side, ld.hex)
 
 
 @dataclass
@@ -133,8 +143,8 @@ class Work:
         units = w.units
         units.fill([(u.id, _working(u, specs[u.type], units)) for u in state.units])
         w.start_hex = {u.id: u.hex for u in state.units}
-        for ld in state.leaders:
-            w.leaders[ld.name] = WLeader(ld.name, ld.side, ld.hex)
+        leaders = w.leaders
+        leaders.fill([(ld.name, thawed(WLeader, leaders, ld)) for ld in state.leaders])
         w.banners = {s: list(state.sides[s].banners) for s in SIDES}
         w.hands = {s: list(state.sides[s].hand) for s in SIDES}
         w.command = {s: state.sides[s].command for s in SIDES}
@@ -146,7 +156,7 @@ class Work:
     def freeze(self) -> State:
         """Return the frozen state with this turn's board and banners."""
         units = tuple(refrozen(u, _unit_fields, _unit) for u in self.units.values())
-        leaders = tuple(Leader(ld.name, ld.side, ld.hex) for ld in self.leaders.values())
+        leaders = tuple(refrozen(ld, _leader_fields, _leader) for ld in self.leaders.values())
         sides = dict(self.state.sides)
         for side in SIDES:
             sides[side] = replace(

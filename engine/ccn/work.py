@@ -16,7 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 from engine.cc.decide import Decider
-from engine.cc.roster import GameOver, Placed, Roster, refrozen, thawed
+from engine.cc.roster import GameOver, Placed, Roster, refrozen, same_fields, thawed
 from engine.ccn.rules.hits import BATTLE_DIE
 from engine.ccn.state import MAX_SQUARES, SIDES, Leader, State, Unit, other
 from engine.ccn.tables import CcnTables, Terrain, UnitType, bundled_tables
@@ -65,6 +65,10 @@ _UNIT_FIELDS = ("id", "side", "nation", "type", "hex", "blocks", "full", "square
 _LEADER_FIELDS = ("name", "side", "hex", "nation")
 _unit_fields = attrgetter(*_UNIT_FIELDS)
 _leader_fields = attrgetter(*_LEADER_FIELDS)
+
+
+same_fields(Unit, WUnit, _UNIT_FIELDS)
+same_fields(Leader, WLeader, _LEADER_FIELDS)
 
 
 def _unit(u: WUnit) -> Unit:
@@ -120,11 +124,11 @@ class Work:
         w = cls(state=state, rng=rng, decider=decider, tables=state.tables, active=state.to_move)
         units, leaders = w.units, w.leaders
         units.fill([
-            (u.id, thawed(WUnit, units, u, _UNIT_FIELDS, _unit_fields(u)))
+            (u.id, thawed(WUnit, units, u))
             for u in state.units
         ])  # fmt: skip
         leaders.fill([
-            (ld.name, thawed(WLeader, leaders, ld, _LEADER_FIELDS, _leader_fields(ld)))
+            (ld.name, thawed(WLeader, leaders, ld))
             for ld in state.leaders
         ])  # fmt: skip
         w.banners = {s: list(state.sides[s].banners) for s in SIDES}

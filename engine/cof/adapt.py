@@ -14,7 +14,7 @@ from dataclasses import replace
 from engine.cof.pieces import Chief, Ground, Piece, ground_of, view, view_chief
 from engine.cof.state import CofState, Leader, Unit
 
-__all__ = ["chief", "ground", "piece", "pieces"]
+__all__ = ["chief", "chiefs", "counter", "ground", "piece", "pieces"]
 
 
 def _stack_of(s: CofState, u: Unit) -> Unit | None:
@@ -33,6 +33,12 @@ def piece(s: CofState, u: Unit) -> Piece:
     if u.type == "RI":
         u, mate = mate, u
     return replace(view(u, as_type="CH2RI"), ma=min(u.ma, mate.ma))
+
+
+def counter(u: Unit) -> Piece:
+    """One counter alone, a stack's chariot or runners each by itself: what a rule that
+    treats them separately reads (pre-shock checks, hits, collapse, cof.md §8.11)."""
+    return view(u)
 
 
 def pieces(s: CofState) -> list[Piece]:
@@ -55,9 +61,14 @@ def ground(s: CofState) -> Ground:
 def chief(ld: Leader) -> Chief:
     """A leader as the rules see him: off the map unless in play (a killed leader may keep
     his hex), ``replacement`` while one waits to take over (cof.md §4.5)."""
-    c = view_chief(ld)
+    c = view_chief(ld, hits=ld.hits)
     return replace(
         c,
         hex=c.hex if ld.on_map else None,
         replacement=ld.replacement > 0,
     )
+
+
+def chiefs(s: CofState) -> list[Chief]:
+    """Every leader and hero as the rules see him."""
+    return [chief(ld) for ld in s.leaders]

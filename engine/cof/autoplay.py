@@ -12,21 +12,27 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
 from engine.cof.state import CofState, Unit, clone, other
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
-from engine.gboh.grid import VERTICES, front_hexes
+from engine.gboh.grid import VERTICES, GHex, front_hexes
 from engine.randomness import Randomness
 
-__all__ = ["AutoPlayer", "play_random_game", "unit_options"]
+__all__ = ["AutoPlayer", "body", "header", "plan", "play_random_game", "unit_options"]
 
 _STANDING = (
     ("withdraw", ("chariots", "always", "never")),
     ("runners", ("stay", "leave")),
     ("aggression", ("never", "always")),
     ("reaction-fire", ("always", "never")),
+    ("aggression-shock", ("always", "never")),
+    ("standard", ("destroy", "keep")),
+    ("challenge", ("ask", "accept", "decline")),
+    ("duel", ("fight", "withdraw")),
+    ("duelist", ("combat", "endurance")),
 )
 """Standing orders the random player changes now and then, so random games play them."""
 
@@ -129,6 +135,80 @@ def unit_options(s: CofState, side: str) -> list[dict[str, Any]]:
     return out
 
 
+def _challenge(s: CofState, side: str, rng: Randomness) -> str:
+    """Now and then, in a heroic battle, a hero's challenge to an enemy leader he may reach
+    (cof.md §10.2 #2), along the straight line to him; ``""`` for none."""
+    if not heroic(s) or s.active.get("how") not in ("draw", "momentum"):
+        return ""
+    if below(rng, 3, "challenge"):
+        return ""
+    for hero in sorted(s.leaders, key=lambda ld: ld.id):
+        if hero.side != side or not hero.hero or not hero.on_map:
+            continue
+        for foe in sorted(s.leaders, key=lambda ld: ld.id):
+            if foe.side == side or not foe.on_map:
+                continue
+            line = GHex.parse(hero.hex).line_to(GHex.parse(foe.hex))
+            words = [hero.id, foe.id, *(str(step[0]) for step in line[1:])]
+            if challenge_problem(s, side, words) is None:
+                return "challenge " + " ".join(words)
+    return ""
+
+
+def _heroic_lines(s: CofState, side: str, wing: str, rng: Randomness) -> list[str]:
+    """In a heroic battle, now and then: the wing's leader changes mode (cof.md §10.1)."""
+    if not heroic(s) or below(rng, 4, "heroic lines"):
+        return []
+    return [
+        f"mode {ld.id} {'chariot' if ld.on_foot else 'foot'}"
+        for ld in sorted(s.leaders, key=lambda ld: ld.id)
+        if ld.side == side and ld.wing == wing and ld.on_map
+    ]
+
+
+def header(state: CofState, side: str) -> str:
+    """The lines that open a submission (game, turn, side)."""
+    return f"game {state.game_id}\nturn {state.turn}\nside {side}\n"
+
+
+def body(lines: list[str]) -> str:
+    """Order lines as a submission's text after its header (``pass`` when there are none)."""
+    return "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+
+
+def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
+    """Random orders for ``side``'s Orders Phase: the wing activated and the order lines
+    (now and then a standing order, then ``wing`` when the side chooses it), each tried on
+    a copy as the orders check would (:func:`engine.cof.orders.parse` accepts them)."""
+    a = state.active
+    dare = _challenge(state, side, rng)
+    if dare:  # a challenge is the whole submission
+        return a["wing"], [dare]
+    lines = []
+    if below(rng, 8, "standing") == 0:
+        key, values = _STANDING[below(rng, len(_STANDING), "which standing order")]
+        lines.append(f"standing {key}: {values[below(rng, len(values), 'value')]}")
+    wing = a["wing"]
+    if not wing:
+        real = [c for c in a["choices"] if c not in ("pool", "none")]
+        wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
+        lines.append(f"wing {wing}")
+    if wing not in ("pool", "none"):
+        lines += _heroic_lines(state, side, wing, rng)
+        ph = Phase(clone(state), side, wing)
+        engaged = [u for u in ph.units() if u.engaged]
+        if engaged and below(rng, 4, "withdraw") == 0:
+            lines.append("order withdraw")
+        else:
+            for u in sorted(ph.units(), key=lambda u: u.id):
+                if u.routed or u.rallied or u.engaged:
+                    continue
+                lines += _unit_lines(ph, u, rng)
+                if u.id not in ph.moved and below(rng, 2, "shock"):
+                    lines.append(f"shock {u.id}")
+    return wing, lines
+
+
 class AutoPlayer:
     """Random legal orders and answers for whichever side must act."""
 
@@ -140,37 +220,18 @@ class AutoPlayer:
         p = self.system.prompt(state)
         if p.kind == "over" or p.side is None:
             raise ValueError("the battle is over: nobody acts")
-        head = f"game {state.game_id}\nturn {state.turn}\nside {p.side}\n"
+        head = header(state, p.side)
         if p.question is not None:
             answers = p.question.answers
             return head + f"answer {answers[below(rng, len(answers), 'answer')]}\n"
-        a = state.active
-        lines = []
-        if below(rng, 8, "standing") == 0:
-            key, values = _STANDING[below(rng, len(_STANDING), "which standing order")]
-            lines.append(f"standing {key}: {values[below(rng, len(values), 'value')]}")
-        wing = a["wing"]
-        if not wing:
-            real = [c for c in a["choices"] if c not in ("pool", "none")]
-            wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
-            lines.append(f"wing {wing}")
-        if wing not in ("pool", "none"):
-            ph = Phase(clone(state), p.side, wing)
-            engaged = [u for u in ph.units() if u.engaged]
-            if engaged and below(rng, 4, "withdraw") == 0:
-                lines.append("order withdraw")
-            else:
-                for u in sorted(ph.units(), key=lambda u: u.id):
-                    if u.routed or u.rallied or u.engaged:
-                        continue
-                    lines += _unit_lines(ph, u, rng)
-                    if u.id not in ph.moved and below(rng, 2, "shock"):
-                        lines.append(f"shock {u.id}")
-        text = head + "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+        wing, lines = plan(state, p.side, rng)
+        text = head + body(lines)
+        if lines and lines[0].startswith("challenge "):
+            return text
         try:
             self.system.parse_orders(state, p.side, text)
         except ValueError:
-            text = head + (f"wing {wing}\n" if not a["wing"] else "") + "pass\n"
+            text = head + (f"wing {wing}\n" if not state.active["wing"] else "") + "pass\n"
         return text
 
     def play_game(self, start: CofState, seed: bytes, max_turns: int) -> CofState:

@@ -146,7 +146,14 @@ def _neutral(s: CofState) -> Callable[[str], str]:
         ),
         "0",
     )
-    return lambda purpose: spare if purpose.startswith("casualty check") else "0"
+
+    def face(purpose: str) -> str:
+        if purpose.startswith("casualty check"):
+            return spare
+        # an aggression reaction (cof.md §8.10) passes at most the TQ: 9 leaves the shock be
+        return "9" if purpose.startswith("aggression reaction") else "0"
+
+    return face
 
 
 @dataclass

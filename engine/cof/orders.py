@@ -16,8 +16,17 @@ mail's header)::
     rally E4                  under ``order rally`` (cof.md §9.8)
     shock E1                  a unit that may shock does (cof.md §8.2); ``shock E1 0506``
                               also attacks the unit in its flank hex 0506
+    attack E1 E2 on H3        the Shock Segment's target plan, one attack a line: these units
+                              (ids or hexes) attack these enemy units; checked by §8.12
+                              (cof.md §8.3); without it pbem plans the attacks
+    mode hector foot          a leader this marker activates goes on foot (or ``chariot``),
+                              heroic battles only (cof.md §10.1)
+    challenge achilles hector 1205 1206
+                              instead of the drawn marker's Orders Phase, a hero on foot
+                              challenges an enemy leader along a path ending at his hex
+                              (cof.md §10.2 #2); nothing else that phase
     pass                      nothing this phase
-    answer trump              the answer to a question
+    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``)
     standing trump: never     a standing order (any time)
 
 Orders run in the order written (rally attempts first); the Shock Segment follows.
@@ -28,14 +37,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.cof.formation import revert_shocked_columns
+from engine.cof.heroics import (
+    answer_challenge,
+    challenge,
+    challenge_problem,
+    challenge_question,
+    set_mode,
+)
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
-from engine.cof.shocks import shock_segment
+from engine.cof.shocks import plan_problem, shock_segment
 from engine.cof.skirmish import fire_and_run
+from engine.cof.standards import restore
+from engine.cof.standards import update as update_standards
 from engine.cof.state import CofState, Unit, clone
 from engine.cof.steps import Ctx, separate
-from engine.cof.turn import answer_trump, finish_activation, momentum_roll, next_activation
+from engine.cof.turn import (
+    answer_trump,
+    finish_activation,
+    momentum_roll,
+    next_activation,
+    trump_question,
+)
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
 
@@ -48,12 +72,17 @@ __all__ = [
     "movement_segment",
     "orders_phase",
     "parse",
+    "planned",
+    "question",
+    "read",
 ]
 
 ORDERS = ("move", "withdraw", "rally")
-VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock")
+VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock", "mode", "attack")
 HEADER = ("game", "turn", "side")
-WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing")
+WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
+ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
+"""The answers each kind of question (``pending['label']``) takes."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +96,14 @@ class Submission:
     actions: tuple[Action, ...] = ()
     answer: str = ""
     standing: str = ""
+    challenge: tuple[str, ...] = ()
+
+
+def question(s: CofState) -> tuple[str, tuple[str, ...], str]:
+    """The text, answers and default of the question waiting (``s.pending``)."""
+    if s.pending.get("label") == "challenge":
+        return challenge_question(s)
+    return trump_question(s)
 
 
 def _problem(
@@ -77,11 +114,18 @@ def _problem(
 
 def parse(s: CofState, side: str, text: str) -> Submission:
     """Read and check a submission; :class:`OrdersError` lists every problem by line."""
+    sub = read(side, text)
+    return sub if sub.kind == "standing" else _check(s, sub)
+
+
+def read(side: str, text: str) -> Submission:
+    """Read a submission's lines, unchecked (:func:`parse` checks it against the state)."""
     problems: list[OrdersProblem] = []
     actions: list[Action] = []
     standing: list[str] = []
     wing = answer = ""
     order = "move"
+    challenge: tuple[str, ...] = ()
     decided = False
     for n, raw in enumerate(text.splitlines(), 1):
         body = raw.split("#", 1)[0].strip()
@@ -110,6 +154,8 @@ def parse(s: CofState, side: str, text: str) -> Submission:
             order = words[1].lower()
         elif verb == "answer" and len(words) == 2:
             answer = words[1].lower()
+        elif verb == "challenge" and not challenge:
+            challenge = tuple(words[1:]) or ("",)
         elif verb == "pass" and len(words) == 1:
             pass
         else:
@@ -120,7 +166,7 @@ def parse(s: CofState, side: str, text: str) -> Submission:
         if standing:
             return Submission(side, "standing", standing="\n".join(standing) + "\n")
         raise OrdersError([_problem(0, "", "empty", "no orders: write pass to do nothing")])
-    sub = Submission(
+    return Submission(
         side,
         "orders",
         wing,
@@ -128,25 +174,28 @@ def parse(s: CofState, side: str, text: str) -> Submission:
         tuple(actions),
         answer,
         "\n".join(standing) + "\n" if standing else "",
+        challenge,
     )
-    return _check(s, sub)
 
 
-def _check(s: CofState, sub: Submission) -> Submission:
+def planned(s: CofState, side: str, text: str) -> Submission:
+    """:func:`parse` for orders already tried line by line on a copy of ``s``
+    (:func:`engine.cof.autoplay.plan`, a playout): read and checked against the state, not
+    carried out on a copy again."""
+    return _check(s, read(side, text), dry=False)
+
+
+def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
     if s.result:
         raise OrdersError([_problem(0, "", "over", "the battle is over")])
     if s.pending:
         p = s.pending
         if sub.side != p["side"]:
             raise OrdersError([_problem(0, "", "not-your-turn", f"{p['side']} must answer first")])
-        if sub.answer not in ("trump", "no"):
-            raise OrdersError(
-                [
-                    _problem(
-                        0, "", "answer-needed", "answer the question", ("answer trump", "answer no")
-                    )
-                ]
-            )
+        answers = ANSWERS[p.get("label", "trump")]
+        if sub.answer not in answers:
+            legal = tuple(f"answer {x}" for x in answers)
+            raise OrdersError([_problem(0, "", "answer-needed", "answer the question", legal)])
         return Submission(sub.side, "answer", answer=sub.answer, standing=sub.standing)
     a = s.active
     if sub.side != a.get("side"):
@@ -155,6 +204,8 @@ def _check(s: CofState, sub: Submission) -> Submission:
         )
     if sub.answer:
         raise OrdersError([_problem(0, "", "no-question", "there is no question to answer")])
+    if sub.challenge:
+        return _check_challenge(s, sub)
     wing = a["wing"] or sub.wing
     choices = tuple(a.get("choices", ()))
     if not a["wing"] and wing not in choices:
@@ -168,13 +219,28 @@ def _check(s: CofState, sub: Submission) -> Submission:
                       (f"wing {a['wing']}",))]
         )  # fmt: skip
     out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
-    if wing in ("pool", "none"):
+    if wing in ("pool", "none") or not dry:
         return out
     ph = Phase(clone(s), sub.side, wing, sub.order)
     problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
+    attacks = [x for x in out.actions if x.verb == "attack"]
+    problem = plan_problem(ph, _plan_of(out.actions)) if attacks else None
+    if problem is not None:
+        first = attacks[0]
+        raise OrdersError([_problem(first.line, first.quote, "bad-attack", problem)])
     return out
+
+
+def _check_challenge(s: CofState, sub: Submission) -> Submission:
+    """A heroic challenge in place of the marker's Orders Phase (cof.md §10.2 #2)."""
+    problem = challenge_problem(s, sub.side, sub.challenge)
+    if problem is None and (sub.actions or sub.wing):
+        problem = "a challenge replaces the Orders Phase: no wing and no other order with it"
+    if problem is not None:
+        raise OrdersError([_problem(0, "", "bad-challenge", problem)])
+    return Submission(sub.side, "challenge", standing=sub.standing, challenge=sub.challenge)
 
 
 def in_order(actions: tuple[Action, ...]) -> list[Action]:
@@ -203,7 +269,28 @@ def do_order(ph: Phase, x: Action) -> str | None:
         return ph.recover(x)
     if x.verb == "rally":
         return ph.rally(x)
+    if x.verb == "mode":
+        return set_mode(ph.s, ph.side, ph.wing, (x.who, *x.args))
+    if x.verb == "attack":
+        return None if _attack(x) else "attack UNIT... on ENEMY...: units of yours, then 'on'"
     return _shock(ph, x)
+
+
+def _attack(x: Action) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``attack A B on X Y`` as (attackers, defenders), or ``None`` if malformed."""
+    words = [x.who, *x.args]
+    low = [w.lower() for w in words]
+    if low.count("on") != 1:
+        return None
+    k = low.index("on")
+    if k == 0 or k == len(words) - 1:
+        return None
+    return tuple(words[:k]), tuple(words[k + 1 :])
+
+
+def _plan_of(actions: tuple[Action, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The target plan the ``attack`` lines write (cof.md §8.3)."""
+    return [a for a in (_attack(x) for x in actions if x.verb == "attack") if a is not None]
 
 
 def _shock(ph: Phase, x: Action) -> str | None:
@@ -230,9 +317,12 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
     if sub.kind == "standing":
         return
     if sub.kind == "answer":
-        answer_trump(ctx, sub.answer)
+        _answer(ctx, sub.answer)
         return
     a = s.active
+    if sub.kind == "challenge":
+        _challenge(ctx, sub)
+        return
     side, wing, how = a["side"], sub.wing, a["how"]
     if how == "initiative":
         if wing == "pool":
@@ -252,6 +342,7 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
+    restore(ctx, side, "momentum" if how == "momentum" else f"wing:{wing}")
     ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
     orders_phase(ph, sub.actions)
     finish_activation(ctx)
@@ -263,7 +354,7 @@ def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:
     assert ph.ctx is not None
     movement_segment(ph, actions)
     since = len(ph.ctx.events)
-    shock_segment(ph)
+    shock_segment(ph, _plan_of(actions))
     revert_shocked_columns(ph.ctx, since)
 
 
@@ -279,3 +370,32 @@ def movement_segment(ph: Phase, actions: tuple[Action, ...]) -> None:
         if msg is not None:
             ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
         separate(ph.s)
+        update_standards(ctx)
+
+
+def _challenge(ctx: Ctx, sub: Submission) -> None:
+    """A hero's challenge with the marker in use; the challenged side's question, or the
+    duel at once by its standing order (cof.md §10.2-§10.4)."""
+    s = ctx.s
+    a = s.active
+    marker = f"{a['side']}:{'momentum' if a['how'] == 'momentum' else a['wing']}"
+    asked = challenge(ctx, sub.side, sub.challenge, marker)
+    if asked is None:
+        finish_activation(ctx)
+        return
+    s.step += 1
+    target = s.leader(asked["target"])
+    s.pending = {"id": f"challenge-{s.turn}-{len(s.used)}", "side": target.side,
+                 "label": "challenge", "step": s.step, "active": dict(a), **asked}  # fmt: skip
+    s.active = {}
+
+
+def _answer(ctx: Ctx, answer: str) -> None:
+    s = ctx.s
+    if s.pending.get("label") != "challenge":
+        answer_trump(ctx, answer)
+        return
+    p, s.pending = s.pending, {}
+    answer_challenge(ctx, p, answer == "accept")
+    s.active = p["active"]
+    finish_activation(ctx)

@@ -25,7 +25,7 @@ from engine.cof.formation import (
 )
 from engine.cof.reaction import pass_through_targets
 from engine.cof.rout import engaged_withdrawal_hexes
-from engine.cof.state import CofState, Leader, Unit, other
+from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.steps import (
     CHARIOTS,
     Ctx,
@@ -300,13 +300,14 @@ class Phase:
                 self.moved.update(m.id for m in mates)
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
-        mates = [m for m in mates if m.on_map]  # (a stack mate lost on the way stays lost)
         end, facing = t.hex, t.facing
         taken = {u.at for u in s.live() if u not in mates}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
             end = next(h for h in reversed(t.path) if h not in taken)
             facing = who.facing
         for m in mates:
+            if m.status != IN_PLAY:  # a runner or chariot that fled on the way stays off the map
+                continue
             m.hex, m.facing = str(end), facing
             self.moved.add(m.id)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):
@@ -353,13 +354,15 @@ class Phase:
 
     def _fire_point(
         self, who: Unit, steps: list[str], words: MoveWords, t: movement.MoveTrace
-    ) -> tuple[int, GHex, str] | str:
+    ) -> tuple[int, GHex, str] | str | None:
         """Where a move's fire comes (``(hexes entered before, hex, facing)``), or why it
         may not: a chariot fires at any point of its move, an LI only just after entering a
         hex nearer its target (rulebook §7.11); a chariot inside an enemy chariot's hex it
         passes through fires at it on the Pass-Thru row (§7.31)."""
         pre = steps[: words.fire_after]
         n = sum(1 for x in pre if x not in VERTICES)
+        if n >= len(t.path):
+            return None  # a block stopped the move before it got there: no fire
         here, facing = t.path[n], who.facing
         for k, x in enumerate(pre):
             if x in VERTICES:

@@ -146,6 +146,26 @@ class CofView:
     combats: tuple[tuple[str, str, str, str], ...] = ()
     losses: tuple[tuple[str, str, str], ...] = ()
     title: str = ""
+    arriving: tuple[str, ...] = ()  # legend lines: the reinforcements still to come
+
+
+def arrival_lines(entries: Iterable[tuple[str, str, int, str]], turn: int) -> tuple[str, ...]:
+    """Legend lines for the reinforcements to come, from (army, wing, turn it arrives, hex)
+    of each unit: ``Arriving next turn: Army of Ramesses II, wing nearin: 5 units at 0101,
+    0201 (map edge).``"""
+    groups: dict[tuple[int, str, str], list[str]] = {}
+    for army, wing, when, h in entries:
+        groups.setdefault((when, army, wing), []).append(h)
+    out = []
+    for (when, army, wing), hexes in sorted(groups.items()):
+        n = len(hexes)
+        at = ", ".join(sorted(set(hexes)))
+        what = "next turn" if when == turn + 1 else f"on turn {when}"
+        out.append(
+            f"Arriving {what}: {army}, wing {wing}: {n} unit{'s' if n != 1 else ''} "
+            f"at {at} (map edge)."
+        )
+    return tuple(out)
 
 
 def view_of_scenario(s: CofScenario) -> CofView:
@@ -154,9 +174,11 @@ def view_of_scenario(s: CofScenario) -> CofView:
     units = tuple(
         UnitView(c.id, c.side, c.hex, c.type, c.tq, c.facing, 0, c.missile, (), runners.get(c.id))
         for c in s.counters
-        if not (c.type == "RI" and c.stacked_with)
+        if not (c.type == "RI" and c.stacked_with) and not c.arrives
     )
-    leaders = tuple(LeaderView(ld.id, ld.side, ld.name, ld.hex, ld.role) for ld in s.leaders)
+    leaders = tuple(
+        LeaderView(ld.id, ld.side, ld.name, ld.hex, ld.role) for ld in s.leaders if not ld.arrives
+    )
     names = bundled().armies
     sides = tuple(
         SideView(a.side, a.name, names[a.army].name if a.army in names else a.army,
@@ -164,7 +186,11 @@ def view_of_scenario(s: CofScenario) -> CofView:
         for a in s.armies
     )  # fmt: skip
     standards = {a.side: a.standard_hex for a in s.armies if a.standard_hex}
-    return CofView(s.map, sides, units, leaders, standards, title=s.title)
+    army = {a.side: a.name for a in s.armies}
+    later = [(army[c.side], c.wing, c.arrives, c.hex) for c in s.counters if c.arrives]
+    return CofView(
+        s.map, sides, units, leaders, standards, title=s.title, arriving=arrival_lines(later, 1)
+    )
 
 
 # --- windows -------------------------------------------------------------------------------
@@ -275,7 +301,7 @@ def _legend(view: CofView) -> tuple[str, ...]:
     ]
     if marks:
         out.append(f"Tags: {marks}.")
-    return tuple(out)
+    return (*out, *view.arriving)
 
 
 def _build(view: CofView, window: Window, viewer: str | None, detail: bool) -> Picture:
@@ -368,6 +394,7 @@ def view_to_dict(view: CofView) -> dict[str, Any]:
         "combats": [list(c) for c in view.combats],
         "losses": [list(lo) for lo in view.losses],
         "title": view.title,
+        "arriving": list(view.arriving),
     }
 
 
@@ -392,6 +419,7 @@ def view_from_dict(data: Mapping[str, Any]) -> CofView:
         combats=tuple((str(a), str(t), str(k), str(r)) for a, t, k, r in data.get("combats", ())),
         losses=tuple((str(h), str(s), str(lb)) for h, s, lb in data.get("losses", ())),
         title=str(data.get("title", "")),
+        arriving=tuple(str(x) for x in data.get("arriving", ())),
     )
 
 
@@ -474,4 +502,17 @@ def view_from_public(view: Mapping[str, Any]) -> CofView:
     return CofView(
         MapSpec(int(c0), int(c1), int(r0), int(r1), terrain, sides_spec),
         sides, units, leaders, standards, title=str(view.get("title", "")),
+        arriving=arriving_of(view),
     )  # fmt: skip
+
+
+def arriving_of(view: Mapping[str, Any]) -> tuple[str, ...]:
+    """The arrival legend of a cof ``public_view``: its units with status ``arriving``."""
+    seats = view.get("sides", {})
+    later = [
+        (str(seats.get(u["side"], {}).get("army", u["side"])), str(u["wing"]),
+         int(u.get("arrives", 0)), str(u["hex"]))
+        for u in view.get("units", ())
+        if u.get("status") == "arriving"
+    ]  # fmt: skip
+    return arrival_lines(later, int(view.get("turn", 1)))

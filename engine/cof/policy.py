@@ -10,6 +10,15 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
     withdraw:       chariots | always | never  orderly withdrawal before an approaching enemy
                                            (cof.md §6.4; chariots: those needing no roll)
     reaction-facing: always | never            turn to face an enemy that comes adjacent (§6.5)
+    aggression-shock: always | never       a BI or lone RI about to be shocked by chariots only
+                                           tries to attack them instead (cof.md §8.10)
+    standard:       destroy | keep         what my unit does with an enemy Standard it
+                                           captures (cof.md §9.6)
+    challenge:      accept | decline | ask a heroic challenge to one of my leaders (§10.3 #1)
+    duelist:        combat | endurance     whom I send to a duel among my leaders there: the
+                                           best Combat, or the most Endurance left (§10.2)
+    duel:           fight | withdraw       when my leader has taken more hits in a duel, he
+                                           fights on or withdraws (and loses, §10.3 #5)
     runners:        stay | leave                a CH-2 whose runners may not withdraw in good
                                                order goes alone (cof.md §6.4, Senzar example)
     aggression:     never | always              a lone RI fired on by chariots tries the
@@ -25,7 +34,8 @@ __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"
 
 DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
-    "runners: stay\naggression: never\n"
+    "aggression-shock: always\nstandard: destroy\nchallenge: ask\nduelist: combat\n"
+    "duel: fight\nrunners: stay\naggression: never\n"
 )
 """Standing orders every side starts with."""
 
@@ -35,6 +45,11 @@ STANDING = StandingOrders(
         "reaction-fire": ("always", "never"),
         "withdraw": ("chariots", "always", "never"),
         "reaction-facing": ("always", "never"),
+        "aggression-shock": ("always", "never"),
+        "standard": ("destroy", "keep"),
+        "challenge": ("accept", "decline", "ask"),
+        "duelist": ("combat", "endurance"),
+        "duel": ("fight", "withdraw"),
         "runners": ("stay", "leave"),
         "aggression": ("never", "always"),
     },

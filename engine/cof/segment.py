@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.cof.cohesion import check
+from engine.cof.cohesion import check, effective_tq
 from engine.cof.pieces import Piece, adjacent
 from engine.cof.shock import may_add_target, may_shock, mutual_rout, shock_duty
 from engine.cof.tables import CofTables
@@ -29,6 +29,7 @@ __all__ = [
     "advance_hits",
     "advancers",
     "collapse",
+    "collapse_check_due",
     "defender_check",
     "designate",
     "engaged_after",
@@ -177,16 +178,17 @@ def defender_check(charts: CofTables, defender: Piece, dr: int) -> tuple[int, st
     """A defender's pre-shock check (rulebook §8.14, cof.md §8.4): (hits, outcome). No check
     when Engaged (``engaged``); a roll at most the TQ: ``holds``; above: the excess in hits,
     ``routs`` at once when that reaches the TQ (an attacker may advance into its hex);
-    a routed defender (TQ 1) failing is ``eliminated``."""
+    a routed defender (TQ 1) failing is ``eliminated``; one in column checks against its
+    TQ less the column penalty (:func:`engine.cof.cohesion.effective_tq`)."""
     if defender.engaged:
         return 0, "engaged"
-    tq = 1 if defender.routed else defender.tq
+    tq = effective_tq(charts, defender.tq, routed=defender.routed, column=defender.column)
     got = check(charts, "defender_check", tq, dr)
     if got.passed:
         return 0, "holds"
     if defender.routed:
         return got.hits, "eliminated"
-    return got.hits, "routs" if defender.hits + got.hits >= tq else "holds"
+    return got.hits, "routs" if defender.hits + got.hits >= defender.tq else "holds"
 
 
 @dataclass(frozen=True)
@@ -223,11 +225,17 @@ def collapse(
     return Collapse(tuple(sorted(set(routs))), set_hits)
 
 
+def collapse_check_due(unit: Piece, *, engaged_at_start: bool) -> bool:
+    """Whether step e #2 (rulebook §8.18) asks ``unit`` to roll: Engaged when the segment
+    began, not routed, and now exactly one hit short of routing."""
+    return engaged_at_start and not unit.routed and unit.hits == unit.tq - 1
+
+
 def engaged_collapse(charts: CofTables, unit: Piece, dr: int, *, engaged_at_start: bool) -> str:
     """Step e #2 (rulebook §8.18): a unit Engaged when the segment began and now one hit
     short of routing rolls: above its TQ ``routs``, else ``recovers`` (one hit off);
     ``none`` when the check does not apply."""
-    if not engaged_at_start or unit.routed or unit.hits != unit.tq - 1:
+    if not collapse_check_due(unit, engaged_at_start=engaged_at_start):
         return "none"
     return "recovers" if check(charts, "engaged_collapse", unit.tq, dr).passed else "routs"
 

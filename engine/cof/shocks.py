@@ -1,118 +1,182 @@
 """The Shock Segment of an Orders Phase (cof.md §3 C2, §8, §9.2, §9.4).
 
-Each step is completed for every shock before the next: designation (§8.2), target
-assignment (§8.3), pre-shock TQ checks (§8.4), leader casualties (§8.5), resolution on the
-charts (:func:`engine.cof.shock.resolve_shock`, §8.6-§8.8), then collapse, advance and
-Engaged markers (§8.9). Shock is not an order: who must shock follows from position; a unit
-that *may* shock (adjacent all the Movement Segment without moving) shocks only when its
-orders say ``shock UNIT``, and ``shock UNIT HEX`` adds a defender in a flank hex.
+Each step is completed for every shock before the next, and each is a call to the pure rules
+of :mod:`engine.cof.segment` on the state's :mod:`engine.cof.adapt` view: designation and the
+target plan (:func:`~engine.cof.segment.designate`, :func:`~engine.cof.segment.plan`, a
+player's flank targets checked by :func:`~engine.cof.segment.plan_problem`, §8.2-§8.3),
+pre-shock TQ checks (§8.4, :func:`~engine.cof.segment.defender_check`), leader casualties
+(§8.5), resolution on the charts (:func:`engine.cof.shock.resolve_shock`, §8.6-§8.8), then
+collapse and mutual rout, the Engaged units' collapse check, advance and Engaged markers
+(§8.9: :func:`~engine.cof.segment.collapse`, :func:`~engine.cof.segment.engaged_collapse`,
+:func:`~engine.cof.segment.advancers`, :func:`~engine.cof.segment.engaged_after`). Shock is
+not an order: who must shock follows from position; a unit that *may* shock (adjacent all
+the Movement Segment without moving) shocks only when its orders say ``shock UNIT``, and
+``shock UNIT HEX`` adds a defender in a flank hex.
 pbem's readings where the rules leave a choice [E]: the attacker fights on the chart line
 that gives it the best column, the defender on the worst for the attacker; a CH-2 with its
-runners takes the stack's pre-shock check on its chariot; the advancing unit is the one
-with the highest TQ; it keeps its facing.
+runners takes the stack's attacker check on its chariot (defenders check one by one); among
+equal advancers the lowest id advances, into the first hex emptied, keeping its facing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cof import cohesion, shock
+from engine.cof import cohesion, segment, shock, standards
+from engine.cof.adapt import counter, ground, piece, pieces
+from engine.cof.elevation import shock_shifts
+from engine.cof.heroics import is_heroic_shock, shock_duel
 from engine.cof.movement import terrain_hits
 from engine.cof.phase import Phase
-from engine.cof.state import Unit
-from engine.cof.steps import Ctx, add_hits, chart_type, leader_check, rout, separate
+from engine.cof.pieces import CHARIOTS, Piece
+from engine.cof.policy import policy_of
+from engine.cof.reaction import aggression_against_shock, aggression_must_attack
+from engine.cof.state import CofState, Leader, Unit, other
+from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
-__all__ = ["aggression_shock", "shock_segment"]
+__all__ = ["Plan", "aggression_shock", "plan_problem", "shock_segment"]
 
 
 @dataclass
 class _Shock:
+    """One attack of the plan: its attacking pieces (a stack by its chariot) and the
+    defending pieces' hexes, what became of them step by step."""
+
     attackers: list[Unit]
     defenders: list[str]
+    side: str
     duty: dict[str, str] = field(default_factory=dict)
     vacated: list[str] = field(default_factory=list)
     advanced: set[str] = field(default_factory=set)
     fought: list[Unit] = field(default_factory=list)
+    superior: str | None = None
+    idle: set[str] = field(default_factory=set)
 
 
-def _with_mates(ph: Phase, units: list[Unit]) -> list[Unit]:
+def _with_mates(s: CofState, units: list[Unit]) -> list[Unit]:
+    """The counters of ``units``' pieces: a chariot and its runners both."""
     out: list[Unit] = []
     for u in units:
         out.append(u)
         if u.stacked_with:
-            mate = ph.s.unit(u.stacked_with)
+            mate = s.unit(u.stacked_with)
             if mate.on_map and mate.hex == u.hex and mate not in out:
                 out.append(mate)
     return out
 
 
-def _defending(ph: Phase, hexes: list[str]) -> list[Unit]:
-    return [x for h in hexes for x in ph.s.units_at(h) if x.side != ph.side]
+def _defending(s: CofState, g: _Shock, hexes: list[str] | None = None) -> list[Unit]:
+    """The counters defending against ``g`` (in ``hexes``, by default all of its)."""
+    return [x for h in (g.defenders if hexes is None else hexes) for x in s.units_at(h)
+            if x.side != g.side]  # fmt: skip
 
 
-def _designate(ph: Phase) -> list[_Shock]:
+Plan = Sequence[tuple[Sequence[str], Sequence[str]]]
+"""A player's target assignment as written: (attackers, defenders) by unit id or hex."""
+
+
+def _enemy(s: CofState, side: str, ref: str) -> Unit | None:
+    """An enemy unit on the map by id or hex (a stack: its chariot)."""
+    here = [u for u in s.live() if u.side != side and ref.lower() in (u.id.lower(), u.hex)]
+    here.sort(key=lambda u: u.type != "CH2")
+    return here[0] if here else None
+
+
+def _written(ph: Phase, plan: Plan) -> list[segment.Attack] | str:
+    """The player's plan as the rules' attacks, or what it names that is not there."""
     s = ph.s
-    enemies = {
-        e.at: chart_type(s, e) for e in ph.enemies() if not (e.type == "RI" and e.stacked_with)
+    out = []
+    for atts, defs in plan:
+        a_ids, d_ids = [], []
+        for ref in atts:
+            u = ph.find(ref)
+            if not isinstance(u, Unit) or not u.on_map:
+                return f"no unit {ref!r} of {ph.side} on the map"
+            a_ids.append(piece(s, u).id)
+        for ref in defs:
+            e = _enemy(s, ph.side, ref)
+            if e is None:
+                return f"no enemy unit {ref!r} on the map"
+            d_ids.append(piece(s, e).id)
+        out.append(segment.Attack(tuple(dict.fromkeys(a_ids)), tuple(dict.fromkeys(d_ids))))
+    return out
+
+
+def _plan(ph: Phase, plan: Plan = ()) -> tuple[list[segment.Attack], dict[str, str], str | None]:
+    """Steps a and the targets (cof.md §8.2-§8.3): the designated pieces of the activated
+    wing (a may-shock one only if ordered, by ``shock`` or in the player's plan) and the
+    attacks: the player's ``plan`` if :func:`engine.cof.segment.plan_problem` finds it
+    legal, else pbem's plan with the flank targets the orders add where the plan stays
+    legal; and why the player's plan was not used."""
+    s = ph.s
+    wing = {u.id for u in ph.units() if not u.rallied}
+    board = [p for p in pieces(s) if p.side != ph.side or p.id in wing]
+    ordered = {piece(s, u).id: h for u, h in ((s.unit(i), h) for i, h in ph.shock) if u.on_map}
+    written = _written(ph, plan) if plan else []
+    if not isinstance(written, str):
+        ordered.update({uid: "" for a in written for uid in a.attackers if uid not in ordered})
+    duties = {
+        uid: duty
+        for uid, duty in segment.designate(
+            s.charts, board, ph.side, moved=ph.moved, turned_in_place=ph.turned
+        ).items()
+        if duty == "must" or uid in ordered
     }
-    ordered = {uid for uid, _ in ph.shock}
-    extra: dict[str, list[str]] = {}
-    for uid, h in ph.shock:
-        if h:
-            extra.setdefault(uid, []).append(h)
-    candidates: list[tuple[int, int, str, Unit, list[GHex]]] = []
-    for u in ph.units():
-        if u.type == "RI" and u.stacked_with and s.unit(u.stacked_with).hex == u.hex:
-            continue  # the stack acts through its chariot
-        troop = chart_type(s, u)
-        fronts = shock.front_targets(s.charts, troop, u.at, u.facing, enemies)
-        if not fronts:
+    if isinstance(written, str):
+        problem: str | None = written
+    elif written:
+        problem = segment.plan_problem(s.charts, board, duties, written)
+        if problem is None:
+            return written, duties, None
+    else:
+        problem = None
+    attacks = segment.plan(s.charts, board, duties, include_may=ordered)
+    for uid, h in sorted(ordered.items()):
+        if not h:
             continue
-        duty = shock.shock_duty(
-            troop,
-            ended_adjacent=u.id in ph.moved,
-            engaged=u.engaged,
-            adjacent_throughout=u.id not in ph.moved,
-            in_column=u.column,
-            routed=u.routed or u.rallied,
-            turned_in_place=u.id in ph.turned,
-        )
-        if duty is None or (duty == "may" and u.id not in ordered):
-            continue
-        candidates.append((0 if duty == "must" else 1, len(fronts), u.id, u, fronts))
-    shocks: list[_Shock] = []
-    taken: dict[str, _Shock] = {}
-    for rank, _, _, u, fronts in sorted(candidates, key=lambda c: c[:3]):
-        duty = "must" if rank == 0 else "may"
-        own = [str(h) for h in fronts if str(h) not in taken]
-        if own:
-            for h in extra.get(u.id, []):
-                target = GHex.parse(h)
-                legal = target in flank_hexes(u.at, u.facing) and target in enemies
-                if (
-                    legal
-                    and h not in taken
-                    and shock.may_shock(s.charts, chart_type(s, u), enemies[target])
-                ):
-                    own.append(h)
-            g = _Shock([u], own, {u.id: duty})
-            shocks.append(g)
-            for h in own:
-                taken[h] = g
-            continue
-        g = taken[str(fronts[0])]
-        if len(g.defenders) == 1:
-            g.attackers.append(u)
-            g.duty[u.id] = duty
-    return shocks
+        for i, a in enumerate(attacks):
+            extra = [p.id for p in board if str(p.hex) == h and p.side != ph.side]
+            if a.attackers != (uid,) or not extra:
+                continue
+            tried = [*attacks]
+            tried[i] = segment.Attack(a.attackers, (*a.defenders, *extra))
+            if segment.plan_problem(s.charts, board, duties, tried) is None:
+                attacks = tried
+    return attacks, duties, problem
 
 
-def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
+def plan_problem(ph: Phase, plan: Plan) -> str | None:
+    """Why the player's written ``plan`` would not be played now (cof.md §8.3), or ``None``:
+    the check of an orders mail, on the position its moves lead to."""
+    return _plan(ph, plan)[2]
+
+
+def _designate(ph: Phase, plan: Plan) -> list[_Shock]:
     s = ph.s
+    attacks, duties, problem = _plan(ph, plan)
+    if problem is not None and ph.ctx is not None:
+        ph.ctx.log("not-done", f"the attack plan is not played ({problem}): pbem's plan is",
+                   {"problem": problem})  # fmt: skip
+    out = []
+    for a in attacks:
+        hexes = sorted({s.unit(d).hex for d in a.defenders})
+        units = [s.unit(i) for i in a.attackers]
+        out.append(_Shock(units, hexes, ph.side, {i: duties[i] for i in a.attackers}))
+    return out
+
+
+def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
+    """Step b (cof.md §8.4, §8.10): may-shock attackers check; a defender that may react
+    aggressively tries (its shock then comes first, the attackers defending); then every
+    defender not Engaged checks. The shocks to fight, in order."""
+    s = ph.s
+    first: list[_Shock] = []
+    out: list[_Shock] = []
     for g in shocks:
         for a in list(g.attackers):
-            if g.duty[a.id] != "may" or all(x.routed for x in _defending(ph, g.defenders)):
+            if g.duty[a.id] != "may" or all(x.routed for x in _defending(s, g)):
                 continue
             dr = ctx.d10(f"pre-shock check of {a.id}")
             got = cohesion.check(s.charts, "must_check_attacker", a.tq, dr)
@@ -128,42 +192,94 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
                 add_hits(ctx, a, got.hits, "failed pre-shock check")
         if not g.attackers:
             continue
-        for d in _defending(ph, g.defenders):
+        fight = _aggression(ctx, g) or g
+        (first if fight is not g else out).append(fight)
+        for d in _defending(s, fight):
             if d.engaged or not d.on_map:
                 continue
-            tq = cohesion.effective_tq(s.charts, d.tq, routed=d.routed, column=d.column)
             dr = ctx.d10(f"defender check of {d.id}")
-            got = cohesion.check(s.charts, "defender_check", tq, dr)
+            hits, outcome = segment.defender_check(s.charts, counter(d), dr)
             ctx.log(
                 "pre-shock",
-                f"{d.id} braces for the shock: rolls {dr} against TQ {tq}",
-                {"unit": d.id, "hits": got.hits},
+                f"{d.id} braces for the shock: rolls {dr} against TQ {d.tq}: {outcome}",
+                {"unit": d.id, "hits": hits, "outcome": outcome},
                 (dr,),
             )
-            add_hits(ctx, d, got.hits, "defender pre-shock check")
-        for h in list(g.defenders):
-            if not [x for x in s.units_at(h) if x.side != ph.side]:
-                g.defenders.remove(h)
-                g.vacated.append(h)
+            if outcome == "eliminated":
+                eliminate(ctx, d)
+            else:
+                add_hits(ctx, d, hits, "defender pre-shock check")
+        for h in list(fight.defenders):
+            if not _defending(s, fight, [h]):
+                fight.defenders.remove(h)
+                fight.vacated.append(h)
+    return first + out
 
 
-def _leaders(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> None:
-    s = ph.s
-    hexes = sorted(
-        {u.hex for g in shocks if g.attackers and g.defenders for u in g.attackers}
-        | {h for g in shocks if g.attackers for h in g.defenders}
+def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
+    """Aggression Reaction against shock (cof.md §8.10, rulebook §8.55-§8.56): the one
+    defending BI or lone RI, attacked only by chariots (an RI: by CH-3) with one in its front
+    hexes, tries when its owner's standing order ``aggression-shock`` says so: a roll at most its
+    printed TQ turns it into the attacker of every original attacker in its front hexes, with
+    no check of its own. pbem [E]: only a shock on that one defending piece may be turned;
+    an original attacker in its flank fights no shock."""
+    s = ctx.s
+    reactors = {piece(s, d).id: piece(s, d) for d in _defending(s, g)}
+    if len(reactors) != 1:
+        return None
+    (reactor,) = reactors.values()
+    attackers = [piece(s, a) for a in g.attackers]
+    if not aggression_against_shock(reactor, attackers):
+        return None
+    if policy_of(s, reactor.side).get("aggression-shock") != "always":
+        return None
+    dr = ctx.d10(f"aggression reaction of {reactor.id}")
+    ok = cohesion.aggression_vs_shock(s.charts, reactor.tq, dr)
+    verdict = "it attacks instead" if ok else "it awaits the shock"
+    what = f"{reactor.id} tries to strike first: rolls {dr} against TQ {reactor.tq}: {verdict}"
+    ctx.log("aggression", what, {"unit": reactor.id, "passed": ok}, (dr,))
+    if not ok:
+        return None
+    targets = aggression_must_attack(reactor, attackers)
+    unit = s.unit(reactor.id)
+    return _Shock([unit], sorted({s.unit(t).hex for t in targets}), unit.side, {unit.id: "ar"})
+
+
+def _involved(s: CofState, g: _Shock) -> tuple[list[Leader], list[Leader]]:
+    """The leaders stacked with a unit of the shock, attacker's and defender's."""
+    att = sorted({u.hex for u in g.attackers})
+    return (
+        [ld for h in att for ld in s.leaders_at(h) if ld.side == g.side],
+        [ld for h in g.defenders for ld in s.leaders_at(h) if ld.side != g.side],
     )
-    for h in hexes:
-        for ld in s.leaders_at(h):
-            leader_check(ctx, ld, "shock")
 
 
-def _bonus(ph: Phase, units: list[Unit]) -> list[int]:
+def _leaders(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> int:
+    """Step c (cof.md §8.5, §10.2 #1): in a heroic battle a shock with leaders of both sides
+    and a hero among them brings a duel; otherwise every leader with a unit of a shock
+    checks for casualties. The duels' modifier for the active side's shocks."""
     s = ph.s
+    drm = 0
+    for g in shocks:
+        if not g.attackers or not g.defenders:
+            continue
+        att, dfd = _involved(s, g)
+        if att and dfd and is_heroic_shock(s, att, dfd):
+            got, duelists = shock_duel(ctx, att, dfd)
+            drm += got if g.side == ph.side else -got
+            g.idle = {ld.id for ld in (*att, *dfd)} - set(duelists)
+            continue
+        for ld in (*att, *dfd):
+            if ld.on_map:
+                leader_check(ctx, ld, "shock")
+    return drm
+
+
+def _bonus(s: CofState, units: list[Unit], idle: set[str]) -> list[int]:
     out = []
     for h in sorted({u.hex for u in units}):
         for ld in s.leaders_at(h):
-            if ld.side != units[0].side:
+            if ld.side != units[0].side or ld.id in idle:
                 continue
             if ld.role == "OC":
                 out.append(ld.rating(ld.charisma))
@@ -172,9 +288,11 @@ def _bonus(ph: Phase, units: list[Unit]) -> list[int]:
     return out
 
 
-def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
+def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
+    """Step d (cof.md §8.6-§8.8) for one shock; ``hero_drm`` the duels' modifier for the
+    active side's shocks (cof.md §10.4 #2)."""
     s = ph.s
-    defenders = _defending(ph, g.defenders)
+    defenders = _defending(s, g)
     if not g.attackers or not defenders:
         return
     d_types = {chart_type(s, d).code: d for d in defenders}
@@ -187,38 +305,36 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     if best is None:
         return
     _, a_code, lead = best
-    a_type = s.charts.types[a_code]
     d_code = min(d_types, key=lambda dc: (s.charts.clash[(a_code, dc)].column, dc))
     target = d_types[d_code]
-    d_type = s.charts.types[d_code]
     fronted = any(
-        lead.at in front_hexes(e.at, e.facing) for e in ph.enemies() if e.hex not in g.defenders
+        lead.at in front_hexes(e.at, e.facing)
+        for e in s.live(other(g.side))
+        if e.hex not in g.defenders
     )
     rear = any(lead.at in rear_hexes(d.at, d.facing) for d in defenders)
     flank = any(a.at in flank_hexes(d.at, d.facing) for a in g.attackers for d in defenders)
-    shifts = []
-    if max(s.elevation.get(h, 0) for h in g.defenders) > max(
-        s.elevation.get(a.hex, 0) for a in g.attackers
-    ):
-        shifts.append("higher_ground")
-    crossed = [set(s.hexside_kinds(a.at, d.at)) for a in g.attackers for d in defenders
-               if a.at.distance(d.at) == 1]  # fmt: skip
-    for kind in ("minor_river", "stream"):
-        if crossed and all(kind in c for c in crossed):
-            shifts.append(kind)
-    drm = shock.leader_drm(_bonus(ph, g.attackers), _bonus(ph, defenders))
+    shifts = shock_shifts(
+        s.charts,
+        ground(s),
+        [GHex.parse(h) for h in g.defenders],
+        [a.at for a in g.attackers],
+        chariots_attack=all(chart_type(s, a).code in CHARIOTS for a in g.attackers),
+    )
+    drm = shock.leader_drm(_bonus(s, g.attackers, g.idle), _bonus(s, defenders, g.idle))
+    drm += hero_drm if g.side == ph.side else -hero_drm
     dr = ctx.d10(f"shock of {lead.id} on {target.hex}")
     res = shock.resolve_shock(
         s.charts,
-        a_type,
-        d_type,
+        s.charts.types[a_code],
+        s.charts.types[d_code],
         dr,
         rear=rear,
         rear_attacker_fronted=fronted,
         defender_in_column=any(d.column for d in defenders),
         flank=flank,
         attackers=len(g.attackers),
-        defenders=len(g.defenders),
+        defenders=len({piece(s, d).id for d in defenders}),
         terrain_shifts=shifts,
         drm=drm,
     )
@@ -233,7 +349,8 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
          "attacker_hits": res.attacker_hits, "defender_hits": res.defender_hits},
         (dr,),
     )  # fmt: skip
-    att = _with_mates(ph, g.attackers)
+    att = _with_mates(s, g.attackers)
+    g.superior = lead.id if res.superiority == "AS" else None
     first = [lead.id] if res.superiority == "AS" or rear else []
     got = shock.distribute_hits(res.attacker_hits, [u.id for u in att], first)
     for u in att:
@@ -244,96 +361,131 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     g.fought = att + defenders
 
 
+def _entry_hits(s: CofState, u: Unit, h: str) -> int:
+    """The hits ``u`` would take entering ``h`` from where it stands (cof.md §6.2)."""
+    to = GHex.parse(h)
+    return terrain_hits(
+        s.charts, s.charts.types[u.type], s.terrain_at(to), s.hexside_kinds(u.at, to)
+    )
+
+
+def _sides(g: _Shock, side: str) -> tuple[list[Piece], list[Piece]]:
+    """A shock's counters still on the map, one by one, as the rules see them now:
+    (attackers, defenders) for the attacking ``side``."""
+    on = [counter(u) for u in g.fought if u.on_map]
+    return [p for p in on if p.side == side], [p for p in on if p.side != side]
+
+
 def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str]) -> None:
+    """Step e #1-#2 (cof.md §8.9, §9.2 #3)."""
     s = ph.s
-    for g in shocks:
-        att = [u for u in _with_mates(ph, g.attackers) if u.on_map]
-        dfd = [u for u in g.fought if u.on_map and u.side != ph.side]
-        loser = shock.mutual_rout([(u.hits, u.tq) for u in att], [(u.hits, u.tq) for u in dfd])
-        if loser is None:
-            continue
-        spared = dfd if loser == "attacker" else att
-        for u in spared:
-            u.hits = u.tq - 1
-        ctx.log("mutual-rout", f"both sides break: the {loser} routs", {"routs": loser})
-    for u in sorted(s.live(), key=lambda u: u.id):
-        if u.on_map and not u.routed and cohesion.routs(u.hits, u.tq):
+    fought = [g for g in shocks if g.fought]
+    extra = {
+        u.id: _entry_hits(s, u, g.defenders[0])
+        for g in fought
+        for u in g.attackers
+        if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
+    }
+    got = segment.collapse([_sides(g, g.side) for g in fought], advance_hits=extra)
+    for uid, hits in sorted(got.hits.items()):
+        s.unit(uid).hits = hits
+        ctx.log("mutual-rout", f"both sides break: {uid} holds with {hits} hits", {"unit": uid})
+    for uid in got.routs:
+        u = s.unit(uid)
+        if u.on_map and not u.routed:
             rout(ctx, u)
     for u in sorted(s.live(), key=lambda u: u.id):
-        if u.id in engaged_before and not u.routed and u.hits == u.tq - 1:
-            dr = ctx.d10(f"collapse check of {u.id}")
-            if cohesion.check(s.charts, "engaged_collapse", u.tq, dr).passed:
-                u.hits -= 1
-                ctx.log(
-                    "collapse", f"{u.id} holds (rolls {dr}): one hit off", {"unit": u.id}, (dr,)
-                )
-            else:
-                ctx.log("collapse", f"{u.id} collapses (rolls {dr})", {"unit": u.id}, (dr,))
-                rout(ctx, u)
+        p, was = counter(u), u.id in engaged_before
+        if not segment.collapse_check_due(p, engaged_at_start=was):
+            continue
+        dr = ctx.d10(f"collapse check of {u.id}")
+        if segment.engaged_collapse(s.charts, p, dr, engaged_at_start=was) == "recovers":
+            u.hits -= 1
+            ctx.log("collapse", f"{u.id} holds (rolls {dr}): one hit off", {"unit": u.id}, (dr,))
+        else:
+            ctx.log("collapse", f"{u.id} collapses (rolls {dr})", {"unit": u.id}, (dr,))
+            rout(ctx, u)
 
 
 def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
+    """Step e #3 (cof.md §8.9): into the first hex the shock emptied."""
     s = ph.s
     empty = [h for h in g.vacated + g.defenders if not s.units_at(h)]
-    able = [a for a in g.attackers if a.on_map and not a.routed]
-    if not empty or not able:
+    if not empty:
         return
-    enemy_fronts = {h for e in ph.enemies() for h in front_hexes(e.at, e.facing)}
-    mover = max(able, key=lambda a: (a.tq, [-ord(c) for c in a.id]))
-    h = GHex.parse(empty[0])
-    if h not in mover.at.neighbours():
-        return
-    if empty[0] in g.vacated and mover.at in enemy_fronts:
-        return
-    hits = terrain_hits(
-        s.charts, s.charts.types[mover.type], s.terrain_at(h), s.hexside_kinds(mover.at, h)
+    to = GHex.parse(empty[0])
+    near = [a for a in g.attackers if a.on_map and to in a.at.neighbours()]
+    who = segment.advancers(
+        pieces(s),
+        [piece(s, a) for a in near],
+        superior=g.superior,
+        emptied_by_check=empty[0] in g.vacated,
     )
+    if not who:
+        return
+    mover = s.unit(who[0])
+    hits = segment.advance_hits(counter(mover), _entry_hits(s, mover, empty[0]))
     start = mover.hex
-    for m in _with_mates(ph, [mover]):
+    for m in _with_mates(s, [mover]):
         m.hex, m.engaged = empty[0], False
         g.advanced.add(m.id)
-    if hits:
-        mover.hits = min(mover.hits + hits, mover.tq - 1)  # never routs by advancing (§8.9)
+    mover.hits = hits
+    mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
+    for ld in s.leaders_at(start):  # a hero goes along with his unit (cof.md §10.1) [E]
+        if ld.side == mover.side and ld.role == "hero":
+            ld.hex = mover.hex
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
-    ph.entry_fire(mover)
+    standards.update(ctx)
+    if "ar" not in g.duty.values():  # no reaction fire at an aggression reactor (§8.10)
+        ph.entry_fire(mover)
 
 
-def shock_segment(ph: Phase) -> None:
-    """Run the Shock Segment after the activated wing's movement and fire."""
+def _engaged(ph: Phase, shocks: list[_Shock]) -> None:
+    """Step e #4 (cof.md §8.9 #4, §9.4)."""
+    s = ph.s
+    groups = []
+    for g in shocks:
+        if g.fought:
+            a, d = _sides(g, g.side)
+            groups.append(([p for p in a if not p.routed], [p for p in d if not p.routed]))
+    gone = {uid for g in shocks for uid in g.advanced}
+    for uid in segment.engaged_after(groups, gone=gone):
+        s.unit(uid).engaged = True
+
+
+def shock_segment(ph: Phase, plan: Plan = ()) -> None:
+    """Run the Shock Segment after the activated wing's movement and fire; ``plan`` the
+    attacks the player wrote (none: pbem's plan)."""
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
     engaged_before = {u.id for u in s.live() if u.engaged}
-    shocks = _designate(ph)
+    shocks = _designate(ph, plan)
     if shocks:
         _fight(ctx, ph, shocks, engaged_before)
 
 
 def aggression_shock(ph: Phase, reactor: Unit, defenders: list[str]) -> None:
-    """The shock of a unit making an Aggression Reaction (cof.md §8.10), resolved at once:
-    ``ph`` is its own side's (its owner attacks), ``defenders`` the hexes it must attack;
-    the reactor takes no pre-shock check, the defenders theirs."""
+    """The shock of a unit making an Aggression Reaction against fire (cof.md §8.10),
+    resolved at once: ``ph`` is its own side's (its owner attacks), ``defenders`` the hexes it
+    must attack; the reactor takes no pre-shock check and no reaction fire, the defenders
+    their checks."""
     ctx = ph.ctx
     assert ctx is not None
     engaged_before = {u.id for u in ph.s.live() if u.engaged}
-    _fight(ctx, ph, [_Shock([reactor], list(defenders), {reactor.id: "must"})], engaged_before)
+    g = _Shock([reactor], list(defenders), reactor.side, {reactor.id: "ar"})
+    _fight(ctx, ph, [g], engaged_before)
 
 
 def _fight(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str]) -> None:
     """Steps b to e of the Shock Segment (cof.md §8.4-§8.9) for the designated shocks."""
     s = ph.s
-    _prechecks(ctx, ph, shocks)
-    _leaders(ctx, ph, shocks)
+    shocks = _prechecks(ctx, ph, shocks)
+    hero_drm = _leaders(ctx, ph, shocks)
     for g in shocks:
-        _resolve(ctx, ph, g)
+        _resolve(ctx, ph, g, hero_drm)
     _collapse(ctx, ph, shocks, engaged_before)
     for g in shocks:
         _advance(ctx, ph, g)
-    for g in shocks:
-        for u in g.fought:
-            if not u.on_map or u.routed or u.id in g.advanced:
-                continue
-            foes = [x for x in g.fought if x.side != u.side and x.on_map and not x.routed]
-            if any(x.at.distance(u.at) == 1 for x in foes):
-                u.engaged = True
+    _engaged(ph, shocks)
     separate(s)

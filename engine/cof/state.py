@@ -25,6 +25,7 @@ from engine.cof.tables import CofTables, TroopType, bundled, load_cof_text
 from engine.gboh.grid import GHex, HexMap
 
 __all__ = [
+    "ARRIVING",
     "SIDES",
     "CofState",
     "Leader",
@@ -41,6 +42,8 @@ __all__ = [
 SIDES: tuple[str, str] = SEATS
 MOMENTUM = "momentum"
 IN_PLAY = "in"
+ARRIVING = "arriving"
+"""The status of a reinforcement not yet on the map (it enters on turn ``arrives``)."""
 
 
 def other(side: str) -> str:
@@ -78,6 +81,7 @@ class Unit:
     recovered: bool = False
     out_of_command: bool = False
     status: str = IN_PLAY
+    arrives: int = 0  # a reinforcement: the turn it enters at ``hex`` (status ARRIVING till then)
 
     @property
     def on_map(self) -> bool:
@@ -90,7 +94,8 @@ class Unit:
 
 @dataclass
 class Leader:
-    """A leader (cof.md §2.5): ratings as printed, wounds, whether killed or replaced."""
+    """A leader (cof.md §2.5): ratings as printed, wounds, whether killed or replaced;
+    ``hits`` those kept from heroic duels (§10.3 #6)."""
 
     id: str
     side: str
@@ -109,7 +114,9 @@ class Leader:
     on_foot: bool = False
     wounded: bool = False
     replacement: int = 0
+    hits: int = 0
     status: str = IN_PLAY
+    arrives: int = 0  # enters with his arriving wing on this turn (status ARRIVING till then)
 
     @property
     def on_map(self) -> bool:
@@ -122,7 +129,10 @@ class Leader:
 
 @dataclass
 class SideState:
-    """One army: its Withdrawal Level and points (cof.md §11), Standard (§9.6), Trump (§5.4)."""
+    """One army: its Withdrawal Level and points (cof.md §11), Standard (§9.6), Trump (§5.4).
+    ``standard_captured``: the game turn the enemy took its Standard (0: not captured);
+    ``standard_by``: the enemy unit that keeps it; ``skip_marker``: a hero of it withdrew,
+    so its next drawn marker is spent (§10.4 #4)."""
 
     army: str
     name: str
@@ -133,6 +143,9 @@ class SideState:
     trump_used: bool = False
     momentum_back: bool = False
     standing: str = ""
+    standard_captured: int = 0
+    standard_by: str = ""
+    skip_marker: bool = False
 
 
 @dataclass
@@ -275,6 +288,8 @@ def from_scenario(sc: CofScenario) -> CofState:
             missile=c.missile or "",
             name=c.name,
             stacked_with=c.stacked_with or "",
+            status=ARRIVING if c.arrives else IN_PLAY,
+            arrives=c.arrives,
         )
         for c in sc.counters
     ]
@@ -301,6 +316,8 @@ def from_scenario(sc: CofScenario) -> CofState:
                 hero=spec.hero,
                 archer=spec.archer,
                 on_foot=spec.on_foot,
+                status=ARRIVING if spec.arrives else IN_PLAY,
+                arrives=spec.arrives,
             )
         )
     sides: dict[str, SideState] = {}

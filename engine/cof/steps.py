@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cof import cohesion
-from engine.cof.adapt import chief, ground, piece, pieces
-from engine.cof.leaders import displaced, replacement_hexes
-from engine.cof.rout import rout_hexes
+from engine.cof.adapt import chief, counter, ground, piece, pieces
+from engine.cof.heroes import checks_casualty
+from engine.cof.leaders import displaced, replacement_hexes, wound
+from engine.cof.rout import Standard, flee_near_standard, leaders_lost, rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
 from engine.core.api import Event
@@ -31,6 +32,7 @@ __all__ = [
     "chart_type",
     "displace_lone_leaders",
     "eliminate",
+    "flee_near",
     "kill_leader",
     "leader_check",
     "rout",
@@ -85,6 +87,15 @@ def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
     """Take a unit off the map; its printed TQ counts to its side's withdrawal points (§11)."""
     s = ctx.s
     was = u.hex
+    lost = (
+        leaders_lost(
+            [chief(ld) for ld in s.leaders if ld.side == u.side],
+            [counter(x) for x in s.live()],
+            [u.id],
+        )
+        if status == "fled" and was
+        else []
+    )
     u.status, u.hex = status, ""
     u.engaged = u.routed = u.column = False
     if u.stacked_with:
@@ -98,10 +109,8 @@ def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
         f"{u.side} withdrawal points {s.sides[u.side].points}",
         {"unit": u.id, "hex": was, "side": u.side, "points": s.sides[u.side].points},
     )
-    if was and not s.units_at(was):
-        for ld in s.leaders_at(was):
-            if ld.side == u.side and status == "fled":
-                kill_leader(ctx, ld, "with his fleeing troops")
+    for lid in lost:  # every combat unit of the hex fled (cof.md §9.7)
+        kill_leader(ctx, s.leader(lid), "with his fleeing troops")
 
 
 def add_hits(ctx: Ctx, u: Unit, n: int, why: str, *, rout_now: bool = True) -> None:
@@ -185,17 +194,19 @@ def kill_leader(ctx: Ctx, ld: Leader, why: str) -> None:
 
 def leader_check(ctx: Ctx, ld: Leader, kind: str, first: int | None = None) -> None:
     """A leader's casualty check (cof.md §7.9, §8.5); ``first`` is the unmodified fire roll."""
-    if ld.hero:
+    if not checks_casualty(chief(ld)):
         return
     rating = ld.initiative if ld.role == "OC" else ld.ability
     rolls = ctx.rolls(f"casualty check of {ld.name}")
     seq: Iterator[int] = rolls if first is None else _chain(first, rolls)
     got = cohesion.leader_casualty(ctx.s.charts, kind, seq, rating, wounded=ld.wounded)
-    if got == "killed":
+    if got == "unhurt":
+        return
+    if got == "killed" or wound(chief(ld)) is None:
         kill_leader(ctx, ld, f"{kind} casualty check")
-    elif got == "wounded":
-        ld.wounded = True
-        ctx.log("leader-wounded", f"{ld.name} is wounded: his ratings drop by 1", {"leader": ld.id})
+        return
+    ld.wounded = True
+    ctx.log("leader-wounded", f"{ld.name} is wounded: his ratings drop by 1", {"leader": ld.id})
 
 
 def _chain(first: int, rest: Iterator[int]) -> Iterator[int]:
@@ -218,8 +229,24 @@ def displace_lone_leaders(ctx: Ctx, mover: Unit) -> None:
         if where is None:
             kill_leader(ctx, ld, "alone among the enemy")
         elif where:
-            ld.hex = str(where[0])
+            was, ld.hex = ld.hex, str(where[0])
             ctx.log("leader-displaced", f"{ld.name} falls back to {ld.hex}", {"leader": ld.id})
+            side = s.sides[ld.side]
+            if side.standard == was and not side.standard_captured:  # it goes with him (§9.6)
+                side.standard = ld.hex
+                ctx.log("standard", f"the {side.name} Standard goes with him", {"side": ld.side})
+                flee_near(ctx, Standard(ld.side, GHex.parse(ld.hex)), "moves")
+
+
+def flee_near(ctx: Ctx, standard: Standard, why: str) -> None:
+    """A Standard moved or captured: its side's routed units within 3 hexes of ``standard``
+    flee at once (cof.md §9.6, :func:`engine.cof.rout.flee_near_standard`)."""
+    s = ctx.s
+    for uid in flee_near_standard(s.charts, [counter(u) for u in s.live()], standard):
+        u = s.unit(uid)
+        if u.on_map:
+            ctx.log("standard", f"{u.id} flees: its Standard {why}", {"unit": u.id})
+            eliminate(ctx, u, "fled")
 
 
 def separate(s: CofState) -> None:

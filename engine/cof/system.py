@@ -30,7 +30,7 @@ from engine.cof.state import (
 )
 from engine.cof.steps import Ctx, separate
 from engine.cof.tables import bundled, load_cof_text, one_file_schemas
-from engine.cof.turn import opening, trump_question
+from engine.cof.turn import opening
 from engine.cof.view import board
 from engine.core.api import Prompt, Question, Resolution
 from engine.core.tables import Tables, TableSchema
@@ -86,7 +86,7 @@ class CofSystem:
             return Prompt("over", None, text, result=s.result, turn=s.turn)
         if s.pending:
             p = s.pending
-            text, answers, default = trump_question(s)
+            text, answers, default = orders_mod.question(s)
             q = Question(p["id"], p["side"], text, answers, default, p["step"], p["label"])
             return Prompt("question", p["side"], text, question=q, turn=s.turn)
         a = s.active
@@ -189,7 +189,8 @@ class CofSystem:
         s = state
         head = f"game {s.game_id}\nturn {s.turn}\nside {side}\n"
         if s.pending and s.pending["side"] == side:
-            return head + "# answers: trump, no (default no)\nanswer no\n"
+            _, answers, default = orders_mod.question(s)
+            return head + f"# answers: {', '.join(answers)} (default {default})\nanswer {default}\n"
         a = s.active
         if a.get("side") != side:
             return head + "# not your Orders Phase: standing orders only\n"
@@ -229,6 +230,10 @@ class CofSystem:
             from engine.cof.view import CofPicture  # noqa: PLC0415
 
             return CofPicture()
+        if name == "playout":
+            from engine.cof.playout import CofPlayout  # noqa: PLC0415
+
+            return CofPlayout(self)
         if name == "scenarios":
             from engine.cof import scenario  # noqa: PLC0415
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cof import command
+from engine.cof import command, standards
+from engine.cof.arrivals import arrive, present_wings
+from engine.cof.heroics import skip_marker
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
 from engine.cof.state import MOMENTUM, SIDES, CofState, other
@@ -39,8 +41,9 @@ __all__ = [
 
 
 def markers(s: CofState, side: str) -> list[str]:
-    """A side's activation markers (cof.md §5.2): one a wing, and its Momentum marker."""
-    return [f"{side}:{w}" for w in s.sides[side].wings] + [f"{side}:{MOMENTUM}"]
+    """A side's activation markers (cof.md §5.2): one a wing (not for a wing still to
+    arrive, :func:`engine.cof.arrivals.present_wings`), and its Momentum marker."""
+    return [f"{side}:{w}" for w in present_wings(s, side)] + [f"{side}:{MOMENTUM}"]
 
 
 def opening(s: CofState) -> None:
@@ -56,7 +59,7 @@ def _initiative_choice(s: CofState, side: str) -> None:
         "side": side,
         "wing": "",
         "how": "initiative",
-        "choices": [*s.sides[side].wings, "pool"],
+        "choices": [*present_wings(s, side), "pool"],
     }
 
 
@@ -80,8 +83,10 @@ def _rating(s: CofState, side: str) -> int:
 
 
 def begin_turn(ctx: Ctx) -> None:
-    """Phase A (cof.md §3 A): the Initiative roll; every marker into the pool."""
+    """Phase A (cof.md §3 A): reinforcements due enter (:mod:`engine.cof.arrivals`); the
+    Initiative roll; every marker into the pool."""
     s = ctx.s
+    arrive(ctx)
     s.pool = sorted(m for side in SIDES for m in markers(s, side))
     s.used, s.pending, s.step, s.active = [], {}, 0, {}
     rolls = (ctx.d10("north's Initiative roll"), ctx.d10("south's Initiative roll"))
@@ -151,6 +156,8 @@ def next_activation(ctx: Ctx) -> None:
         s.used.append(marker)
         owner = marker.split(":", 1)[0]
         ctx.log("draw", f"{_name(s, marker)} is drawn", {"marker": marker, "side": owner})
+        if skip_marker(ctx, marker):
+            continue
         foe = other(owner)
         if _trump_allowed(s, foe):
             wish = policy_of(s, foe).get("trump")
@@ -250,6 +257,8 @@ def _momentum_back(ctx: Ctx, side: str) -> None:
     if s.sides[side].momentum_back:
         s.sides[side].momentum_back = False
         marker = f"{side}:{MOMENTUM}"
+        if marker in s.pool:  # already back (a challenger's win, cof.md §10.4 #1)
+            return
         if marker in s.used:
             s.used.remove(marker)
         s.pool = sorted([*s.pool, marker])
@@ -304,6 +313,7 @@ def end_turn(ctx: Ctx) -> None:
     """Phases D and E (cof.md §3 D-E): replacements, reload, markers off; withdrawal."""
     s = ctx.s
     replace_leaders(ctx)
+    standards.end_of_turn(ctx)
     _reload(ctx)
     for u in s.units:
         u.moved = u.rallied = u.recovered = False

@@ -6,7 +6,8 @@ picture's own view (:class:`engine.cof.picture.CofView`: every counter on the ma
 markers, a CH-2 and its runners as one counter), which the public view also carries as its
 ``board`` (:func:`engine.cof.picture.view_to_dict`). :class:`CofPicture` draws the area of
 action of that board (:func:`engine.cof.picture.area_picture`) with the moves, volleys,
-shocks and losses of the events it is given.
+shocks and losses of the events it is given, and, for the mails, the overview of the whole
+map after it (:meth:`CofPicture.pictures`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from engine.cof.picture import (
     SideView,
     UnitView,
     area_picture,
+    arriving_of,
+    overview_picture,
     view_from_dict,
     view_to_dict,
 )
@@ -122,6 +125,7 @@ def cof_view(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = ()) 
         combats,
         losses,
         title=str(view.get("title", "")),
+        arriving=arriving_of(view),
     )
 
 
@@ -140,9 +144,26 @@ class CofPicture:
         events: Sequence[Mapping[str, Any]] = (),
         viewer: str | None = None,
     ) -> Picture:
-        data = view.get("board")
-        if not isinstance(data, Mapping):
-            raise ValueError("not a Chariots of Fire view: it has no board")
-        moves, combats, losses = _marks(events)
-        got = replace(view_from_dict(data), moves=moves, combats=combats, losses=losses)
-        return area_picture(got, viewer=viewer)
+        return area_picture(_marked(view, events), viewer=viewer)
+
+    def pictures(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> tuple[tuple[str, Picture], ...]:
+        """The area of action, then the overview of the whole map (issue 16: a mail shows
+        the area of action plus an overview)."""
+        got = _marked(view, events)
+        return (
+            ("area", area_picture(got, viewer=viewer)),
+            ("overview", overview_picture(got, viewer=viewer)),
+        )
+
+
+def _marked(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> CofView:
+    data = view.get("board")
+    if not isinstance(data, Mapping):
+        raise ValueError("not a Chariots of Fire view: it has no board")
+    moves, combats, losses = _marks(events)
+    return replace(view_from_dict(data), moves=moves, combats=combats, losses=losses)

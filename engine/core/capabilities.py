@@ -21,7 +21,9 @@ The capabilities:
 - :data:`SCENARIOS` (:class:`ScenarioChecker`): every problem of a scenario
   file by line, and a summary of a valid one (``pbem scenario``).
 - :data:`PICTURE` (:class:`PictureBuilder`): the neutral picture model of a
-  board for the renderer (:mod:`engine.core.picture`).
+  board for the renderer (:mod:`engine.core.picture`); a builder that also has
+  ``pictures`` (:class:`PictureSet`) gives several named pictures, the board
+  first (a large map: the area of action, then the overview).
 - :data:`RULES_HELP` (:class:`RulesHelp`): short rules help by topic.
 - :data:`DICE_LUCK` (:class:`DiceLuck`): which dice thrown in a turn were
   hit-or-miss throws, who threw them and which faces counted as hits (the
@@ -68,6 +70,7 @@ __all__ = [
     "Forecast",
     "Forecaster",
     "PictureBuilder",
+    "PictureSet",
     "RulesHelp",
     "ScenarioChecker",
     "ScenarioInfo",
@@ -197,6 +200,22 @@ class PictureBuilder(Protocol):
         ``viewer`` (a side) turns the board so that his edge is at the bottom
         and names the board's parts as he calls them; None draws the default view.
         """
+        ...
+
+
+@runtime_checkable
+class PictureSet(Protocol):
+    """A :class:`PictureBuilder` that draws more than one picture of a board (optional)."""
+
+    def pictures(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Sequence[tuple[str, Picture]]:
+        """Named pictures of the view: the first is what :meth:`PictureBuilder.picture`
+        returns (the board of the mail's text and HTML), the others go with it
+        (e.g. ``("overview", ...)``); names are short lower-case words."""
         ...
 
 

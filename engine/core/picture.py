@@ -88,8 +88,10 @@ class Counter:
 
 @dataclass(frozen=True)
 class Edge:
-    """A hexside feature drawn along the side between two corners: ``style`` ``stream``,
-    ``river`` or ``wall`` (an unknown style is drawn as a plain dark line)."""
+    """A hexside feature drawn along the side between two corners (:func:`hexside`):
+    ``style`` ``stream``, ``river``, ``wall`` (a city wall) or ``fortified`` (a field
+    fortification's earthwork, drawn on the ground under the hex grid); an unknown style
+    is drawn as a plain dark line."""
 
     a: Pt
     b: Pt
@@ -173,10 +175,9 @@ class Picture:
     bottom). ``columns`` label x positions (drawn above and below the field),
     ``rows`` label y positions (drawn left and right). ``lines`` are section
     lines; ``sections`` name the board's parts between them (as the viewer
-    calls them). ``walls`` are hexside marks drawn over the terrain (a segment
-    on the side shared by two hexes, e.g. a fortified hexside). ``legend`` lines
-    explain the counters in words, for the text board and the mail. ``edges`` are styled
-    hexside features (streams, rivers, city walls); ``hex_ids`` writes each hex's id in it
+    calls them). ``legend`` lines explain the counters in words, for the text board and
+    the mail. ``edges`` are every hexside feature, each with its style (streams, rivers,
+    city walls, fortified hexsides: :class:`Edge`); ``hex_ids`` writes each hex's id in it
     (GBoH maps, whose hexes are named by number).
     """
 
@@ -188,7 +189,6 @@ class Picture:
     columns: tuple[Label, ...] = ()
     rows: tuple[Label, ...] = ()
     lines: tuple[tuple[Pt, Pt], ...] = ()
-    walls: tuple[tuple[Pt, Pt], ...] = ()
     sections: tuple[Label, ...] = ()
     counters: tuple[Counter, ...] = ()
     markers: tuple[Marker, ...] = ()
@@ -279,7 +279,6 @@ def half_turn(p: Picture) -> Picture:
         columns=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.columns),
         rows=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.rows),
         lines=tuple((_turn(a, s), _turn(b, s)) for a, b in p.lines),
-        walls=tuple((_turn(a, s), _turn(b, s)) for a, b in p.walls),
         edges=tuple(replace(e, a=_turn(e.a, s), b=_turn(e.b, s)) for e in p.edges),
         sections=tuple(Label(_turn(lb.at, s), lb.text) for lb in p.sections),
         counters=tuple(

@@ -103,8 +103,15 @@ class Tables:
         return self.rows[name]
 
     def placeholders(self) -> list[tuple[str, str, str]]:
-        """Every (table, row, field) whose value is a placeholder."""
-        return sorted(k for k, v in self.provenance.items() if provenance_kind(v) == "placeholder")
+        """Every (table, row, field) whose value is a placeholder (a new list each call; the
+        file does not change, so they are found once: a prompt counts them every turn)."""
+        found = self.__dict__.get("_placeholders")
+        if found is None:
+            found = tuple(
+                sorted(k for k, v in self.provenance.items() if provenance_kind(v) == "placeholder")
+            )
+            self.__dict__["_placeholders"] = found
+        return list(found)
 
 
 def provenance_kind(text: str) -> str:

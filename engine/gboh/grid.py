@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 from engine.core.cube import cube_line
 
@@ -74,23 +74,50 @@ class MapNotationError(ValueError):
     """A hex number that cannot be read, or a hex that is not on the map."""
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class GHex:
-    """One hex of a GBoH map: ``col`` and ``row`` as printed (``1423`` = column 14, row 23)."""
-
+class _ColRow(NamedTuple):
     col: int
     row: int
+
+
+_PARSED: dict[str, GHex] = {}
+"""Hex numbers read so far (a state names hexes as text; rules read them all game long)."""
+
+_NEAR: dict[GHex, tuple[GHex, ...]] = {}
+"""Each hex's six neighbours, once computed (:meth:`GHex.neighbours`)."""
+
+_SIDE_INDEX = {side: i for i, side in enumerate(SIDES)}
+
+
+class GHex(_ColRow):
+    """One hex of a GBoH map: ``col`` and ``row`` as printed (``1423`` = column 14, row 23).
+
+    A tuple ``(col, row)`` underneath, so hashing and comparing run in C; the hash, the
+    equality between hexes and the order are the ones the frozen dataclass it replaces had.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, col: int, row: int) -> GHex:
+        return tuple.__new__(cls, (col, row))
 
     @classmethod
     def parse(cls, text: str) -> GHex:
         """Read ``1423`` (or ``523`` for ``0523``); no map check."""
+        got = _PARSED.get(text)
+        if got is not None and cls is GHex:
+            return got
         m = _ID.match(text)
         if not m:
             raise MapNotationError(
                 f"{text.strip()!r} is not a hex: write its four-digit number, e.g. 1423"
             )
         digits = m.group(1).zfill(4)
-        return cls(int(digits[:2]), int(digits[2:]))
+        h = cls(int(digits[:2]), int(digits[2:]))
+        if cls is GHex:
+            if len(_PARSED) >= 65536:
+                _PARSED.clear()
+            _PARSED[text] = h
+        return h
 
     def __str__(self) -> str:
         return f"{self.col:02d}{self.row:02d}"
@@ -113,18 +140,28 @@ class GHex:
     # --- neighbours and distance -------------------------------------------
     def neighbour(self, side: str) -> GHex:
         """The hex across hexside ``side`` (``N``, ``NE``... ; see :data:`SIDES`)."""
-        dc, dr = (_ODD if self.col & 1 else _EVEN)[SIDES.index(side)]
-        return GHex(self.col + dc, self.row + dr)
+        return self.neighbours()[_SIDE_INDEX[side]]
 
     def neighbours(self) -> tuple[GHex, ...]:
         """The six neighbours, clockwise from ``N``, ignoring the map's edges."""
-        return tuple(self.neighbour(s) for s in SIDES)
+        near = _NEAR.get(self)
+        if near is None:
+            col, row = self
+            offsets = _ODD if col & 1 else _EVEN
+            near = tuple(GHex(col + dc, row + dr) for dc, dr in offsets)
+            if len(_NEAR) >= 65536:
+                _NEAR.clear()
+            _NEAR[self] = near
+        return near
 
     def distance(self, other: GHex) -> int:
         """Hex distance (number of steps)."""
-        ax, ay, az = self.cube
-        bx, by, bz = other.cube
-        return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+        ax, ar = self
+        bx, br = other
+        az = ar - (ax - (ax & 1)) // 2
+        bz = br - (bx - (bx & 1)) // 2
+        dx, dz = ax - bx, az - bz
+        return max(abs(dx), abs(dz), abs(dx + dz))
 
     def line_to(self, other: GHex) -> tuple[tuple[GHex, ...], ...]:
         """Hexes a centre-to-centre line crosses, as steps from ``self`` to ``other``.
@@ -316,7 +353,11 @@ class HexMap:
 
     def neighbours(self, h: GHex) -> tuple[GHex, ...]:
         """Neighbours of ``h`` on the map, clockwise from ``N``."""
-        return tuple(n for n in h.neighbours() if n in self)
+        near: dict[GHex, tuple[GHex, ...]] = self.__dict__.setdefault("_near", {})
+        got = near.get(h)
+        if got is None:
+            got = near[h] = tuple(n for n in h.neighbours() if n in self)
+        return got
 
     def distance(self, a: GHex, b: GHex) -> int:
         return a.distance(b)

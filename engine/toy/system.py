@@ -304,9 +304,14 @@ class ToySystem:
         return f"card {code}"
 
     def capability(self, name: str) -> object | None:
-        """The toy offers an autoplayer, scenario checks, rules help, a picture, deal, dice luck."""
+        """The toy offers an autoplayer, a playout, scenario checks, rules help, a picture, deal,
+        dice luck."""
         if name == "deal":
             return self
+        if name == "playout":
+            from engine.toy.playout import ToyPlayout  # noqa: PLC0415 - loaded only when asked for
+
+            return ToyPlayout(self)
         if name in ("autoplay", "scenarios", "rules-help", "picture", "dice-luck"):
             from engine.toy import extras  # noqa: PLC0415 - loaded only when asked for
 

@@ -11,6 +11,10 @@ transaction, with the daemon's injected clock:
   twice);
 - writes every player's deadline feed, ``<data_dir>/calendars/<hash>.ics``
   (:func:`pbem.calendar.player_feed`; ``pbem club calendar EMAIL`` names the file).
+  The feeds are written after that transaction commits, from one streamed
+  read that takes no write lock (:func:`write_feeds`): with 100,000 games
+  that is 200,000 players, and a feed whose inputs did not change (its
+  ``X-PBEM-DIGEST``) is neither built nor written again.
 
 Everything it reads and writes is in the database, so a restart loses nothing.
 """
@@ -25,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
-from pbem.calendar import feed_name, player_feed
+from pbem import memory
+from pbem.calendar import active_feeds, feed_bytes, feed_name
 from pbem.clock import Clock
 from pbem.clubs.clubs import member_ids
 from pbem.clubs.ladder import expire_challenges
@@ -38,7 +43,7 @@ from pbem.pipeline import load_server_key
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
-from pbem.store import Game, GameStatus, OutboxMessage, Player, Seat, Store
+from pbem.store import OutboxMessage, Player, Store, read_session
 from pbem.store.files import private_dir
 from pbem.store.locks import try_job_lock
 
@@ -69,16 +74,32 @@ def week_of(now: datetime) -> str:
 def club_sweep(
     store: Store, config: Config, clock: Clock, server_key: ServerKey | None = None
 ) -> dict[str, int]:
-    """Run the sweep once in its own transaction; return what it did, by kind."""
+    """Run the sweep once in its own transaction; return what it did, by kind.
+
+    The feeds are written after the transaction, from a read session (no
+    write lock held while 200,000 feeds are checked).
+    """
     with store.transaction() as session:
         # Several workers (PostgreSQL) schedule the sweep; one at a time runs it.
         if not try_job_lock(session, "clubs-sweep"):
             return {"expired": 0, "adjudicated": 0, "standings": 0, "feeds": 0}
-        return sweep_in(Env(session, config, clock, Mailer(session, config, clock, server_key)))
+        done = sweep_in(
+            Env(session, config, clock, Mailer(session, config, clock, server_key)), feeds=False
+        )
+    with read_session(store) as session:
+        done["feeds"] = write_feeds(
+            Env(session, config, clock, Mailer(session, config, clock, server_key))
+        )
+    memory.trim()  # the rows streamed for the feeds: give their heap back
+    return done
 
 
-def sweep_in(env: Env) -> dict[str, int]:
-    """Run the sweep in the caller's transaction (see the module docstring)."""
+def sweep_in(env: Env, *, feeds: bool = True) -> dict[str, int]:
+    """Run the sweep in the caller's transaction (see the module docstring).
+
+    ``feeds=False``: leave the feeds to the caller (:func:`club_sweep` writes
+    them after its transaction).
+    """
     done = {"expired": 0, "adjudicated": 0, "standings": 0, "feeds": 0}
     session, now = env.session, env.clock.now()
     done["expired"] = len(expire_challenges(session, now))
@@ -102,7 +123,8 @@ def sweep_in(env: Env) -> dict[str, int]:
         ).first()
         if sent is None:
             done["standings"] += standings_mail(env, club.id, week=week)
-    done["feeds"] = write_feeds(env)
+    if feeds:
+        done["feeds"] = write_feeds(env)
     return done
 
 
@@ -112,27 +134,41 @@ def feeds_dir(config: Config) -> Path:
 
 
 def write_feeds(env: Env) -> int:
-    """Write the feed of every player with a seat in an active game; return how many changed."""
-    ids = env.session.exec(
-        select(Seat.player_id)
-        .join(Game, col(Game.id) == col(Seat.game_id))
-        .where(col(Game.status) == GameStatus.ACTIVE)
-    ).all()
-    if not ids:
-        return 0
+    """Write the feed of every player with a seat in an active game; return how many changed.
+
+    One streamed query (:func:`pbem.calendar.active_feeds`); a feed file
+    that already carries the digest of its inputs is left as it is.
+    """
     where = feeds_dir(env.config)
-    private_dir(where)
+    domain = env.mailer.domain
     changed = 0
-    for pid in sorted(set(ids)):
-        player = env.session.get(Player, pid)
-        if player is None:
+    made = False
+    for feed in active_feeds(env.session):
+        if not made:
+            private_dir(where)
+            made = True
+        path = where / feed_name(feed.email)
+        if _carries(path, feed.digest(domain)):
             continue
-        data = player_feed(env.session, player, env.mailer.domain)
-        path = where / feed_name(player.email)
+        data = feed_bytes(feed, domain)
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
             changed += 1
     return changed
+
+
+def _carries(path: Path, digest: str) -> bool:
+    """Whether the feed at ``path`` was made from inputs with ``digest`` (its head says)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(FEED_HEAD)
+    except OSError:
+        return False
+    return f"X-PBEM-DIGEST:{digest}".encode() in head
+
+
+FEED_HEAD = 512
+"""Bytes of a feed read to find its digest (the calendar's own properties come first)."""
 
 
 def setup_daemon(daemon: Daemon) -> None:

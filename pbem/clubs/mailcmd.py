@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -76,18 +77,45 @@ Reference: docs/clubs.md.
 _CLUB_TAG = re.compile(r"^club-([a-z0-9][a-z0-9-]{0,39})$")
 
 
-def club_of(mail: Inbound, text: str, address: str, session: Session) -> str | None:
+def own_club_probe(mail: Inbound) -> Any:
+    """The scalar subquery: the club whose own address is among the mail's recipients.
+
+    None without recipients. The processor asks it in the same query as the
+    game (:func:`pbem.pipeline.games.load_game`) and hands the answer to
+    :func:`club_of`.
+    """
+    if not mail.recipients:
+        return None
+    return (
+        select(Club.id)
+        .where(col(Club.address).in_([r.lower() for r in mail.recipients]))
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
+def club_of(
+    mail: Inbound,
+    text: str,
+    address: str,
+    session: Session,
+    *,
+    own: str | None = None,
+    own_asked: bool = False,
+) -> str | None:
     """The club a mail is for, or None.
 
     The club's own address (``pbem club create --address``), its
     plus-address ``club-<id>``, or a ``club`` line in a text without a
-    ``game`` line.
+    ``game`` line. ``own_asked``: ``own`` is already the answer of
+    :func:`own_club_probe` (not read again).
     """
     local, _, domain = address.lower().partition("@")
     if mail.recipients:
-        own = session.exec(
-            select(Club.id).where(col(Club.address).in_([r.lower() for r in mail.recipients]))
-        ).first()
+        if not own_asked:
+            own = session.exec(
+                select(Club.id).where(col(Club.address).in_([r.lower() for r in mail.recipients]))
+            ).first()
         if own is not None:
             return own
     for rcpt in mail.recipients:

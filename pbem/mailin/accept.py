@@ -30,6 +30,7 @@ from sqlmodel import Session, col, or_, select
 
 from pbem.clock import Clock
 from pbem.store import InboxMessage, InboxStatus, Store
+from pbem.store.notify import announce_inbox
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +160,7 @@ def store_message(
             if found is None:
                 session.add(row)
                 session.flush()
+                announce_inbox(session)  # PostgreSQL wakes every idle worker at commit
     except IntegrityError:
         # Another writer stored the same message between our check and insert.
         with store.transaction() as session:

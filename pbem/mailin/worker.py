@@ -35,14 +35,16 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import func, update
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
 from pbem.clock import Clock
-from pbem.store import InboxMessage, InboxStatus, Store
+from pbem.store import Deadline, InboxMessage, InboxStatus, Store
 from pbem.store.locks import LaneClaims
 
 log = logging.getLogger(__name__)
@@ -111,6 +113,24 @@ class InboxProcessor(Protocol):
         ...
 
 
+class ClaimingProcessor(InboxProcessor, Protocol):
+    """A processor that takes the row as the worker's claim returned it (no second read)."""
+
+    def process_claimed(self, row: InboxMessage) -> bool:
+        """Process ``row`` (just claimed, pending) like :meth:`InboxProcessor.process`."""
+        ...
+
+
+@dataclass(frozen=True)
+class PendingRow:
+    """A pending row as the worker's listing saw it."""
+
+    id: int
+    received_at: datetime | None = None
+    late: bool = False
+    """A deadline was due before the mail was received (judge it first)."""
+
+
 class InboxWorker:
     """Feed pending inbox rows to the processor, in id order, one at a time."""
 
@@ -124,6 +144,7 @@ class InboxWorker:
         max_attempts: int = 3,
         before_row: Callable[[int], None] | None = None,
         lanes: Lanes | None = None,
+        judge: Callable[[datetime], None] | None = None,
     ) -> None:
         self.store = store
         self.processor = processor
@@ -134,6 +155,9 @@ class InboxWorker:
         """Called with each row's id before it is processed (the deadlines judge first)."""
         self.lanes = lanes
         """Set when several workers share the store (PostgreSQL): rows are claimed by lane."""
+        self.judge = judge
+        """Called with a row's receipt time when a deadline was due before it (the deadlines
+        judge it first); the listing tells, so a row with none costs no read."""
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = threading.Event()
@@ -144,28 +168,67 @@ class InboxWorker:
 
     def pending_ids(self) -> list[int]:
         """Return the ids of pending rows, oldest first."""
-        with self.store.transaction() as session:
-            rows = session.exec(
-                select(InboxMessage.id)
+        return [r.id for r in self.pending_rows()]
+
+    def _listed(self) -> list[Any]:
+        """The listing's columns: the id, and with a judge the receipt time and lateness."""
+        if self.judge is None:
+            return [InboxMessage.id]
+        late = (
+            select(Deadline.id)
+            .where(col(Deadline.fired).is_(False))
+            .where(col(Deadline.due_at) < col(InboxMessage.received_at))
+            .exists()
+        )
+        return [InboxMessage.id, InboxMessage.received_at, late]
+
+    @staticmethod
+    def _pending_row(values: Any) -> PendingRow:
+        if len(values) == 1:
+            return PendingRow(values[0])
+        return PendingRow(values[0], values[1], bool(values[2]))
+
+    def pending_rows(self) -> list[PendingRow]:
+        """Return the pending rows, oldest first, in one statement (no transaction).
+
+        With a judge, each row says whether a deadline not yet fired was due
+        before it was received. Deadlines written after this listing are due
+        after it (a new prompt's period starts now), so none is missed.
+        """
+        with self.store.autocommit() as session:
+            rows = session.execute(
+                select(*self._listed())
                 .where(col(InboxMessage.status) == InboxStatus.PENDING)
                 .order_by(col(InboxMessage.id))
             ).all()
-        return [r for r in rows if r is not None]
+        return [self._pending_row(r) for r in rows if r[0] is not None]
 
-    def _begin(self, inbox_id: int) -> bool:
-        """Count an attempt at the row; set it aside instead if it had too many (False)."""
-        with self.store.transaction() as session:
-            # The common case in one statement: a pending row with attempts left.
-            counted = session.execute(
+    def _claim(self, inbox_id: int) -> InboxMessage | None:
+        """Count an attempt at a pending row with attempts left and return it, in one statement.
+
+        None when the row is not such a row (:meth:`_begin` then decides).
+        The row read back is the one the processor acts on; it writes the
+        row's outcome only where it is still pending, so a row taken by
+        someone else meanwhile is never acted on twice.
+        """
+        table: Any = sa_inspect(InboxMessage).local_table
+        with self.store.autocommit() as session:
+            found = session.execute(
                 update(InboxMessage)
                 .where(col(InboxMessage.id) == inbox_id)
                 .where(col(InboxMessage.status) == InboxStatus.PENDING)
                 .where(col(InboxMessage.attempts) < self.max_attempts)
                 .values(attempts=col(InboxMessage.attempts) + 1)
+                .returning(*table.columns)
                 .execution_options(synchronize_session=False)
-            )
-            if getattr(counted, "rowcount", 0) == 1:
-                return True
+            ).first()
+        if found is None:
+            return None
+        return InboxMessage(**dict(found._mapping))
+
+    def _begin(self, inbox_id: int) -> bool:
+        """Count an attempt at the row; set it aside instead if it had too many (False)."""
+        with self.store.transaction() as session:
             row = session.get(InboxMessage, inbox_id)
             if row is None or row.status != InboxStatus.PENDING:
                 return False
@@ -204,8 +267,8 @@ class InboxWorker:
             handled = self._process_lanes(self.lanes)
         else:
             handled = 0
-            for inbox_id in self.pending_ids():
-                step = self._one(inbox_id)
+            for pending in self.pending_rows():
+                step = self._one(pending)
                 if step is None:
                     break
                 handled += step
@@ -213,14 +276,23 @@ class InboxWorker:
             self.on_processed()
         return handled
 
-    def _one(self, inbox_id: int) -> int | None:
-        """Judge the deadlines before row ``inbox_id``, then process it.
+    def _one(self, pending: PendingRow) -> int | None:
+        """Judge the deadlines before the row, then process it.
 
         Returns 1 (handled) or None (stop this round: stopping, or the
         database is unavailable and the row stays pending for the next wake).
         """
         if self._stopping.is_set():
             return None
+        inbox_id = pending.id
+        if self.judge is not None and pending.late and pending.received_at is not None:
+            try:
+                self.judge(pending.received_at)
+            except OperationalError:
+                log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+                return None
+            except Exception:  # the mail is not to blame: process it; the sweep retries
+                log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
         if self.before_row is not None:
             try:
                 self.before_row(inbox_id)
@@ -230,9 +302,17 @@ class InboxWorker:
             except Exception:  # the mail is not to blame: process it; the sweep retries
                 log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
         try:
-            if not self._begin(inbox_id):
+            claiming: Callable[[InboxMessage], bool] | None = getattr(
+                self.processor, "process_claimed", None
+            )
+            claimed = self._claim(inbox_id) if claiming is not None else None
+            marked: bool | None
+            if claiming is not None and claimed is not None:
+                marked = claiming(claimed)
+            elif not self._begin(inbox_id):
                 return 1
-            marked = self.processor.process(inbox_id)
+            else:
+                marked = self.processor.process(inbox_id)
         except OperationalError:
             log.exception("inbox #%d: database unavailable; will retry", inbox_id)
             self._undo_attempt(inbox_id)
@@ -245,38 +325,39 @@ class InboxWorker:
                 self._check_marked(inbox_id)
         return 1
 
-    def pending_lanes(self, lanes: Lanes) -> dict[str, list[int]]:
-        """Return the pending rows' ids by lane, lanes in the order of their oldest row."""
-        with self.store.transaction() as session:
-            rows = session.exec(
+    def pending_lanes(self, lanes: Lanes) -> dict[str, list[PendingRow]]:
+        """Return the pending rows by lane, lanes in the order of their oldest row."""
+        with self.store.autocommit() as session:
+            rows = session.execute(
                 select(
-                    InboxMessage.id,
                     InboxMessage.envelope_to,
                     func.substr(col(InboxMessage.raw), 1, LANE_HEAD_BYTES),
+                    *self._listed(),
                 )
                 .where(col(InboxMessage.status) == InboxStatus.PENDING)
                 .order_by(col(InboxMessage.id))
                 .limit(LANE_ROUND)
             ).all()
-        out: dict[str, list[int]] = {}
-        for inbox_id, envelope_to, head in rows:
-            if inbox_id is None:
+        out: dict[str, list[PendingRow]] = {}
+        for envelope_to, head, *listed in rows:
+            if listed[0] is None:
                 continue
-            lane = lanes.lane_of(bytes(head or b""), envelope_to or "") or f"row:{inbox_id}"
-            out.setdefault(lane, []).append(inbox_id)
+            pending = self._pending_row(listed)
+            lane = lanes.lane_of(bytes(head or b""), envelope_to or "") or f"row:{pending.id}"
+            out.setdefault(lane, []).append(pending)
         return out
 
     def _process_lanes(self, lanes: Lanes) -> int:
         """Process the pending rows of every lane this worker can claim, each lane in order."""
         handled = 0
-        for lane, ids in self.pending_lanes(lanes).items():
+        for lane, rows in self.pending_lanes(lanes).items():
             if self._stopping.is_set():
                 break
             if not lanes.claims.try_claim(lane):
                 continue  # another worker holds it; its rows stay in order with it
             try:
-                for inbox_id in ids:
-                    step = self._one(inbox_id)
+                for pending in rows:
+                    step = self._one(pending)
                     if step is None:
                         return handled
                     handled += step

@@ -39,7 +39,7 @@ from pbem.mailviews.model import (
 )
 from pbem.orders_text import canonicalize
 from pbem.render.bundle import RenderedBoard
-from pbem.render.png import display_size
+from pbem.render.png import board_size, display_size
 from pbem.render.templating import environment, wrap
 
 __all__ = [
@@ -78,7 +78,10 @@ def _common(env: Envelope) -> dict[str, Any]:
 
 
 def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
-    w, h = display_size(board.picture)
+    if board.radius is None:
+        w, h = display_size(board.picture)
+    else:  # a small picture (an overview) is shown pixel for pixel
+        w, h = board_size(board.picture, board.radius)
     return {
         "ascii": board.ascii.rstrip("\n"),
         "cid": cid,
@@ -86,6 +89,10 @@ def _board(board: RenderedBoard, cid: str) -> dict[str, Any]:
         "height": h,
         "top": side_label(board.picture, board.picture.top),
         "bottom": side_label(board.picture, board.picture.bottom),
+        # more pictures of the board (an overview), inline after it
+        "others": [
+            {**_board(other, f"{name}.{cid}"), "name": name} for name, other in board.others
+        ],
     }
 
 
@@ -158,8 +165,22 @@ def _message(
             filename=f"board-turn-{env.turn}.png",
             cid=f"<{cid}>",
         )
+        others = [
+            bytes_part(
+                other.png,
+                "image",
+                "png",
+                disposition="inline",
+                filename=f"{name}-turn-{env.turn}.png",
+                cid=f"<{name}.{cid}>",
+            )
+            for name, other in board.others
+        ]
         related = multipart(
-            "related", f"rel-{tag}", [body, image], params=(("type", "multipart/alternative"),)
+            "related",
+            f"rel-{tag}",
+            [body, image, *others],
+            params=(("type", "multipart/alternative"),),
         )
         msg = multipart("mixed", f"mix-{tag}", [related], headers=headers)
         msg.add_attachment(

@@ -64,7 +64,7 @@ def setup_daemon(daemon: Daemon) -> None:
     daemon.deadlines = scheduler  # type: ignore[attr-defined]
     # Deadlines are judged by receipt time: before each mail, those due before it
     # was received; after mail, those that waited for it.
-    daemon.before_row = scheduler.judge_before_mail
+    daemon.judge = scheduler.judge_received
     address, domain = daemon.config.mail.address, daemon.config.mail_domain
     daemon.lane_of = lambda head, envelope_to: lane_of(head, envelope_to, address, domain)
     daemon.after_mail.append(scheduler.after_mail)

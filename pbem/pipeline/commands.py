@@ -11,14 +11,15 @@ changes nothing. ``docs/mail-commands.md`` is the player's reference.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from engine.core.api import OrdersError
-from pbem.deadlines import push_back
+from pbem.deadlines import forget_absences, push_back
 from pbem.mailviews import model as mv
-from pbem.pipeline import mailkinds
+from pbem.pipeline import bots, mailkinds
 from pbem.pipeline.absences import AbsenceError, parse_absence, plan_absence
 from pbem.pipeline.checkmail import handle_check
 from pbem.pipeline.games import GameContext, append_events
@@ -36,6 +37,7 @@ from pbem.pipeline.statement_checks import (
 )
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import finish_game, save_state, shown_deadline
+from pbem.server_key import ServerKey
 from pbem.statements import CHECK_NAMESPACE, ORDERS_NAMESPACE, Statement, fresh_nonce
 from pbem.store import Absence, GameStatus, InboxStatus
 
@@ -355,6 +357,7 @@ def _absence(step: Step, args: str) -> Outcome:
             created_at=now,
         )
     )
+    forget_absences(step.env.session)
     moved = 0
     for a, b in plan.new:  # only the days no earlier absence covered move a deadline
         moved += push_back(step.env.session, step.ctx.id, step.side, start=a, end=b, now=now)
@@ -424,24 +427,9 @@ def _draw(step: Step, args: str) -> Outcome:
     rt = ctx.options.runtime
     other = _other(ctx, step.side)
     if verb in ("accept", "yes") and rt.draw_offer == other:
-        ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=None))
-        _save_options(step)
-        finish_game(step.env, ctx, "draw", (), reason="draw agreed")
-        return Outcome.done("draw agreed", ctx.id)
+        return _draw_agreed(step)
     if verb in ("decline", "no") and rt.draw_offer == other:
-        ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=None))
-        _save_options(step)
-        for s in ctx.seats:
-            mailkinds.send_notice(
-                step.env.mailer,
-                ctx,
-                s,
-                kind="draw-declined",
-                version=step.inbox_id,
-                subject="Draw declined",
-                body=f"{step.side} declined the draw; the game goes on.\n",
-            )
-        return Outcome.done("draw declined", ctx.id)
+        return _draw_declined(step, f"{step.side} declined the draw; the game goes on.\n")
     if verb in ("propose", "offer"):
         if rt.draw_offer == step.side:
             return step.refuse("draw-pending", "your draw offer is still open")
@@ -453,19 +441,21 @@ def _draw(step: Step, args: str) -> Outcome:
             )
         ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=step.side))
         _save_options(step)
-        for s in ctx.seats:
-            mailkinds.send_notice(
-                step.env.mailer,
-                ctx,
-                s,
-                kind="draw-offer",
-                version=step.inbox_id,
-                subject=f"{step.side} offers a draw",
-                body=f"{step.side} offers a draw. {other} answers with a signed mail:\n\n"
+        level = ctx.options.settings.bot_level(other)
+        server_key = step.env.mailer.server_key
+        if level is not None and server_key is not None:
+            return _bot_answers_draw(step, other, level, server_key)
+        _tell_seats(
+            step,
+            "draw-offer",
+            f"{step.side} offers a draw",
+            lambda s: (
+                f"{step.side} offers a draw. {other} answers with a signed mail:\n\n"
                 f"game: {ctx.id}\n"
                 f"nonce: {fresh_nonce(f'{ctx.id}|{step.inbox_id}|{s}|draw')}\n"
-                "command draw accept\n\n(or 'command draw decline').\n",
-            )
+                "command draw accept\n\n(or 'command draw decline').\n"
+            ),
+        )
         return Outcome.done(f"{step.side} offered a draw", ctx.id)
     return step.refuse(
         "bad-draw",
@@ -474,3 +464,47 @@ def _draw(step: Step, args: str) -> Outcome:
         else f"{verb!r}: write 'command draw propose', 'accept' or 'decline'",
         legal=("command draw propose", "command draw accept", "command draw decline"),
     )
+
+
+def _bot_answers_draw(step: Step, bot_side: str, level: int, server_key: ServerKey) -> Outcome:
+    """The bot playing ``bot_side`` answers the draw just offered to it, at once."""
+    answer = bots.answer_draw_offer(
+        step.env, step.ctx, bot_side, level, server_key=server_key, inbox_id=step.inbox_id
+    )
+    if answer.accept:
+        return _draw_agreed(step, f"{bot_side} (bot:{level}): {answer.explanation}")
+    return _draw_declined(
+        step, f"{bot_side} (bot:{level}) declined the draw: {answer.explanation}.\n"
+    )
+
+
+def _draw_agreed(step: Step, why: str = "") -> Outcome:
+    """The open draw offer is accepted: the game ends drawn."""
+    ctx = step.ctx
+    ctx.options = replace(ctx.options, runtime=replace(ctx.options.runtime, draw_offer=None))
+    _save_options(step)
+    finish_game(step.env, ctx, "draw", (), reason=f"draw agreed; {why}" if why else "draw agreed")
+    return Outcome.done("draw agreed", ctx.id)
+
+
+def _draw_declined(step: Step, body: str) -> Outcome:
+    """The open draw offer is declined: everyone is told ``body``, the game goes on."""
+    ctx = step.ctx
+    ctx.options = replace(ctx.options, runtime=replace(ctx.options.runtime, draw_offer=None))
+    _save_options(step)
+    _tell_seats(step, "draw-declined", "Draw declined", lambda _: body)
+    return Outcome.done("draw declined", ctx.id)
+
+
+def _tell_seats(step: Step, kind: str, subject: str, body: Callable[[str], str]) -> None:
+    """Send every seat a notice (``body`` of the seat's side)."""
+    for s in step.ctx.seats:
+        mailkinds.send_notice(
+            step.env.mailer,
+            step.ctx,
+            s,
+            kind=kind,
+            version=step.inbox_id,
+            subject=subject,
+            body=body(s),
+        )

@@ -16,21 +16,28 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import and_, func, insert, null
+from sqlalchemy import event as sa_event
+from sqlalchemy import select as sa_select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from engine.core.api import CardMove, CardPiles, GameSystem, Prompt
 from engine.core.tables import Tables
 from engine.dice import PROTOCOL_VERSION, EpochDice, HashChain, join_message
 from pbem.clock import Clock
+from pbem.deadlines import know_absences
 from pbem.pipeline.settings import GameOptions, GameSettings
 from pbem.pipeline.systems import resolve_system
 from pbem.sshsig import SshPublicKey
 from pbem.store import (
+    Absence,
     Event,
     Game,
     GameSecret,
@@ -40,7 +47,8 @@ from pbem.store import (
     Seat,
     SeatJoin,
 )
-from pbem.store.locks import lock_row
+from pbem.store.bulk import defer_write
+from pbem.store.locks import is_postgres, lock_row
 from pbem.tablefile import start_with
 
 __all__ = [
@@ -103,6 +111,10 @@ class GameContext:
     seats: dict[str, SeatInfo] = field(default_factory=dict)
     invite_tokens: dict[str, str] = field(default_factory=dict)
     """Set by ``create_and_start`` only: each keyless seat's invite token (never stored)."""
+    joins: dict[str, SeatJoin] | None = None
+    """The game's seat joins by side, as :func:`load_game` read them (None: not read)."""
+    probes: dict[str, Any] = field(default_factory=dict)
+    """The answers to :func:`load_game`'s ``probes``, by name."""
 
     @property
     def id(self) -> str:
@@ -134,33 +146,102 @@ def current_key(session: Session, player_id: int) -> SshPublicKey | None:
     return None if row is None else SshPublicKey.parse(row.public_key)
 
 
-def load_game(session: Session, game_id: str, *, game: Game | None = None) -> GameContext | None:
+def load_game(
+    session: Session,
+    game_id: str,
+    *,
+    game: Game | None = None,
+    probes: Mapping[str, Any] | None = None,
+    absent_after: datetime | None = None,
+) -> GameContext | None:
     """Load game ``game_id`` with its seats and keys; None if there is no such game.
 
-    On PostgreSQL the game's row is locked for the transaction (several
-    workers: the second one to load a game waits until the first commits,
-    then reads what it wrote; :func:`pbem.store.locks.lock_row`). ``game``:
-    the row, already read with :func:`~pbem.store.locks.lock_row` in this
-    transaction.
+    One query: the game's row with its seats, their players, each player's
+    current key and each seat's join (so :func:`game_join` reads nothing
+    more). ``probes``: more scalar subqueries to answer in the same query
+    (their answers in :attr:`GameContext.probes`; the processor asks
+    whether the statement was already acted on, and whether a recipient is
+    a club's address).
+
+    On PostgreSQL the game's row is first locked for the transaction, in a
+    statement of its own (several workers: the second one to load a game
+    waits until the first commits; :func:`pbem.store.locks.lock_row`): the
+    seats and keys are then read by a statement that begins after the lock
+    is held, so it sees whatever the first worker committed (a statement
+    that waited for a lock would still read the other tables as they were
+    when it began). ``game``: the row, already locked in this transaction.
+    ``absent_after``: also read the players' absences that end after this
+    moment, for the transaction's deadlines (:func:`pbem.deadlines.know_absences`).
     """
-    if game is None:
+    if game is None and is_postgres(session):
         game = lock_row(session, Game, game_id)
-    if game is None:
-        return None
-    system = resolve_system(game.system)
-    ctx = GameContext(
-        game, system, system.from_json(game.state_json), GameOptions.loads(game.options_json)
+        if game is None:
+            return None
+    every_join = aliased(SeatJoin)
+    joins_counted = (
+        select(func.count(col(every_join.id)))
+        .where(every_join.game_id == col(Game.id))
+        .correlate(Game)
+        .scalar_subquery()
     )
-    seats = session.exec(select(Seat).where(col(Seat.game_id) == game_id)).all()
-    ids = sorted({seat.player_id for seat in seats})
-    # One query for the players and one for their keys, whatever the number of seats.
-    players = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(ids))).all()}
-    keys = current_keys(session, ids)
-    for seat in seats:
-        player = players.get(seat.player_id)
-        if player is None:  # pragma: no cover - foreign keys forbid it
-            continue
-        ctx.seats[seat.side] = SeatInfo(seat.side, player, keys.get(seat.player_id))
+    asked = dict(probes or {})
+    stmt = (
+        sa_select(
+            Game,
+            Seat,
+            Player,
+            PlayerKey,
+            SeatJoin,
+            joins_counted,
+            Absence if absent_after is not None else null(),
+            *(probe.label(f"probe_{n}") for n, probe in enumerate(asked.values())),
+        )
+        .select_from(Game)
+        .outerjoin(Seat, col(Seat.game_id) == col(Game.id))
+        .outerjoin(Player, col(Player.id) == col(Seat.player_id))
+        .outerjoin(
+            PlayerKey,
+            and_(col(PlayerKey.player_id) == col(Player.id), col(PlayerKey.revoked_at).is_(None)),
+        )
+        .outerjoin(
+            SeatJoin,
+            and_(col(SeatJoin.game_id) == col(Game.id), col(SeatJoin.side) == col(Seat.side)),
+        )
+        .where(col(Game.id) == (game.id if game is not None else game_id))
+        .order_by(col(Seat.side), col(PlayerKey.id).desc())
+        .execution_options(populate_existing=True)
+    )
+    if absent_after is not None:
+        stmt = stmt.outerjoin(
+            Absence,
+            and_(col(Absence.player_id) == col(Player.id), col(Absence.ends_at) > absent_after),
+        )
+    rows = session.execute(stmt).all()
+    if not rows:
+        return None
+    found = rows[0][0]
+    system = resolve_system(found.system)
+    ctx = GameContext(
+        found, system, system.from_json(found.state_json), GameOptions.loads(found.options_json)
+    )
+    ctx.probes = {name: rows[0][7 + n] for n, name in enumerate(asked)}
+    joins: dict[str, SeatJoin] = {}
+    absences: dict[int, set[tuple[datetime, datetime]]] = {}
+    for _game, seat, player, key, join, _count, absence, *_probes in rows:
+        if absent_after is not None and player is not None and player.id is not None:
+            spans = absences.setdefault(player.id, set())
+            if absence is not None:
+                spans.add((absence.starts_at, absence.ends_at))
+        if seat is None or player is None or seat.side in ctx.seats:
+            continue  # the newest current key first (order_by), as current_keys
+        parsed = SshPublicKey.parse(key.public_key) if key is not None else None
+        ctx.seats[seat.side] = SeatInfo(seat.side, player, parsed)
+        if join is not None:
+            joins[seat.side] = join
+    if len(joins) == (rows[0][5] or 0):
+        ctx.joins = joins  # every join row was read with a seat: game_join needs no query
+    if absent_after is not None:
+        know_absences(session, absent_after, {p: sorted(s) for p, s in absences.items()})
     return ctx
 
 
@@ -187,7 +268,11 @@ def game_join(session: Session, ctx: GameContext) -> bytes | None:
     """
     if ctx.game.dice_protocol < 2:
         return None
-    rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == ctx.id)).all()
+    rows: Sequence[SeatJoin]
+    if ctx.joins is not None:
+        rows = list(ctx.joins.values())
+    else:
+        rows = session.exec(select(SeatJoin).where(col(SeatJoin.game_id) == ctx.id)).all()
     nonces = {r.side: bytes.fromhex(r.nonce) for r in rows if r.nonce}
     if not rows or len(nonces) != len(rows):
         raise GameError(f"game {ctx.id} has not collected every player's nonce")
@@ -195,14 +280,39 @@ def game_join(session: Session, ctx: GameContext) -> bytes | None:
 
 
 def chains(session: Session, game_id: str) -> tuple[HashChain, HashChain]:
-    """Build the game's dice and deck chains from its secret seeds."""
+    """Build the game's dice and deck chains from its secret seeds.
+
+    The seeds of the recent games are kept by the process, and trusted only
+    while the chains they build still end in the commitments the game's row
+    (read in this transaction) publishes: a recreated game, or seeds changed
+    by anyone, make the seeds be read again.
+    """
+    game = session.get(Game, game_id)
+    with _KEPT_LOCK:
+        kept = _SEEDS.get(game_id)
+    if kept is not None and game is not None:
+        dice, deck = _chain(kept[0], kept[2]), _chain(kept[1], kept[2])
+        if (dice.commitment_hex, deck.commitment_hex) == (
+            game.dice_commitment,
+            game.deck_commitment,
+        ):
+            return dice, deck
     secret = session.get(GameSecret, game_id)
     if secret is None:
         raise GameError(f"game {game_id} has no secrets")
+    with _KEPT_LOCK:
+        _SEEDS[game_id] = (secret.dice_seed, secret.deck_seed, secret.chain_length)
+        while len(_SEEDS) > SEEDS_KEPT:
+            del _SEEDS[next(iter(_SEEDS))]
     return (
         _chain(secret.dice_seed, secret.chain_length),
         _chain(secret.deck_seed, secret.chain_length),
     )
+
+
+SEEDS_KEPT = 512
+"""Games whose secret seeds the process keeps (as many as :func:`_chain` keeps chains)."""
+_SEEDS: dict[str, tuple[bytes, bytes, int]] = {}
 
 
 @functools.lru_cache(maxsize=512)
@@ -236,16 +346,46 @@ def dice_logs(session: Session, game_id: str) -> DiceLogs:
     return DiceLogs(prompts, total)
 
 
+_SHUFFLES: dict[tuple[str, str], tuple[int, int, int]] = {}
+"""(game id, dice commitment) -> (epoch, state version, shuffles recorded through that epoch),
+as this process committed them (:func:`remember_shuffles`)."""
+_KEPT_LOCK = threading.Lock()
+
+
+def shuffles_before(session: Session, ctx: GameContext) -> int:
+    """Count the shuffles the game's stored dice logs record, before its next epoch.
+
+    Known without a read when this process committed the game's last epoch
+    and the game is still at that epoch and version (dice logs are
+    append-only, one per epoch); else read (:func:`dice_logs`).
+    """
+    game = ctx.game
+    with _KEPT_LOCK:
+        kept = _SHUFFLES.get((game.id, game.dice_commitment))
+    if kept is not None and kept[:2] == (game.epoch, game.state_version):
+        return kept[2]
+    return dice_logs(session, game.id).shuffles
+
+
+def remember_shuffles(session: Session, ctx: GameContext, total: int) -> None:
+    """Once this transaction commits, keep ``total`` as the shuffles through the game's epoch."""
+    game = ctx.game
+    key = (game.id, game.dice_commitment)
+    value = (game.epoch, game.state_version, total)
+
+    def keep(_session: Session) -> None:
+        with _KEPT_LOCK:
+            _SHUFFLES.pop(key, None)
+            _SHUFFLES[key] = value
+            while len(_SHUFFLES) > SEEDS_KEPT:
+                del _SHUFFLES[next(iter(_SHUFFLES))]
+
+    sa_event.listen(session, "after_commit", keep, once=True)
+
+
 def shuffles_done(session: Session, game_id: str) -> int:
     """Count the shuffles the game's stored dice logs record."""
     return dice_logs(session, game_id).shuffles
-
-
-def _next_seq(session: Session, game_id: str) -> int:
-    last = session.exec(
-        select(Event.seq).where(col(Event.game_id) == game_id).order_by(col(Event.seq).desc())
-    ).first()
-    return (last or 0) + 1
 
 
 def append_events(
@@ -258,22 +398,29 @@ def append_events(
     """Append ``(kind, payload)`` events to the game's log, numbered after the last."""
     if not items:
         return
-    seq = _next_seq(session, game_id)
     now = clock.now()
-    # One bulk INSERT (no RETURNING: nothing reads the new ids back).
-    session.execute(
-        insert(Event),
-        [
-            {
-                "game_id": game_id,
-                "epoch": epoch,
-                "seq": seq + n,
-                "kind": kind[:64],
-                "payload_json": json.dumps(payload, sort_keys=True, ensure_ascii=False),
-                "created_at": now,
-            }
-            for n, (kind, payload) in enumerate(items)
-        ],
+    # One multi-row INSERT that numbers the rows itself: each row's seq is the
+    # game's last seq (read by the statement, before it inserts) plus its rank.
+    last = (
+        select(func.coalesce(func.max(col(Event.seq)), 0))
+        .where(col(Event.game_id) == game_id)
+        .scalar_subquery()
+    )
+    defer_write(
+        session,
+        insert(Event).values(
+            [
+                {
+                    "game_id": game_id,
+                    "epoch": epoch,
+                    "seq": last + (n + 1),
+                    "kind": kind[:64],
+                    "payload_json": json.dumps(payload, sort_keys=True, ensure_ascii=False),
+                    "created_at": now,
+                }
+                for n, (kind, payload) in enumerate(items)
+            ]
+        ),
     )
 
 

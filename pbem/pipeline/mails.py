@@ -360,8 +360,13 @@ class Mailer:
         if self.server_key is not None:
             signed = self.server_key.sign_text(text)
             msg.set_content(signed.text, charset="utf-8")
+            # As the composed mails attach it: bytes in base64, so that no mail program
+            # turns its line ends into CRLF (ssh-keygen -Y verify then refuses it).
             msg.add_attachment(
-                signed.signature, subtype="plain", charset="us-ascii", filename="pbem.txt.sig"
+                signed.signature.encode("ascii"),
+                maintype="application",
+                subtype="octet-stream",
+                filename="pbem.txt.sig",
             )
         else:
             msg.set_content(text, charset="utf-8")
@@ -379,22 +384,27 @@ class Mailer:
         """
         key = (ctx.id, ctx.game.state_version, side, self._digest(events))
         if key not in self._boards:
-            from pbem.render import render_board  # noqa: PLC0415 - pillow is slow
+            from pbem.render.bundle import render_boards  # noqa: PLC0415 - pillow is slow
 
-            self._boards[key] = render_board(self._picture(key, ctx, side, events))
+            self._boards[key] = render_boards(self._named(key, ctx, side, events))
         return self._boards[key]
+
+    def _named(self, key: tuple[Any, ...], ctx: GameContext, side: str | None, events: Any) -> Any:
+        """The pictures of ``ctx`` as ``side`` sees it (the board first, then any other the
+        system draws: an overview), built once for the board and its ASCII."""
+        if key not in self._pictures:
+            from pbem.render.picture import pictures_of  # noqa: PLC0415
+
+            self._pictures[key] = pictures_of(
+                ctx.system, ctx.system.public_view(ctx.state), events, side
+            )
+        return self._pictures[key]
 
     def _picture(
         self, key: tuple[Any, ...], ctx: GameContext, side: str | None, events: Any
     ) -> Any:
-        """The picture of ``ctx`` as ``side`` sees it, built once for the board and its ASCII."""
-        if key not in self._pictures:
-            from pbem.render import picture_of  # noqa: PLC0415
-
-            self._pictures[key] = picture_of(
-                ctx.system, ctx.system.public_view(ctx.state), events, side
-            )
-        return self._pictures[key]
+        """The board's picture of ``ctx`` as ``side`` sees it."""
+        return self._named(key, ctx, side, events)[0][1]
 
     def ascii_board(
         self, ctx: GameContext, side: str | None = None, events: Sequence[Mapping[str, Any]] = ()

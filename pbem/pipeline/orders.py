@@ -84,8 +84,7 @@ def handle_orders(step: Step) -> Outcome:
     if earlier is not None:
         return step.refuse(
             "duplicate",
-            f"this exact signed {earlier.kind} was already accepted; nothing changed. "
-            f"{prompt.text}",
+            f"this exact signed {earlier} was already accepted; nothing changed. {prompt.text}",
         )
     bad = turn_problem(ctx.id, prompt, step.side, text) or answer_problem(
         st, prompt, ctx.game.state_version

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.exc import OperationalError, PendingRollbackError
 from sqlmodel import Session, col, select
 
@@ -53,6 +54,7 @@ from pbem.pipeline.joins import handle_join
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.orders import handle_orders
 from pbem.pipeline.replies import reply_unknown
+from pbem.pipeline.statement_checks import REPLAY_PROBE, digest_of, replay_probe
 from pbem.pipeline.steps import Outcome, Step, refuse_bad_signature
 from pbem.pipeline.turns import Env
 from pbem.server_key import ServerKey
@@ -70,11 +72,15 @@ from pbem.store import (
     Store,
     optimistic_transaction,
 )
-from pbem.store.locks import lock_row
+from pbem.store.bulk import defer_write
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Processor"]
+
+
+class _Taken(Exception):
+    """The row was no longer pending when its outcome was written (the work is rolled back)."""
 
 
 @dataclass
@@ -94,6 +100,7 @@ class _Text:
     ignored: tuple[str, ...] = ()
     checked: bool = False
     armored: bool = False  # a signature block pbem could not read: act on nothing
+    verified_as: _Text | None = None  # what _verify made of this text (checked once)
 
 
 class Processor:
@@ -134,20 +141,38 @@ class Processor:
         transaction commits the row, the game and its mails (invariant 1).
         Returns True: the row is no longer pending once this returns.
         """
-        if self.optimistic:
-            try:
-                with optimistic_transaction(self.store) as session:
-                    self._process_in(session, inbox_id)
-                return True
-            except (OperationalError, PendingRollbackError) as exc:
-                self.conflicts += 1
-                log.debug("inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc)
-        with self.store.transaction() as session:
-            self._process_in(session, inbox_id)
+        return self._run(inbox_id, None)
+
+    def process_claimed(self, row: InboxMessage) -> bool:
+        """Process ``row`` as the inbox worker's claim returned it (not read again).
+
+        Like :meth:`process`; the outcome is written only where the row is
+        still pending, and if it no longer is (someone else finished it
+        meanwhile) the whole transaction is rolled back: nothing is done twice.
+        """
+        assert row.id is not None
+        return self._run(row.id, row)
+
+    def _run(self, inbox_id: int, claimed: InboxMessage | None) -> bool:
+        try:
+            if self.optimistic:
+                try:
+                    with optimistic_transaction(self.store) as session:
+                        self._process_in(session, inbox_id, claimed)
+                    return True
+                except (OperationalError, PendingRollbackError) as exc:
+                    self.conflicts += 1
+                    log.debug(
+                        "inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc
+                    )
+            with self.store.transaction() as session:
+                self._process_in(session, inbox_id, claimed)
+        except _Taken:
+            log.warning("inbox #%d: finished by someone else meanwhile; left alone", inbox_id)
         return True
 
-    def _process_in(self, session: Session, inbox_id: int) -> None:
-        row = session.get(InboxMessage, inbox_id)
+    def _process_in(self, session: Session, inbox_id: int, claimed: InboxMessage | None) -> None:
+        row = claimed if claimed is not None else session.get(InboxMessage, inbox_id)
         if row is None or row.status != InboxStatus.PENDING:
             return
         mailer = Mailer(session, self.config, self.clock, self.server_key, inbox_id)
@@ -155,11 +180,22 @@ class Processor:
         env = Env(session, self.config, self.clock, mailer, self.fault)
         outcome = self._handle(env, row)
         env.at("before-commit")
-        row.status = outcome.status
-        row.outcome = outcome.text[:2000]
-        row.game_id = outcome.game_id
-        row.processed_at = self.clock.now()
-        session.add(row)
+        # Where the row is still pending only: a row someone else finished meanwhile
+        # rolls this whole transaction back (one UPDATE, the row not read again).
+        defer_write(
+            session,
+            update(InboxMessage)
+            .where(col(InboxMessage.id) == inbox_id)
+            .where(col(InboxMessage.status) == InboxStatus.PENDING)
+            .values(
+                status=outcome.status,
+                outcome=outcome.text[:2000],
+                game_id=outcome.game_id,
+                processed_at=self.clock.now(),
+            ),
+            expect=1,
+            error=lambda: _Taken(inbox_id),
+        )
         log.info("inbox #%d: %s: %s", inbox_id, outcome.status, outcome.text)
 
     # --- steps ------------------------------------------------------------------
@@ -208,8 +244,11 @@ class Processor:
         # The budget first, on the raw bytes: nothing costly runs on a mail over it.
         limits = self.config.limits
         counted = scan(row.raw)
-        budget = Budget.for_sender(limits, known=self._known(session, counted.sender))
-        over = over_budget(counted, budget)
+        # A stranger's budget is the smaller in every respect: who sent a mail that
+        # fits it is asked only later (a player's seat in the game says it).
+        over = over_budget(counted, Budget.for_sender(limits, known=False))
+        if over is not None and self._known(session, counted.sender):
+            over = over_budget(counted, Budget.for_sender(limits, known=True))
         if over is not None:
             return self._set_aside(env, row, counted.sender, *over)
         try:
@@ -226,12 +265,32 @@ class Processor:
             return self._set_aside(env, row, counted.sender, "unreadable", why)
         if mail.sender in (self.config.mail.address.lower(), self.config.mail_domain):
             return Outcome.refused("mail from the referee's own address: ignored")
-        player = self._player(session, mail.sender)
         # Clubs build on the pipeline (imported here, not at the top: no import cycle).
-        from pbem.clubs.mailcmd import club_of, handle_club_mail  # noqa: PLC0415
+        from pbem.clubs.mailcmd import club_of, handle_club_mail, own_club_probe  # noqa: PLC0415
         from pbem.clubs.replacements import handle_replace  # noqa: PLC0415
 
-        club = club_of(mail, content.text, self.config.mail.address, session)
+        # The game the headers (or the game line) name, read with what else this
+        # mail needs to know in the same query: a club's address among its
+        # recipients, and whether its signed statement was already acted on.
+        probes: dict[str, Any] = {}
+        club_probe = own_club_probe(mail)
+        if club_probe is not None:
+            probes["club"] = club_probe
+        statement = self._statement_key(content)
+        if statement is not None:
+            probes[REPLAY_PROBE] = replay_probe(*statement)
+        ctx, how = self._route_named(session, mail, content.text, probes)
+        if statement is not None and ctx is not None:
+            ctx.probes[REPLAY_PROBE] = (statement, ctx.probes[REPLAY_PROBE])
+        club = club_of(
+            mail,
+            content.text,
+            self.config.mail.address,
+            session,
+            own=ctx.probes.get("club") if ctx is not None else None,
+            own_asked=ctx is not None,
+        )
+        player = self._sender(session, mail.sender, ctx)
         if club is not None and player is not None and not mail.auto:
             content = self._verify(content)
             return handle_club_mail(
@@ -244,7 +303,8 @@ class Processor:
                 verified=content.verified,
                 error=content.error,
             )
-        ctx, how = self._route(session, mail, content.text, player)
+        if ctx is None:
+            ctx, how = self._route_only_game(session, player, how)
         if ctx is not None and player is not None and not mail.auto:
             name = command_of(content.text, "")
             if name is not None and name[0] == "join":
@@ -327,6 +387,12 @@ class Processor:
         found = content.found
         if found is None or content.checked:
             return content
+        if content.verified_as is not None:
+            return content.verified_as
+        content.verified_as = self._check(content, found)
+        return content.verified_as
+
+    def _check(self, content: _Text, found: SignedOrders) -> _Text:
         try:
             signature = SshSignature.from_armor(found.signature)
             namespace = signature.namespace
@@ -360,17 +426,28 @@ class Processor:
             )
         return step.refuse(str(getattr(exc, "code", "bad-mail")), str(exc))
 
-    def _route(
-        self, session: Session, mail: Inbound, text: str, player: Player | None
+    def _route_named(
+        self, session: Session, mail: Inbound, text: str, probes: dict[str, Any]
     ) -> tuple[GameContext | None, str]:
+        """The game the mail's headers name, else its text's ``game`` line (with ``probes``)."""
         for gid, how in game_candidates(mail, self.config.mail.address, self.config.mail_domain):
-            game = lock_row(session, Game, gid)
-            if game is not None:
-                return load_game(session, gid, game=game), how
+            ctx = load_game(session, gid, probes=probes, absent_after=self.clock.now())
+            if ctx is not None:
+                return ctx, how
         named = header_lines(text).get("game", "").lower()
-        game = lock_row(session, Game, named) if named else None
-        if game is not None:
-            return load_game(session, named, game=game), "game line"
+        ctx = (
+            load_game(session, named, probes=probes, absent_after=self.clock.now())
+            if named
+            else None
+        )
+        if ctx is not None:
+            return ctx, "game line"
+        return None, "no game"
+
+    def _route_only_game(
+        self, session: Session, player: Player | None, how: str
+    ) -> tuple[GameContext | None, str]:
+        """A mail naming no game is for the sender's only active game, if he has one."""
         if player is not None and player.id is not None:
             active = session.exec(
                 select(Seat.game_id)
@@ -384,7 +461,27 @@ class Processor:
             if len(games) == 1:
                 return load_game(session, games[0]), "only game"
             return None, "several games" if games else "no game"
-        return None, "no game"
+        return None, how
+
+    def _sender(self, session: Session, email: str, ctx: GameContext | None) -> Player | None:
+        """The player writing from ``email``: his seat in ``ctx`` says it, else one read."""
+        if ctx is not None:
+            for seat in ctx.seats.values():
+                if seat.player.email == email:
+                    found: dict[str, Player | None] = session.info.setdefault(
+                        "pbem_players_by_email", {}
+                    )
+                    found[email] = seat.player
+                    return seat.player
+        return self._player(session, email)
+
+    def _statement_key(self, content: _Text) -> tuple[str, str] | None:
+        """(signer, digest) of a signed mail's statement, as the replay cache keys it."""
+        checked = self._verify(content)
+        verified = checked.verified
+        if verified is None:
+            return None
+        return verified.signer.fingerprint(), digest_of(verified.text.encode("utf-8"))
 
     def _no_game(
         self, env: Env, row: InboxMessage, mail: Inbound, player: Player, how: str

@@ -16,7 +16,9 @@ canonical signed text: :func:`replayed` finds an earlier one,
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import col, select
 
 from engine.core.api import Prompt
@@ -24,6 +26,7 @@ from pbem.mailviews.model import OrderError
 from pbem.pipeline.steps import Outcome, Step
 from pbem.statements import Statement, StatementError, fresh_nonce, parse_statement
 from pbem.store import SignedStatement
+from pbem.store.bulk import defer_write
 
 __all__ = [
     "answer_problem",
@@ -145,19 +148,43 @@ def command_problem(step: Step, st: Statement, signer: str) -> Outcome | None:
     return None
 
 
-def replayed(step: Step, signer: str, digest: str) -> SignedStatement | None:
-    """The earlier statement with this signer and digest, if the referee acted on one."""
-    return step.env.session.exec(
-        select(SignedStatement)
+def replay_probe(signer: str, digest: str) -> Any:
+    """The scalar subquery: the kind of an acted-on statement with this signer and digest.
+
+    The processor asks it with the game (:func:`pbem.pipeline.games.load_game`,
+    probe ``replayed``); :func:`replayed` then reads nothing.
+    """
+    return (
+        select(SignedStatement.kind)
+        .where(col(SignedStatement.signer) == signer)
+        .where(col(SignedStatement.digest) == digest)
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
+def replayed(step: Step, signer: str, digest: str) -> str | None:
+    """The kind of the earlier statement with this signer and digest the referee acted on."""
+    asked = step.ctx.probes.get(REPLAY_PROBE)
+    if asked is not None and asked[0] == (signer, digest):
+        return str(asked[1]) if asked[1] is not None else None
+    kind = step.env.session.exec(
+        select(SignedStatement.kind)
         .where(col(SignedStatement.signer) == signer)
         .where(col(SignedStatement.digest) == digest)
     ).first()
+    return None if kind is None else str(kind)
+
+
+REPLAY_PROBE = "replayed"
+"""The name of :func:`replay_probe`'s answer in ``GameContext.probes``: ((signer, digest), kind)."""
 
 
 def remember(step: Step, st: Statement, signer: str, digest: str) -> None:
     """Record an acted-on statement in the replay cache (same transaction as its effect)."""
-    step.env.session.add(
-        SignedStatement(
+    defer_write(
+        step.env.session,
+        insert(SignedStatement).values(
             signer=signer,
             digest=digest,
             game_id=step.ctx.id,
@@ -165,5 +192,5 @@ def remember(step: Step, st: Statement, signer: str, digest: str) -> None:
             nonce=st.get("nonce") or None,
             inbox_id=step.inbox_id,
             created_at=step.env.clock.now(),
-        )
+        ),
     )

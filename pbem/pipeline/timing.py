@@ -1,21 +1,31 @@
 """What happens when a deadline is due (called by :func:`pbem.deadlines.sweep`).
 
 Runs inside the sweep's transaction for one deadline row, for an active game
-whose state has not moved since the row was written.
+whose state has not moved since the row was written. The bot's search (a
+bot's seat, or the autopilot playing a missed turn) never runs there: the
+handler returns a :class:`BotThought` (a :class:`pbem.deadlines.Deferred`),
+the sweep lets it think with no transaction open, then calls back in a new
+transaction, where every check is made again on the game as it is then and
+the decision is played only if the game is still the one it was made for
+(same state version and state, same side and level); otherwise it thinks
+again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
+from engine.bot import Decision
+from engine.core.api import GameSystem
 from pbem.clock import Clock, FakeClock
 from pbem.config import Config
-from pbem.deadlines import current_deadline, set_prompt_deadlines
+from pbem.deadlines import Deferred, current_deadline, set_prompt_deadlines
 from pbem.pipeline import bots, listeners, mailkinds
 from pbem.pipeline.games import GameContext, load_game
 from pbem.pipeline.mails import Mailer
@@ -25,7 +35,7 @@ from pbem.store import Deadline, DeadlineKind
 
 log = logging.getLogger(__name__)
 
-__all__ = ["configure", "fire_deadline"]
+__all__ = ["BotThought", "configure", "fire_deadline"]
 
 
 class _Setup:
@@ -50,12 +60,51 @@ def default_text(game_id: str, turn: int, side: str, answer: str) -> str:
     )
 
 
-def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
-    """Act on one due deadline; return "reminder", "missed", "default", "bot" or "stale".
+@dataclass
+class BotThought:
+    """The bot's search for a due deadline, thought out with no transaction open."""
+
+    key: tuple[str, int, str, str, int]
+    """What it was thought for: game, state version, state digest, side, level."""
+    system: GameSystem
+    state: Any
+    seed: int
+    decision: Decision | None = None
+
+    def think(self) -> None:
+        """Search (seconds at the higher levels); touches no database."""
+        _, _, _, side, level = self.key
+        self.decision = bots.decide(self.system, self.state, side, level, self.seed)
+
+    def apply(self, session: Session, row: Deadline, now: datetime) -> str | Deferred:
+        """Fire the row again, playing this decision if the game did not move meanwhile."""
+        return _fire(session, row, now, self)
+
+
+def _decision(
+    ctx: GameContext, side: str, level: int, thought: BotThought | None
+) -> Decision | BotThought:
+    """The thought-out decision for the game as it is now, or a new :class:`BotThought`."""
+    digest = hashlib.sha256(ctx.game.state_json.encode("utf-8")).hexdigest()
+    key = (ctx.id, ctx.game.state_version, digest, side, level)
+    if thought is not None and thought.key == key and thought.decision is not None:
+        return thought.decision
+    return BotThought(key, ctx.system, ctx.state, bots.bot_seed(ctx, _SETUP.server_key))
+
+
+def fire_deadline(session: Session, row: Deadline, now: datetime) -> str | Deferred:
+    """Act on one due deadline; return "reminder", "missed", "default", "bot" or "stale",
+    or the :class:`BotThought` to think out first (then :meth:`BotThought.apply`).
 
     A bot's seat (:mod:`pbem.pipeline.bots`) has its deadline when it must act:
     the bot plays then ("bot"). A missed turn under the ``autopilot`` policy is
     played by the bot for the late player ("default"), unless he turned it off."""
+    return _fire(session, row, now, None)
+
+
+def _fire(
+    session: Session, row: Deadline, now: datetime, thought: BotThought | None
+) -> str | Deferred:
     clock: Clock = FakeClock(now)  # everything this firing writes carries the sweep's "now"
     config = _SETUP.config
     ctx = load_game(session, row.game_id)
@@ -72,7 +121,10 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
     if level is not None and _SETUP.server_key is not None:
         if row.kind == DeadlineKind.REMINDER:
             return "stale"
-        bots.play_bot_turn(env, ctx, side, level, _SETUP.server_key)
+        decision = _decision(ctx, side, level, thought)
+        if isinstance(decision, BotThought):
+            return decision
+        bots.play_bot_turn(env, ctx, side, level, server_key=_SETUP.server_key, decision=decision)
         return "bot"
     if row.kind == DeadlineKind.REMINDER:
         shown = current_deadline(session, ctx.id, settings.grace) or row.due_at
@@ -103,7 +155,7 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
         return "default"
     # A missed turn.
     if settings.missed_turn == "autopilot" and side not in ctx.options.runtime.autopilot_off:
-        return _autopilot(env, ctx, side, row)
+        return _autopilot(env, ctx, side, row, thought)
     runtime = ctx.options.runtime.with_miss(side)
     ctx.options = replace(ctx.options, runtime=runtime)
     misses = runtime.misses.get(side, 0)
@@ -155,13 +207,18 @@ def fire_deadline(session: Session, row: Deadline, now: datetime) -> str:
     return "missed"
 
 
-def _autopilot(env: Env, ctx: GameContext, side: str, row: Deadline) -> str:
+def _autopilot(
+    env: Env, ctx: GameContext, side: str, row: Deadline, thought: BotThought | None
+) -> str | Deferred:
     """The autopilot plays the turn ``side`` missed; everyone is told, then the turn goes on."""
     level = ctx.options.settings.autopilot_level
+    decision = _decision(ctx, side, level, thought)
+    if isinstance(decision, BotThought):
+        return decision
     misses = ctx.options.runtime.with_miss(side).misses.get(side, 0)
     listeners.deadline_missed(env, ctx, side, row.due_at, misses)
     before = ctx.prompt().turn
-    decision, text = turn = bots.autopilot_turn(ctx, side, level, _SETUP.server_key)
+    text = bots.autopilot_text(decision, level)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     action = (
         f"No orders from {side} by the deadline: the autopilot (bot level {level}) played "
@@ -172,5 +229,5 @@ def _autopilot(env: Env, ctx: GameContext, side: str, row: Deadline) -> str:
     mailkinds.send_missed(
         env.mailer, ctx, side, action=action, next_deadline=None, deadline_id=row.id or 0
     )
-    bots.apply_autopilot(env, ctx, side, level, turn)
+    bots.apply_autopilot(env, ctx, side, level, (decision, text))
     return "default"

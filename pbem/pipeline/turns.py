@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from engine.core.api import Event as EngineEvent
@@ -44,11 +45,14 @@ from pbem.pipeline.games import (
     dice_log_payload,
     dice_logs,
     game_join,
+    remember_shuffles,
+    shuffles_before,
     shuffles_done,
 )
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
 from pbem.pipeline.records import game_record
 from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
+from pbem.store.bulk import defer_write
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +90,14 @@ def save_state(env: Env, ctx: GameContext, state: Any, *, bump: bool = True) -> 
     game.updated_at = env.clock.now()
     if bump:
         game.state_version += 1
-        env.session.add(
-            Snapshot(
+        defer_write(
+            env.session,
+            insert(Snapshot).values(
                 game_id=game.id,
                 version=game.state_version,
                 state_json=game.state_json,
                 created_at=game.updated_at,
-            )
+            ),
         )
     game.options_json = ctx.options.dumps()
     env.session.add(game)
@@ -124,9 +129,15 @@ def apply_submission(
     before = ctx.prompt()
     question_id = before.question.id if before.question is not None else None
     epoch = ctx.game.epoch + 1
-    # The turn's earlier epochs' events and orders, read before this transaction writes.
-    logs = dice_logs(session, ctx.id)
-    rows = _turn_rows(session, ctx.id, epoch, logs.prompts)
+    # The turn's earlier epochs' events and orders, read before this transaction writes:
+    # none unless the last epoch ended in a question (then this epoch continues its turn).
+    if before.kind == "question":
+        logs = dice_logs(session, ctx.id)
+        rows = _turn_rows(session, ctx.id, epoch, logs.prompts)
+        shuffled = logs.shuffles
+    else:
+        rows = []
+        shuffled = shuffles_before(session, ctx)
     prior = _engine_events(rows)
     orders = [*_accepted(rows), (epoch, side, orders_hash.hex())]
     dice_chain, deck_chain = chains(session, ctx.id)
@@ -137,7 +148,7 @@ def apply_submission(
         key,
         orders_hash,
         deck=deck_chain,
-        shuffles_before=logs.shuffles,
+        shuffles_before=shuffled,
         join=game_join(session, ctx),
     )
     result = ctx.system.resolve(ctx.state, submission, dice)
@@ -146,6 +157,7 @@ def apply_submission(
     ctx.options = replace(ctx.options, runtime=ctx.options.runtime.cleared(side))
     ctx.game.epoch = epoch
     save_state(env, ctx, result.state)
+    remember_shuffles(session, ctx, shuffled + len(dice.shuffles))
     prompt = ctx.prompt()
     # As stored (append_events below): the same dicts turn_events reads back.
     current = [
@@ -158,14 +170,15 @@ def apply_submission(
     ahead = compose_ahead(env, ctx, prior + current, epoch=epoch, key_hex=key.hex(), orders=orders)
     if ahead is None:  # the game ends: its end mails, composed after the writes, show both
         env.mailer.prepare_boards(ctx, prior + current)
-    session.add(
-        DiceEpoch(
+    defer_write(
+        session,
+        insert(DiceEpoch).values(
             game_id=ctx.id,
             epoch=epoch,
             orders_hash=orders_hash.hex(),
             revealed_key=key.hex(),
             created_at=env.clock.now(),
-        )
+        ),
     )
     items: list[tuple[str, dict[str, Any]]] = [
         (
@@ -183,7 +196,6 @@ def apply_submission(
     items += [(e.kind, e.to_dict()) for e in told]
     items.append((DICE_LOG, dice_log_payload(dice, prompt.kind, result.cards)))
     append_events(session, ctx.id, epoch, items, env.clock)
-    session.flush()
     after_change(env, ctx, epoch=epoch, key_hex=key.hex(), ahead=ahead)
     return epoch
 

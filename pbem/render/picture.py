@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.core.api import GameSystem
-from engine.core.capabilities import PICTURE, find
+from engine.core.capabilities import PICTURE, PictureSet, find
 from engine.core.picture import Picture
 from engine.systems import get_system
 
-__all__ = ["NoPicture", "has_picture", "picture_of", "position_picture"]
+__all__ = ["NoPicture", "has_picture", "picture_of", "pictures_of", "position_picture"]
 
 
 class NoPicture(LookupError):
@@ -47,6 +47,25 @@ def picture_of(
     if not isinstance(pic, Picture):
         raise TypeError(f"the system's picture is a {type(pic).__name__}, not a Picture")
     return pic
+
+
+def pictures_of(
+    system: GameSystem,
+    view: Mapping[str, Any],
+    events: Iterable[Mapping[str, Any]] = (),
+    viewer: str | None = None,
+) -> tuple[tuple[str, Picture], ...]:
+    """Every named picture a mail carries: the board (:func:`picture_of`) first, then the
+    others the system draws (:class:`~engine.core.capabilities.PictureSet`: the overview of
+    a large map). A system with one picture gives ``(("board", picture),)``."""
+    found = find(system, PICTURE)
+    builder: object = found
+    if not isinstance(builder, PictureSet):
+        return (("board", picture_of(system, view, events, viewer)),)
+    got = tuple(builder.pictures(view, tuple(events), viewer))
+    if not got or not all(isinstance(p, Picture) for _, p in got):
+        raise TypeError("the system's pictures are not a list of named Pictures")
+    return got
 
 
 def position_picture(text: str, viewer: str | None = None) -> Picture:

@@ -86,34 +86,37 @@ OVERLAY_COLOURS: tuple[str, ...] = tuple(
 @dataclass(frozen=True)
 class Base:
     """The unchanging part of a picture: hexes with terrain, coordinates, section lines,
-    hexside walls (fortified sides), hexside features and (GBoH maps) each hex's id."""
+    hexside features (fortified sides, streams, walls...) and (GBoH maps) each hex's id."""
 
     size: Pt
     hexes: tuple[HexCell, ...]
     columns: tuple[Label, ...]
     rows: tuple[Label, ...]
     lines: tuple[tuple[Pt, Pt], ...]
-    walls: tuple[tuple[Pt, Pt], ...] = ()
     edges: tuple[Edge, ...] = ()
     hex_ids: bool = False
 
 
 def base_of(p: Picture) -> Base:
-    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.walls, p.edges, p.hex_ids)
+    return Base(p.size, p.hexes, p.columns, p.rows, p.lines, p.edges, p.hex_ids)
 
 
-EDGE = {"stream": ("#3b82c4", 0.13), "river": ("#2a66a8", 0.22), "wall": ("#4a4038", 0.2)}
+EDGE = {
+    "stream": ("#3b82c4", 0.13),
+    "river": ("#2a66a8", 0.22),
+    "wall": ("#4a4038", 0.2),
+    "fortified": (WALL, 0.13),
+}
 """Hexside styles: colour and width in hex radii (an unknown style is a plain dark line)."""
+UNDER_GRID = frozenset({"fortified"})
+"""Hexside styles drawn with the terrain, under the hex grid (earthworks on the ground); the
+others are drawn over the grid."""
 HEX_ID = "#5f5f4f"
 
 
-def _edges(layout: Layout, base: Base) -> list[Prim]:
-    r = layout.r
-    out: list[Prim] = []
-    for e in base.edges:
-        colour, width = EDGE.get(e.style, (INK, 0.1))
-        out.append(Line((layout.px(e.a), layout.px(e.b)), colour, width * r))
-    return out
+def _edge(layout: Layout, e: Edge) -> Prim:
+    colour, width = EDGE.get(e.style, (INK, 0.1))
+    return Line((layout.px(e.a), layout.px(e.b)), colour, width * layout.r)
 
 
 @lru_cache(maxsize=32)
@@ -126,8 +129,7 @@ def base_layers(layout: Layout, base: Base) -> tuple[Layer, ...]:
         corners = layout.pts(h.corners)
         ter += terrain_prims(corners, layout.px(h.centre), r, h.style)
         grid.append(Poly(corners, None, GRID, 0.035 * r))
-    for a, b in base.walls:
-        ter.append(Line((layout.px(a), layout.px(b)), WALL, 0.13 * r))
+    ter += [_edge(layout, e) for e in base.edges if e.style in UNDER_GRID]
     secs: list[Prim] = []
     for a, b in base.lines:
         secs.append(Line((layout.px(a), layout.px(b)), INK, 0.06 * r, (0.28 * r, 0.18 * r)))
@@ -148,8 +150,9 @@ def base_layers(layout: Layout, base: Base) -> tuple[Layer, ...]:
             cx, cy = layout.px(h.centre)
             labels.append(Text((cx, cy - 0.7 * r), h.id, 0.2 * r, HEX_ID))
     layers = [Layer("terrain", tuple(ter)), Layer("grid", tuple(grid))]
-    if base.edges:
-        layers.append(Layer("hexsides", tuple(_edges(layout, base))))
+    over = tuple(_edge(layout, e) for e in base.edges if e.style not in UNDER_GRID)
+    if over:
+        layers.append(Layer("hexsides", over))
     return (*layers, Layer("sections", tuple(secs)), Layer("coordinates", tuple(labels)))
 
 
@@ -195,7 +198,7 @@ def overlay_layers(layout: Layout, p: Picture, *, tokens: bool = True) -> tuple[
             tuple(
                 x
                 for u in (p.counters if tokens else ())
-                for x in unit_prims(layout, at(u.hex), u, counter_colour(u, colours))
+                for x in _unit_prims(layout, at(u.hex), u, counter_colour(u, colours))
             ),
         ),
         Layer(
@@ -348,8 +351,14 @@ def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
     tall pile); the count is printed large in a badge, white at full
     strength and amber when the unit has lost blocks.
     """
+    return list(_unit_prims(layout, c, u, colour))
+
+
+@lru_cache(maxsize=4096)
+def _unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> tuple[Prim, ...]:
+    """:func:`unit_prims`, kept: most units stand where they stood last turn."""
     if not u.stack:
-        return flat_counter_prims(layout, c, u, colour)
+        return tuple(flat_counter_prims(layout, c, u, colour))
     r = layout.r
     n = max(1, min(u.count, 6))
     d = _STEP * r
@@ -388,7 +397,7 @@ def unit_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:
     if u.note:
         out += _leader_mark(layout, (fx - 0.45 * r, fy - 0.47 * r), 0.17 * r, colour, "L")
         out.append(Text((c[0], c[1] + 0.7 * r), _short(u.note), 0.27 * r, INK, bold=True))
-    return out
+    return tuple(out)
 
 
 def flat_counter_prims(layout: Layout, c: Pt, u: Counter, colour: str) -> list[Prim]:

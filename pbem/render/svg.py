@@ -36,6 +36,7 @@ def _e(value: object) -> str:
     return str(escape(value))
 
 
+@lru_cache(maxsize=16384)
 def _pts(pts: tuple[tuple[float, float], ...]) -> str:
     return " ".join(f"{_n(x)},{_n(y)}" for x, y in pts)
 
@@ -47,7 +48,9 @@ def _paint(fill: str | None, stroke: str | None, width: float) -> str:
     return out
 
 
+@lru_cache(maxsize=8192)
 def _element(p: Prim) -> str:
+    """One primitive's element (kept: a unit that did not move draws the same ones)."""
     match p:
         case Poly():
             return f'<polygon points="{_pts(p.pts)}"{_paint(p.fill, p.stroke, p.width)}/>\n'

@@ -41,6 +41,8 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 
 DEFERRED_OPTION = "pbem_deferred_begin"
 """Execution option: on SQLite, begin with a deferred ``BEGIN`` instead of ``BEGIN IMMEDIATE``."""
+AUTOCOMMIT_OPTION = "pbem_autocommit"
+"""Execution option: on SQLite, send no ``BEGIN`` (each statement commits on its own)."""
 
 
 def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> Engine:
@@ -84,7 +86,10 @@ def make_engine(url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) ->
         # (busy_timeout) instead of failing when it tries to upgrade. Readers
         # and optimistic writers ask for a deferred BEGIN through an execution
         # option (pbem.store.sessions.deferred_engine).
-        if connection.get_execution_options().get(DEFERRED_OPTION):
+        options = connection.get_execution_options()
+        if options.get(AUTOCOMMIT_OPTION):
+            return  # one statement, atomic by itself (Store.autocommit)
+        if options.get(DEFERRED_OPTION):
             connection.exec_driver_sql("BEGIN")
         else:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -98,6 +103,13 @@ class Store:
     def __init__(self, url: str, *, busy_timeout_ms: int = 5000, echo: bool = False) -> None:
         self.url = url
         self.engine = make_engine(url, busy_timeout_ms=busy_timeout_ms, echo=echo)
+        # Made once, here: an option view made later from a worker thread could
+        # race the pool's first connection (pbem.store.sessions._read_engine).
+        self._autocommit = (
+            self.engine.execution_options(**{AUTOCOMMIT_OPTION: True})
+            if self.engine.dialect.name == "sqlite"
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -109,6 +121,18 @@ class Store:
             except BaseException:
                 session.rollback()
                 raise
+
+    @contextmanager
+    def autocommit(self) -> Iterator[Session]:
+        """Yield a session whose statements each commit on their own (no ``BEGIN``).
+
+        For a single read or a single atomic write (the inbox worker's listing
+        and claim): it spares a transaction's ``BEGIN`` and ``COMMIT``. Never
+        for two statements that must commit together.
+        """
+        with Session(self._autocommit, expire_on_commit=False) as session:
+            yield session
+            session.commit()
 
     def dispose(self) -> None:
         """Close every pooled connection (call at shutdown and in tests)."""

@@ -7,7 +7,7 @@ The file is a ``pbem-position/1`` TOML text with ``system = "cof"`` (docs/cof-sc
     [map]       columns = [1, 40], rows = [1, 30]; terrain = ["woods 1203 1204"],
                 elevation = ["1 1010..1014"], hexsides = ["stream 1203-1204"]
     [sides.S]   army, name, withdrawal_level, standard
-    [sides.S.wings.W]   name, units = ["E1 CH2/C 6/9 2214 NE Amun chariots"]
+    [sides.S.wings.W]   name, units = ["E1 CH2/C 6/9 2214 NE Amun chariots"], arrives
     [[sides.S.leaders]] id, ref | name + role + initiative + command_range..., hex, wing
 
 A unit line is ``ID TYPE[/WEAPON] TQ/MA HEX FACING [name]``. Hex lists take ranges along a
@@ -67,7 +67,7 @@ _META_KEYS = ("id", "name", "year", "source")
 _BATTLE_KEYS = ("battle", "approximation", "sources", "first", "turns", "rules", "notes")
 _MAP_KEYS = ("columns", "rows", "terrain", "elevation", "hexsides")
 _SIDE_KEYS = ("army", "name", "withdrawal_level", "standard", "wings", "leaders")
-_WING_KEYS = ("name", "units")
+_WING_KEYS = ("name", "units", "arrives")
 _RATINGS = ("initiative", "command_range", "charisma", "ability", "combat", "endurance")
 _FLAGS = ("hero", "archer", "on_foot")
 _LEADER_KEYS = ("id", "ref", "name", "role", "hex", "wing", *_RATINGS, *_FLAGS)
@@ -248,6 +248,7 @@ class _Side:
         self.army: ArmySpec | None = None
         self.counters: list[tuple[CounterSpec, tuple[str, ...], str]] = []  # spec, path, item
         self.leaders: list[LeaderSpec] = []
+        self.arriving: dict[str, int] = {}  # wing -> the turn it enters
 
 
 def _check_unit(
@@ -305,14 +306,54 @@ def _check_wings(ck: _Checker, side: _Side, raw: Any) -> tuple[str, ...]:
             continue
         ck.unknown_keys(body, path, _WING_KEYS)
         ck.typed(body, path, "name", str, required=False)
+        arrives = ck.typed(body, path, "arrives", int, required=False) or 0
+        if "arrives" in body and arrives < 2:
+            ck.add((*path, "arrives"), "bad-value",
+                   f"wing {wing} arrives on turn {arrives}: a reinforcement comes on turn 2 or "
+                   "later (leave arrives out for a wing on the map from the start)")  # fmt: skip
+            arrives = 0
+        if arrives:
+            side.arriving[wing] = arrives
         units = ck.strings(body, path, "units", True)
         if "units" in body and not units:
             ck.add((*path, "units"), "empty", f"wing {wing} has no units")
         for item in units:
             c = _check_unit(ck, side.name, wing, (*path, "units"), item)
             if c is not None:
-                side.counters.append((c, (*path, "units"), item))
+                side.counters.append((replace(c, arrives=arrives), (*path, "units"), item))
     return tuple(raw)
+
+
+def _on_edge(spec: MapSpec, h: str) -> bool:
+    g = GHex.parse(h)
+    return g.col in (spec.first_column, spec.last_column) or g.row in (
+        spec.first_row,
+        spec.last_row,
+    )
+
+
+def _check_arrivals(ck: _Checker, side: _Side, spec: MapSpec, turns: int | None) -> None:
+    """Reinforcements (docs/cof-scenarios.md, "Reinforcements"): they enter at a map-edge hex,
+    within the turn limit, led by their wing commander, never by the overall commander."""
+    for wing, turn in side.arriving.items():
+        where = ("sides", side.name, "wings", wing, "arrives")
+        if turns is not None and turn > turns:
+            ck.add(
+                where, "bad-value", f"wing {wing} arrives on turn {turn}, after the last ({turns})"
+            )
+        for ldr in side.leaders:
+            if ldr.wing == wing and ldr.role == "OC":
+                ck.add(where, "bad-value", f"wing {wing} arrives late: its commander must be a WC, "
+                       f"not the overall commander {ldr.id}")  # fmt: skip
+    for c, path, item in side.counters:
+        if c.arrives and not _on_edge(spec, c.hex):
+            msg = f"{c.id} arrives on turn {c.arrives}: its hex {c.hex} must be on the map's edge"
+            ck.at(path, item, "not-on-edge", msg)
+    for i, ldr in enumerate(side.leaders):
+        if ldr.arrives and not _on_edge(spec, ldr.hex):
+            ck.add(("sides", side.name, "leaders", str(i), "hex"), "not-on-edge",
+                   f"{ldr.id} arrives with wing {ldr.wing} on turn {ldr.arrives}: his hex "
+                   f"{ldr.hex} must be on the map's edge")  # fmt: skip
 
 
 def _check_leader(
@@ -402,7 +443,8 @@ def _check_side(ck: _Checker, name: str, raw: Any, battle: str | None) -> _Side 
     for i, entry in enumerate(leaders):
         leader = _check_leader(ck, side, i, entry, wings)
         if leader is not None:
-            side.leaders.append(leader)
+            late = side.arriving.get(leader.wing or "", 0) if leader.role == "WC" else 0
+            side.leaders.append(replace(leader, arrives=late))
     _check_command(ck, side, wings)
     return side
 
@@ -534,6 +576,8 @@ def check_text(
         )
     if spec is not None:
         _check_placement(ck, sides, spec)
+        for side in sides:
+            _check_arrivals(ck, side, spec, turns)
     for side in sides:
         _reachable(ck, side)
     armies = [s.army for s in sides if s.army is not None]

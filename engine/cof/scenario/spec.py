@@ -80,6 +80,8 @@ class CounterSpec:
     ``facing`` is a vertex (``E SE SW W NW NE``, :data:`engine.gboh.grid.VERTICES`).
     ``missile`` is the weapon letter (``B``, ``C``, ``J``, ``S``) or ``None``.
     ``stacked_with`` names the counter this one shares a hex with (the CH-2 + RI pair), if any.
+    ``arrives`` is the turn a reinforcement enters at ``hex``, a hex on the map's edge (0: on
+    the map from the start).
     """
 
     id: str
@@ -93,6 +95,7 @@ class CounterSpec:
     missile: str | None = None
     name: str = ""
     stacked_with: str | None = None
+    arrives: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class LeaderSpec:
 
     ``wing`` is the wing he commands (``None`` for an OC without a wing).
     ``ref`` names the ``armies.toml`` leader row he is, when the rulebook names him.
+    ``arrives``: the turn he enters with his arriving wing (0: on the map from the start).
     """
 
     id: str
@@ -119,6 +123,7 @@ class LeaderSpec:
     archer: bool = False
     on_foot: bool = False
     ref: str | None = None
+    arrives: int = 0
 
 
 @dataclass(frozen=True)

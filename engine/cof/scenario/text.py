@@ -71,7 +71,9 @@ def _side_lines(s: CofScenario, army: ArmySpec) -> list[str]:
         troops = ", ".join(f"{n} {t}" for t, n in sorted(kinds.items()))
         chiefs = [ldr for ldr in leaders if ldr.wing == wing]
         chief = ", ".join(f"{ldr.name} ({ldr.role}, CR {ldr.command_range})" for ldr in chiefs)
-        out.append(f"  wing {wing}: {troops}; led by {chief or 'nobody'}")
+        late = max((c.arrives for c in units), default=0)
+        arrives = f"; arrives on turn {late} at the map edge" if late else ""
+        out.append(f"  wing {wing}: {troops}; led by {chief or 'nobody'}{arrives}")
     for ldr in leaders:
         if ldr.wing is None:
             out.append(f"  {ldr.name} ({ldr.role}, Init {ldr.initiative}, CR {ldr.command_range})"
