@@ -24,7 +24,9 @@ from engine.randomness import Randomness
 __all__ = [
     "PLANNER_LINES",
     "CCPlayout",
+    "PlannedPlayout",
     "RandomBook",
+    "RandomPlan",
     "Resolver",
     "StandingPolicies",
     "Unplannable",
@@ -85,6 +87,57 @@ def play_to_end(play_planned: Callable[..., Any], w: Any, side: str, sub: Any, p
         if plan.sub is sub:  # it ended during the moves: the moves made are the orders
             plan.sub = replace(sub, actions=tuple(plan.moved))
         return final
+
+
+MovesPlanner = Callable[[Any, str, FastRandomness, list[Any], int], list[Any]]
+"""A system's ``_moves(work, side, rng, moved, first_line)``: random moves, made as drawn."""
+BattlesPlanner = Callable[[Any, str, FastRandomness, int], list[Any]]
+"""A system's ``_battles(work, side, rng, first_line)``: random battles, fought as drawn."""
+
+
+class RandomPlan:
+    """A turn's moves and battles chosen at random while it is played (a ``TurnPlan``),
+    by the system's own planners."""
+
+    def __init__(
+        self,
+        rng: FastRandomness,
+        sub: Any,
+        ordered: bool,
+        moves: MovesPlanner,
+        battles: BattlesPlanner,
+    ) -> None:
+        self.rng = rng
+        self.sub = sub
+        self.first = first_line(sub)
+        self.moved: list[Any] = []
+        self.ordered = ordered
+        self._moves = moves
+        self._battles = battles
+
+    def moves(self, w: Any, side: str) -> list[Any]:
+        return self._moves(w, side, self.rng, self.moved, self.first)
+
+    def battles(self, w: Any, side: str) -> list[Any]:
+        return self._battles(w, side, self.rng, self.first + len(self.moved))
+
+    def written(self, sub: Any) -> None:
+        self.sub = sub
+
+
+def planned_orders(
+    w: Any,
+    side: str,
+    sub: Any,
+    rng: FastRandomness,
+    *,
+    moves: MovesPlanner,
+    battles: BattlesPlanner,
+) -> Any:
+    """``sub`` with random moves and then battles planned on ``w`` (a copy rolling no dice)."""
+    first = first_line(sub)
+    planned = moves(w, side, rng, [], first)
+    return replace(sub, actions=(*planned, *battles(w, side, rng, first + len(planned))))
 
 
 class RandomBook(AnswerBook):
@@ -196,3 +249,14 @@ class CCPlayout(TextPlayout):
             ps, acts = self.play_turn(ps, rng)
             epochs += len(acts)
         return ps
+
+
+class PlannedPlayout(CCPlayout):
+    """A C&C playout whose orders are planned as the turn is played (not written as text):
+    an action's text is its submission's notation."""
+
+    def text(self, ps: Any, action: Action) -> str:
+        sub = action.payload
+        if sub.answer is not None:
+            return f"answer {sub.answer}\n"
+        return str(sub.notation())

@@ -21,14 +21,20 @@ without checking them again or going through text.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from engine.cc.decide import Decider
 from engine.cc.playout import PLANNER_LINES as _LINES
-from engine.cc.playout import CCPlayout, RandomBook, StandingPolicies, play_to_end
+from engine.cc.playout import (
+    CCPlayout,
+    PlannedPlayout,
+    RandomBook,
+    RandomPlan,
+    StandingPolicies,
+    planned_orders,
+    play_to_end,
+)
 from engine.cc.playout import Unplannable as _Unplannable
-from engine.cc.playout import first_line as _first_line
 from engine.cca import combat, movement
 from engine.cca.autoplay import _effective_card, _own_refs
 from engine.cca.ordering import order_units
@@ -172,27 +178,7 @@ def _battles(w: Work, side: str, rng: FastRandomness, first: int) -> list[Line]:
     return lines
 
 
-class _Plan:
-    """A turn's moves and battles chosen at random while it is played (a :class:`TurnPlan`)."""
-
-    def __init__(self, rng: FastRandomness, sub: Submission) -> None:
-        self.rng = rng
-        self.sub = sub
-        self.first = _first_line(sub)
-        self.moved: list[Line] = []
-        self.ordered = False
-
-    def moves(self, w: Work, side: str) -> list[Line]:
-        return _moves(w, side, self.rng, self.moved, self.first)
-
-    def battles(self, w: Work, side: str) -> list[Line]:
-        return _battles(w, side, self.rng, self.first + len(self.moved))
-
-    def written(self, sub: Submission) -> None:
-        self.sub = sub
-
-
-class AncientsPlayout(CCPlayout):
+class AncientsPlayout(PlannedPlayout):
     """The ``playout`` capability of C&C Ancients (see the module docstring)."""
 
     def __init__(self) -> None:
@@ -225,9 +211,8 @@ class AncientsPlayout(CCPlayout):
             sub = _order(w, side, ps, rng)
         except _Unplannable:
             return self._by_mail(ps, rng, roll, done)
-        plan = _Plan(rng, sub)
         # The check marked the orders as resolution would, unless the card rolls for them.
-        plan.ordered = w.card not in ("SP", "RA")
+        plan = RandomPlan(rng, sub, w.card not in ("SP", "RA"), _moves, _battles)
         final = play_to_end(play_planned, w, side, sub, plan)
         done.append(Action(side, "orders", plan.sub))
         done += [self._answer(s, a) for s, a in book.given]
@@ -244,16 +229,9 @@ class AncientsPlayout(CCPlayout):
         w = Work.start(ps, ScriptedDice([]), Decider({}, AnswerBook(())))
         w.simulate = True
         try:
-            sub = _order(w, side, ps, rng)
-            first = _first_line(sub)
-            moves = _moves(w, side, rng, [], first)
-            battles = _battles(w, side, rng, first + len(moves))
+            sub = planned_orders(
+                w, side, _order(w, side, ps, rng), rng, moves=_moves, battles=_battles
+            )
         except _Unplannable:
             return super()._orders(ps, side, rng)
-        return Action(side, "orders", replace(sub, actions=(*moves, *battles)))
-
-    def text(self, ps: Any, action: Action) -> str:
-        sub: Submission = action.payload
-        if sub.answer is not None:
-            return f"answer {sub.answer}\n"
-        return sub.notation()
+        return Action(side, "orders", sub)

@@ -21,16 +21,22 @@ that rolls no dice (as the orders check does); ``apply`` resolves them by the ma
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from engine.cc.decide import Decider
 from engine.cc.orders import Action as Line
 from engine.cc.orders import Ref, Submission
 from engine.cc.playout import PLANNER_LINES as _LINES
-from engine.cc.playout import CCPlayout, RandomBook, StandingPolicies, play_to_end
+from engine.cc.playout import (
+    CCPlayout,
+    PlannedPlayout,
+    RandomBook,
+    RandomPlan,
+    StandingPolicies,
+    planned_orders,
+    play_to_end,
+)
 from engine.cc.playout import Unplannable as _Unplannable
-from engine.cc.playout import first_line as _first_line
 from engine.ccn.battle import fire_problem, melee_problem
 from engine.ccn.cards import CARDS
 from engine.ccn.movement import leader_reach, reach
@@ -171,27 +177,7 @@ def _battles(w: Work, side: str, rng: FastRandomness, first: int) -> list[Line]:
     return lines
 
 
-class _Plan:
-    """A turn's moves and battles chosen at random while it is played (a ``TurnPlan``)."""
-
-    def __init__(self, rng: FastRandomness, sub: Submission, ordered: bool) -> None:
-        self.rng = rng
-        self.sub = sub
-        self.first = _first_line(sub)
-        self.moved: list[Line] = []
-        self.ordered = ordered
-
-    def moves(self, w: Work, side: str) -> list[Line]:
-        return _moves(w, side, self.rng, self.moved, self.first)
-
-    def battles(self, w: Work, side: str) -> list[Line]:
-        return _battles(w, side, self.rng, self.first + len(self.moved))
-
-    def written(self, sub: Submission) -> None:
-        self.sub = sub
-
-
-class NapoleonicsPlayout(CCPlayout):
+class NapoleonicsPlayout(PlannedPlayout):
     """The ``playout`` capability of C&C Napoleonics (see the module docstring)."""
 
     def __init__(self) -> None:
@@ -229,7 +215,7 @@ class NapoleonicsPlayout(CCPlayout):
         ordered = w.card not in _ROLLS_TO_ORDER
         if not ordered:  # the turn rolls for what the card orders: a copy the check left alone
             w = _work(ps, roll, decider)
-        plan = _Plan(rng, sub, ordered)
+        plan = RandomPlan(rng, sub, ordered, _moves, _battles)
         final = play_to_end(play_planned, w, side, sub, plan)
         done.append(Action(side, "orders", plan.sub))
         done += [self._answer(s, a) for s, a in book.given]
@@ -239,16 +225,9 @@ class NapoleonicsPlayout(CCPlayout):
         """Random orders planned on a copy that rolls no dice, as the orders check does."""
         try:
             w = _dry(ps)
-            sub = _order(w, side, ps, rng)
-            first = _first_line(sub)
-            moves = _moves(w, side, rng, [], first)
-            battles = _battles(w, side, rng, first + len(moves))
+            sub = planned_orders(
+                w, side, _order(w, side, ps, rng), rng, moves=_moves, battles=_battles
+            )
         except _Unplannable:
             return super()._orders(ps, side, rng)
-        return Action(side, "orders", replace(sub, actions=(*moves, *battles)))
-
-    def text(self, ps: Any, action: Action) -> str:
-        sub: Submission = action.payload
-        if sub.answer is not None:
-            return f"answer {sub.answer}\n"
-        return sub.notation()
+        return Action(side, "orders", sub)
