@@ -128,33 +128,30 @@ def entry_fire(ph: Phase, mover: Unit) -> None:
             return
         if passed and x not in passed:
             continue  # not at a chariot inside another unit's hex (rulebook §7.33)
-        rng = reaction.entry_fire(
-            s.charts,
-            piece(s, x),
-            piece(s, mover),
-            returned_at_mover=("return", x.id, mover.id) in ph.reacted,
-        )
-        if rng is not None:
-            ph.reacted.add(("entry", x.id, mover.id))
-            volley(ph, x, mover.hex, "entry fire", distance=rng)
+        _entry_shot(ph, x, mover)
+
+
+def _entry_shot(ph: Phase, x: Unit, mover: Unit) -> None:
+    """``x`` fires entry fire at ``mover`` if the rules let it (rulebook §7.44)."""
+    s = ph.s
+    rng = reaction.entry_fire(
+        s.charts,
+        piece(s, x),
+        piece(s, mover),
+        returned_at_mover=("return", x.id, mover.id) in ph.reacted,
+    )
+    if rng is not None:
+        ph.reacted.add(("entry", x.id, mover.id))
+        volley(ph, x, mover.hex, "entry fire", distance=rng)
 
 
 def passed_chariot_fire(ph: Phase, mover: Unit, into: GHex) -> None:
     """A chariot the mover, already next to it, is about to pass through fires first, at
     range 1 (rulebook §7.31)."""
-    s = ph.s
     for x in _inactive(ph, mover.at):
         if x.hex != str(into) or _gone(mover):
             continue
-        rng = reaction.entry_fire(
-            s.charts,
-            piece(s, x),
-            piece(s, mover),
-            returned_at_mover=("return", x.id, mover.id) in ph.reacted,
-        )
-        if rng is not None:
-            ph.reacted.add(("entry", x.id, mover.id))
-            volley(ph, x, mover.hex, "entry fire", distance=rng)
+        _entry_shot(ph, x, mover)
 
 
 def leaving_fire(ph: Phase, mover: Unit, into: GHex) -> None:
