@@ -159,7 +159,8 @@ def test_a_lone_leader_and_a_standard_are_markers() -> None:
 def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
     import json
 
-    from engine.cof.picture import PictureBuilder, view_from_dict, view_to_dict
+    from engine.cof.picture import view_from_dict, view_to_dict
+    from engine.cof.view import PictureBuilder
     from engine.core.capabilities import PictureBuilder as PictureProtocol
 
     units = tuple(
@@ -176,8 +177,8 @@ def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
 
 
 def test_the_capability_draws_the_cof_systems_public_view() -> None:
-    from engine.cof.picture import PictureBuilder
     from engine.cof.system import SYSTEM
+    from engine.cof.view import PictureBuilder
 
     state = SYSTEM.load_position((ROOT / "000-teaching.toml").read_text(encoding="utf-8"))
     state.units[0].hits = 2

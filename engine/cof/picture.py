@@ -13,13 +13,13 @@ tags for hits and markers) and each lone leader or Standard as a marker.
 A 40×30 map is too big to read at a mail's width, so :func:`area_picture` draws a window
 round the hexes where things happen (:func:`area_of_action`) and :func:`overview_picture`
 the whole map at a glance. :func:`view_to_dict` writes a view as plain data for a public
-view's ``board``; :class:`PictureBuilder`, the ``picture`` capability, draws such a board
-(``"picture": "engine.cof.picture:PictureBuilder"``). Pure and deterministic.
+view's ``board``; ``engine.cof.view.PictureBuilder`` draws such a board. Pure and
+deterministic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -45,14 +45,12 @@ __all__ = [
     "STYLES",
     "CofView",
     "LeaderView",
-    "PictureBuilder",
     "SideView",
     "UnitView",
     "area_of_action",
     "area_picture",
     "overview_picture",
     "view_from_dict",
-    "view_from_public",
     "view_of_scenario",
     "view_to_dict",
 ]
@@ -421,89 +419,6 @@ def view_from_dict(data: Mapping[str, Any]) -> CofView:
         title=str(data.get("title", "")),
         arriving=tuple(str(x) for x in data.get("arriving", ())),
     )
-
-
-class PictureBuilder:
-    """The ``picture`` capability (:mod:`engine.core.capabilities`) over a public view whose
-    ``board`` is :func:`view_to_dict` data: the area of action, seen by ``viewer``."""
-
-    def picture(
-        self,
-        view: Mapping[str, Any],
-        events: Sequence[Mapping[str, Any]] = (),
-        viewer: str | None = None,
-    ) -> Picture:
-        """The area of action of ``view["board"]`` (the view itself if it has no ``board``).
-
-        The turn's moves and combats come from the board's own ``moves`` and ``combats``;
-        ``events`` are not read (their shape is the game state's)."""
-        return area_picture(_view_of(view), viewer=viewer)
-
-    def overview(self, view: Mapping[str, Any], viewer: str | None = None) -> Picture:
-        """The whole map of the view."""
-        return overview_picture(_view_of(view), viewer=viewer)
-
-
-def _view_of(view: Mapping[str, Any]) -> CofView:
-    board = view.get("board")
-    if isinstance(board, Mapping):
-        return view_from_dict(board)
-    if "units" in view and "map" in view and "sides" in view:
-        return view_from_public(view)
-    if "map" in view and "first_column" in view.get("map", {}):
-        return view_from_dict(view)
-    raise ValueError("not a Chariots of Fire view: no board, and no units, map and sides")
-
-
-def view_from_public(view: Mapping[str, Any]) -> CofView:
-    """The view of the cof system's ``public_view`` (``engine.cof.system``): units and
-    leaders still in play, ``terrain`` / ``elevation`` / ``hexsides``, the map's ``columns``
-    and ``rows``, each seat's army, Withdrawal Level, points and Standard. A CH2 with its
-    RI is one counter; a unit in column faces its hexside."""
-    (c0, c1), (r0, r1) = view["map"]["columns"], view["map"]["rows"]
-    kinds, levels = dict(view.get("terrain", {})), dict(view.get("elevation", {}))
-    terrain = tuple(
-        TerrainSpec(h, kinds.get(h, "clear"), int(levels.get(h, 0)))
-        for h in sorted(set(kinds) | set(levels))
-    )
-    sides_spec = tuple(
-        HexsideSpec(str(h), str(sd), str(k)) for h, sd, k in view.get("hexsides", ())
-    )
-    live = [u for u in view["units"] if u.get("status", "in") == "in"]
-    by_id = {u["id"]: u for u in live}
-    riders = {
-        u["stacked_with"]: u["id"]
-        for u in live
-        if u["type"] == "RI" and u.get("stacked_with") in by_id
-    }
-    units = tuple(
-        UnitView(
-            id=u["id"], side=u["side"], hex=u["hex"], type=u["type"], tq=int(u["tq"]),
-            facing=f"side:{u['facing']}" if u["facing"] in SIDES else u["facing"],
-            hits=int(u.get("hits", 0)), missile=u.get("missile") or None,
-            markers=tuple(u.get("markers", ())), runner=riders.get(u["id"]),
-        )
-        for u in live
-        if u["id"] not in riders.values()
-    )  # fmt: skip
-    leaders = tuple(
-        LeaderView(ld["id"], ld["side"], ld["name"], ld["hex"], ld.get("role", "WC"),
-                   bool(ld.get("wounded", False)))
-        for ld in view.get("leaders", ())
-        if ld.get("status", "in") == "in"
-    )  # fmt: skip
-    seats = view["sides"]
-    sides = tuple(
-        SideView(seat, seat.capitalize(), str(v.get("army", seat)), int(v["withdrawal_level"]),
-                 int(v.get("points", 0)))
-        for seat, v in seats.items()
-    )  # fmt: skip
-    standards = {seat: str(v["standard"]) for seat, v in seats.items() if v.get("standard")}
-    return CofView(
-        MapSpec(int(c0), int(c1), int(r0), int(r1), terrain, sides_spec),
-        sides, units, leaders, standards, title=str(view.get("title", "")),
-        arriving=arriving_of(view),
-    )  # fmt: skip
 
 
 def arriving_of(view: Mapping[str, Any]) -> tuple[str, ...]:

@@ -30,7 +30,7 @@ from engine.cof.picture import (
 from engine.cof.scenario.spec import HexsideSpec, MapSpec, TerrainSpec
 from engine.core.picture import Picture
 
-__all__ = ["CofPicture", "board", "cof_view"]
+__all__ = ["CofPicture", "PictureBuilder", "board", "cof_view"]
 
 
 def _map(view: Mapping[str, Any]) -> MapSpec:
@@ -167,3 +167,35 @@ def _marked(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Cof
         raise ValueError("not a Chariots of Fire view: it has no board")
     moves, combats, losses = _marks(events)
     return replace(view_from_dict(data), moves=moves, combats=combats, losses=losses)
+
+
+class PictureBuilder:
+    """The ``picture`` capability (:mod:`engine.core.capabilities`) over a public view whose
+    ``board`` is :func:`view_to_dict` data: the area of action, seen by ``viewer``."""
+
+    def picture(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]] = (),
+        viewer: str | None = None,
+    ) -> Picture:
+        """The area of action of ``view["board"]`` (the view itself if it has no ``board``).
+
+        The turn's moves and combats come from the board's own ``moves`` and ``combats``;
+        ``events`` are not read (their shape is the game state's)."""
+        return area_picture(_view_of(view), viewer=viewer)
+
+    def overview(self, view: Mapping[str, Any], viewer: str | None = None) -> Picture:
+        """The whole map of the view."""
+        return overview_picture(_view_of(view), viewer=viewer)
+
+
+def _view_of(view: Mapping[str, Any]) -> CofView:
+    board = view.get("board")
+    if isinstance(board, Mapping):
+        return view_from_dict(board)
+    if "units" in view and "map" in view and "sides" in view:
+        return cof_view(view)
+    if "map" in view and "first_column" in view.get("map", {}):
+        return view_from_dict(view)
+    raise ValueError("not a Chariots of Fire view: no board, and no units, map and sides")
