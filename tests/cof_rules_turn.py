@@ -19,7 +19,7 @@ inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``s
 pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
 ``"X 2"``), ``shock = true`` (play the Shock Segment too). The answer is each unit of
 ``show`` as ``ID HEX FACING hits=N`` and its markers, ``; `` between units, or
-``refused line N: why`` for a mail the checks refuse.
+``refused line N: why`` for a mail the checks refuse; a leader of ``show`` is ``ID HEX``.
 """
 
 from __future__ import annotations
@@ -100,6 +100,10 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
 def _show(s: CofState, ids: str) -> str:
     out = []
     for uid in ids.split():
+        ld = next((x for x in s.leaders if x.id == uid), None)
+        if ld is not None:
+            out.append(f"{ld.id} {ld.hex if ld.on_map else ld.status}")
+            continue
         u = s.unit(uid)
         if not u.on_map:
             out.append(f"{u.id} {u.status}")

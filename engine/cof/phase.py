@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, missile, movement
-from engine.cof.adapt import ground, piece, pieces
+from engine.cof import cohesion, command, firing, leaders, missile, movement
+from engine.cof.adapt import chief, ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
     column_sides,
@@ -224,6 +224,7 @@ class Phase:
             friends=friends,
             enemy_chariots=passing,
             in_column=u.column,
+            level=s.ground.level,
         )
         if t.problem:
             return t.problem
@@ -516,31 +517,19 @@ class Phase:
             return f"{ld.name} does not lead wing {self.wing}: he moves with his own wing (§4.6)"
         if ld.id in self.acted:
             return f"{ld.name} has already moved this phase"
-        ma = s.charts.actions["leader_foot_ma" if ld.on_foot else "leader_ma"].value
-        column = "infantry" if ld.on_foot else "chariot"
-        here, mp = GHex.parse(ld.hex), 0
-        enemy = {e.hex for e in self.enemies()}
+        path: list[GHex] = []
         for step in steps:
             try:
                 nxt = GHex.parse(step)
             except MapNotationError:
                 return f"{step!r} is not a hex (leaders have no facing)"
-            if nxt not in here.neighbours() or nxt not in s.grid:
-                return f"{nxt} is not next to {here}"
-            if str(nxt) in enemy:
-                return f"{ld.name} may not enter {nxt}: an enemy unit is there"
-            troop = s.charts.types["CH2" if column == "chariot" else "SI"]
-            cost = movement.entry_cost(
-                s.charts, troop, s.terrain_at(nxt), s.hexside_kinds(here, nxt), column=column
-            )
-            if cost is None:
-                return f"{ld.name} may not enter {nxt}"
-            if s.units_at(str(nxt)):
-                cost += s.charts.actions["leader_into_unit"].value
-            mp += cost
-            if mp > ma:
-                return f"{ld.name} has {ma} MP: entering {nxt} needs {mp}"
-            here = nxt
+            if nxt not in s.grid:
+                return f"{nxt} is not on the map"
+            path.append(nxt)
+        _, problem = leaders.trace_leader(s.charts, s.ground, pieces(s), chief(ld), path)
+        if problem:
+            return f"{ld.name}: {problem}"
+        here = path[-1] if path else GHex.parse(ld.hex)
         start, ld.hex = ld.hex, str(here)
         self.acted.add(ld.id)
         if self.ctx is not None:
@@ -594,13 +583,16 @@ class Phase:
         return self._sight(a, b)
 
     def _sight(self, a: GHex, b: GHex) -> bool:
+        """Across the battle's own ground: hills block (rulebook §7.14, cof.md §7.3)."""
         s = self.s
         occupied = {x.at for x in s.live()}
+        terrain = s.charts.terrain
         return missile.line_of_sight(
             a,
             b,
-            blocks=lambda h: s.charts.terrain[s.terrain_at(h)].blocks_los,
+            blocks=lambda h: terrain[s.terrain_at(h)].blocks_los,
             occupied=lambda h: h in occupied,
+            ground=s.ground,
         )
 
     def fire(self, a: Action) -> str | None:
