@@ -11,12 +11,16 @@ asks, if any, follows. ``args`` beyond ``play``'s::
     orders = "challenge achil hect 1110"   the mail (``;`` between lines)
     dice = "3 7 5"                 the d10 faces, in order
     how = "momentum"               how the marker came (``draw`` by default)
+    drawn = true                   the marker is drawn from the pool now (the turn's own
+                                   :func:`~engine.cof.turn.next_activation`: eligibility,
+                                   the prompt's choices) rather than already in use
     answer = "accept"              the answer to the question the turn asks (if it asks)
     standing_active = "duelist: endurance"   the active side's standing orders
     rules = ["heroic"]             the battle's special rules
     turn = 2                       the game turn (1 by default; the battle ends with it)
     captured = "hittite 1"         a Standard the enemy destroyed on that turn
     show = "Y hect pool"           units and leaders by id; ``pool``, ``question``,
+                                   ``choices`` (with ``drawn``: the prompt's choices, alone),
                                    ``standard:SIDE``, ``skip:SIDE`` (its next marker is
                                    spent), ``events:KIND`` (how many), ``dice`` (how many
                                    were rolled)
@@ -40,6 +44,7 @@ from engine.cof.orders import carry_out, parse
 from engine.cof.policy import parse_policy
 from engine.cof.state import CofState
 from engine.cof.steps import Ctx as TurnCtx
+from engine.cof.turn import next_activation
 from engine.core.api import Event, OrdersError
 from engine.randomness import ScriptedDice
 
@@ -66,6 +71,8 @@ def state_of(c: Ctx, a: dict[str, Any]) -> CofState:
     s.pool, s.used, s.initiative = [], [marker], "north"
     s.active = {"side": "north", "wing": "" if how == "momentum" else "1", "how": how,
                 "choices": ["1"]}  # fmt: skip
+    if a.get("drawn"):
+        s.pool, s.used, s.active = [marker], [], {}
     return s
 
 
@@ -106,6 +113,10 @@ def _turn(c: Ctx, a: dict[str, Any]) -> str:
     s = state_of(c, a)
     dice = ScriptedDice(str(a.get("dice", "")).split())
     ctx = TurnCtx(s, dice)
+    if a.get("drawn"):
+        next_activation(ctx)
+        if "choices" in str(a.get("show", "")).split():
+            return "choices " + " ".join(ctx.s.active.get("choices", []))
     text = "".join(line.strip() + "\n" for line in str(a.get("orders", "pass")).split(";"))
     try:
         sub = parse(s, "north", text)

@@ -15,7 +15,8 @@ from typing import Any
 from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
-from engine.cof.state import CofState, Unit, clone, other
+from engine.cof.state import MOMENTUM, CofState, Unit, clone, other
+from engine.cof.turn import free_leaders
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
 from engine.gboh.grid import VERTICES, GHex, front_hexes
@@ -166,6 +167,25 @@ def _heroic_lines(s: CofState, side: str, wing: str, rng: Randomness) -> list[st
     ]
 
 
+def _free_leader_lines(ph: Phase, rng: Randomness) -> list[str]:
+    """Now and then a leader without a wing moves on his Momentum marker (rulebook §5.46): a
+    few hexes one way, tried on the phase's copy."""
+    out = []
+    for ld in free_leaders(ph.s, ph.side):
+        if below(rng, 2, f"leader {ld.id}"):
+            continue
+        way = below(rng, 6, f"way {ld.id}")
+        here, steps = GHex.parse(ld.hex), []
+        for _ in range(1 + below(rng, 3, f"leader length {ld.id}")):
+            here = here.neighbours()[way]
+            steps.append(str(here))
+        for cut in range(len(steps), 0, -1):
+            if ph.move(Action(0, "", "move", ld.id, tuple(steps[:cut]))) is None:
+                out.append(f"move {ld.id} {' '.join(steps[:cut])}")
+                break
+    return out
+
+
 def header(state: CofState, side: str) -> str:
     """The lines that open a submission (game, turn, side)."""
     return f"game {state.game_id}\nturn {state.turn}\nside {side}\n"
@@ -190,12 +210,17 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
         lines.append(f"standing {key}: {values[below(rng, len(values), 'value')]}")
     wing = a["wing"]
     if not wing:
-        real = [c for c in a["choices"] if c not in ("pool", "none")]
+        real = [c for c in a["choices"] if c not in ("pool", "none", MOMENTUM)]
         wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
         lines.append(f"wing {wing}")
+    momentum = a["how"] == "momentum"
+    if momentum and wing == "none":
+        lines += _free_leader_lines(Phase(clone(state), side, "none", momentum=True), rng)
     if wing not in ("pool", "none"):
         lines += _heroic_lines(state, side, wing, rng)
-        ph = Phase(clone(state), side, wing)
+        ph = Phase(clone(state), side, wing, momentum=momentum)
+        if momentum:
+            lines += _free_leader_lines(ph, rng)
         engaged = [u for u in ph.units() if u.engaged]
         if engaged and below(rng, 4, "withdraw") == 0:
             lines.append("order withdraw")

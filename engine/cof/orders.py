@@ -4,12 +4,15 @@ One order a line (``#`` starts a comment; ``game``, ``turn`` and ``side`` lines 
 mail's header)::
 
     wing 1                    the wing my marker activates, when I choose (Initiative,
-                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline
+                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline;
+                              with the Initiative ``wing momentum`` opens with my Momentum
+                              marker (its wing named in the next mail)
     order move                the Orders Phase's order: move (default), withdraw, rally
     move E1 0404 0405 face S  a unit (id or hex) enters hexes and turns to vertices, in order
     move E1 0404 fire 0807 0405   ... and fires at 0807 on the way (cof.md §7.1, §7.7)
     move E4 0405 column N     ... and ends it entering (``deploy NE``: leaving) column (§6.3)
-    move ramesses 0404        a leader of the wing moves (no facing)
+    move ramesses 0404        a leader of the wing moves (no facing); on a Momentum marker
+                              also an OC without a wing, whatever the roll (§5.46)
     fire E5 0807              fire at the unit in 0807
     fire-and-run E1 0807      a CH-2's fire and run at the unit in 0807 (cof.md §7.10)
     recover E4                remove 2 hits (cof.md §9.3)
@@ -26,7 +29,8 @@ mail's header)::
                               challenges an enemy leader along a path ending at his hex
                               (cof.md §10.2 #2); nothing else that phase
     pass                      nothing this phase
-    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``)
+    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``,
+                              ``roll`` for turn 1's Initiative)
     standing trump: never     a standing order (any time)
 
 Orders run in the order written (rally attempts first); the Shock Segment follows.
@@ -51,14 +55,17 @@ from engine.cof.shocks import plan_problem, shock_segment
 from engine.cof.skirmish import fire_and_run
 from engine.cof.standards import restore
 from engine.cof.standards import update as update_standards
-from engine.cof.state import CofState, Unit, clone
+from engine.cof.state import MOMENTUM, CofState, Leader, Unit, clone
 from engine.cof.steps import Ctx, separate
 from engine.cof.turn import (
+    answer_initiative,
     answer_trump,
     finish_activation,
+    initiative_question,
     momentum_roll,
     next_activation,
     trump_question,
+    use_momentum,
 )
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
@@ -81,7 +88,7 @@ ORDERS = ("move", "withdraw", "rally")
 VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock", "mode", "attack")
 HEADER = ("game", "turn", "side")
 WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
-ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
+ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline"), "initiative": ("roll",)}
 """The answers each kind of question (``pending['label']``) takes."""
 
 
@@ -103,6 +110,8 @@ def question(s: CofState) -> tuple[str, tuple[str, ...], str]:
     """The text, answers and default of the question waiting (``s.pending``)."""
     if s.pending.get("label") == "challenge":
         return challenge_question(s)
+    if s.pending.get("label") == "initiative":
+        return initiative_question(s)
     return trump_question(s)
 
 
@@ -219,9 +228,16 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
                       (f"wing {a['wing']}",))]
         )  # fmt: skip
     out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
-    if wing in ("pool", "none") or not dry:
+    if a["how"] == "initiative" and wing == MOMENTUM and out.actions:
+        first = out.actions[0]
+        msg = "the Momentum marker names its wing first: send the orders in the next mail"
+        raise OrdersError([_problem(first.line, first.quote, "momentum-first", msg)])
+    momentum = a["how"] == "momentum"
+    if wing == "none" and momentum and dry and out.actions:
+        return _check_free_leaders(s, out)
+    if wing in ("pool", "none", MOMENTUM) or not dry:
         return out
-    ph = Phase(clone(s), sub.side, wing, sub.order)
+    ph = Phase(clone(s), sub.side, wing, sub.order, momentum=momentum)
     problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
@@ -231,6 +247,36 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
         first = attacks[0]
         raise OrdersError([_problem(first.line, first.quote, "bad-attack", problem)])
     return out
+
+
+def _check_free_leaders(s: CofState, sub: Submission) -> Submission:
+    """``wing none`` on a Momentum marker: only a leader it moves without a wing (an OC who
+    commands none, a hero who leads nobody) may still move (rulebook §5.46, §5.25)."""
+    ph = Phase(clone(s), sub.side, "none", momentum=True)
+    problems = []
+    for x in sub.actions:
+        if x.verb != "move" or not isinstance(ph.find(x.who), Leader):
+            msg = "with wing none only a leader without a wing moves (cof.md §4.6, §5.3)"
+            problems.append(_problem(x.line, x.quote, f"bad-{x.verb}", msg))
+            continue
+        problem = _dry(ph, x)
+        if problem is not None:
+            problems.append(problem)
+    if problems:
+        raise OrdersError(problems)
+    return sub
+
+
+def _free_leaders(ctx: Ctx, sub: Submission) -> None:
+    """The moves of a leader without a wing after a Momentum attempt that activates no wing
+    (it failed, or none was named): the rest of the mail is not carried out (§5.46)."""
+    ph = Phase(ctx.s, sub.side, "none", ctx=ctx, hooks=REACTIONS, momentum=True)
+    for x in sub.actions:
+        if x.verb == "move" and isinstance(ph.find(x.who), Leader):
+            msg = do_order(ph, x)
+            if msg is not None:
+                ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
+            update_standards(ctx)
 
 
 def _check_challenge(s: CofState, sub: Submission) -> Submission:
@@ -330,20 +376,24 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
             s.active = {}
             next_activation(ctx)
             return
+        if wing == MOMENTUM:
+            use_momentum(ctx, side)
+            return
         marker = f"{side}:{wing}"
         s.pool.remove(marker)
         s.used.append(marker)
-    if wing == "none":
-        ctx.log("activation", f"{side} activates no wing", {"side": side})
-        finish_activation(ctx)
-        return
-    if how == "momentum" and not momentum_roll(ctx, side, wing):
+    if wing == "none" or (how == "momentum" and not momentum_roll(ctx, side, wing)):
+        if wing == "none":
+            ctx.log("activation", f"{side} activates no wing", {"side": side})
+        if how == "momentum":
+            restore(ctx, side, "momentum")
+            _free_leaders(ctx, sub)
         finish_activation(ctx)
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
     restore(ctx, side, "momentum" if how == "momentum" else f"wing:{wing}")
-    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
+    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS, momentum=how == "momentum")
     orders_phase(ph, sub.actions)
     finish_activation(ctx)
 
@@ -392,6 +442,9 @@ def _challenge(ctx: Ctx, sub: Submission) -> None:
 
 def _answer(ctx: Ctx, answer: str) -> None:
     s = ctx.s
+    if s.pending.get("label") == "initiative":
+        answer_initiative(ctx)
+        return
     if s.pending.get("label") != "challenge":
         answer_trump(ctx, answer)
         return

@@ -95,6 +95,9 @@ class Phase:
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     hooks: Hooks | None = None
+    momentum: bool = False
+    """The phase comes from the Momentum marker: an overall commander without a wing (and a
+    hero who leads nobody) moves in it too, whatever the attempt's result (rulebook §5.46)."""
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
@@ -513,7 +516,13 @@ class Phase:
         s = self.s
         if ld.side != self.side or not ld.on_map:
             return f"{ld.name} is not on the map"
-        if not (ld.wing == self.wing and ld.role in ("OC", "WC")):
+        leads = ld.wing == self.wing and ld.role in ("OC", "WC")
+        free = self.momentum and leaders.moves_on(
+            chief(ld), "momentum", commands_wing=bool(ld.wing)
+        )
+        if not (leads or free):
+            if not ld.wing:
+                return f"{ld.name} leads no wing: he moves on his Momentum marker (§5.46)"
             return f"{ld.name} does not lead wing {self.wing}: he moves with his own wing (§4.6)"
         if ld.id in self.acted:
             return f"{ld.name} has already moved this phase"

@@ -355,10 +355,10 @@ def from_scenario(sc: CofScenario) -> CofState:
         units=units,
         leaders=leaders,
         sides=sides,
-        first_side=seat[sc.first_side],
+        first_side=seat.get(sc.first_side, ""),
         turns=sc.turns or 0,
         special_rules=list(sc.special_rules),
-        initiative=seat[sc.first_side],
+        initiative=seat.get(sc.first_side, ""),
     )
 
 
