@@ -574,8 +574,8 @@ class Phase:
         except MapNotationError:
             return f"{target!r} is not a hex"
         targets = [x for x in s.units_at(str(h)) if x.side != u.side]
-        if not targets:
-            return f"no enemy unit in {h}"
+        if not targets and (reaction or not any(x.side != u.side for x in s.leaders_at(str(h)))):
+            return f"no enemy unit in {h}"  # a lone leader: active fire only (rulebook §7.18)
         if any(x.engaged for x in targets):
             return f"the unit in {h} is Engaged: it may not be fired at (cof.md §9.4)"
         d = u.at.distance(h)
