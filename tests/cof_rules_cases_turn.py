@@ -27,10 +27,10 @@ asks, if any, follows. ``args`` beyond ``play``'s::
 
 Both sides play with :data:`QUIET` under their standing orders (no Trump, reaction fire,
 orderly withdrawal or reaction facing) unless the case says otherwise. A unit shows
-``ID HEX hits=N`` and ``routed`` / ``engaged``, or ``ID fled`` / ``ID eliminated``; a leader
-``ID HEX`` with ``hits=N``, ``wounded``, ``foot``, or ``ID killed`` (``ID replaced`` once a
-killed wing leader has his replacement, Phase D). Parts are joined with ``; ``; orders the turn
-refuses show ``refused: `` and the first problem.
+``ID HEX hits=N`` and ``routed`` / ``engaged`` / ``supply=low|no``, or ``ID fled`` /
+``ID eliminated``; a leader ``ID HEX`` with ``hits=N``, ``wounded``, ``foot``, or ``ID killed``
+(``ID replaced`` once a killed wing leader has his replacement, Phase D). Parts are joined
+with ``; ``; orders the turn refuses show ``refused: `` and the first problem.
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ def _show(s: CofState, what: str, dice: ScriptedDice, events: list[Event]) -> st
     u = next((u for u in s.units if u.id == what), None)
     if u is not None:
         flags = [f for f in ("routed", "engaged") if getattr(u, f)]
+        flags += [f"supply={u.supply}"] * (u.supply != "full")
         return (
             " ".join([u.id, u.hex, f"hits={u.hits}", *flags]) if u.on_map else f"{u.id} {u.status}"
         )

@@ -36,10 +36,31 @@ from engine.cof.steps import (
 )
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, side_between
 
-__all__ = ["Action", "Hooks", "Phase"]
+__all__ = ["Action", "Hooks", "Phase", "within_command"]
 
 RALLY_RADIUS = 3
 """Routed units within this many hexes of the Standard may rally (cof.md §9.8)."""
+
+
+def within_command(s: CofState, ld: Leader, at: GHex) -> bool:
+    """Whether ``at`` lies within ``ld``'s command range (rulebook §5.42, cof.md §5.5): a path
+    of hexes no longer than his range (halved with an Engaged unit in his hex, one less
+    wounded), through no enemy unit and no terrain he may not enter. A unit's command, and a
+    wing commander within his OC's reach for Momentum and Trump (§5.25, §5.32)."""
+    engaged_here = any(x.engaged for x in s.units_at(ld.hex))
+    rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
+    home = GHex.parse(ld.hex)
+    if home.distance(at) > rng:
+        return False
+    enemy = {x.hex for x in s.live(other(ld.side))}
+    column = "infantry" if ld.on_foot else "chariot"
+
+    def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
+        if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
+            return False
+        return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
+
+    return command.in_command(s.grid, home, at, rng, passable)
 
 
 @dataclass(frozen=True)
@@ -124,23 +145,7 @@ class Phase:
         return list(self.s.live(other(self.side)))
 
     def _in_command(self, ld: Leader | None, u: Unit) -> bool:
-        if ld is None:
-            return False
-        s = self.s
-        enemy = {x.hex for x in self.enemies()}
-        engaged_here = any(x.engaged for x in s.units_at(ld.hex))
-        rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
-        column = "infantry" if ld.on_foot else "chariot"
-        home = GHex.parse(ld.hex)
-        if home.distance(u.at) > rng:
-            return False
-
-        def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
-            if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
-                return False
-            return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
-
-        return command.in_command(s.grid, home, u.at, rng, passable)
+        return ld is not None and within_command(self.s, ld, u.at)
 
     def _fronting(self, u: Unit) -> int:
         return sum(
@@ -635,12 +640,16 @@ class Phase:
     # --- recovery, rally, withdrawal -----------------------------------------------------
 
     def _threatened(self, u: Unit) -> bool:
-        """Next to an enemy unit, or in range and sight of an enemy missile unit with missiles."""
+        """Next to an enemy unit, or under its missiles (:meth:`under_missiles`)."""
+        foes = list(self.s.live(other(u.side)))
+        return any(e.at.distance(u.at) == 1 for e in foes) or self.under_missiles(u)
+
+    def under_missiles(self, u: Unit) -> bool:
+        """In range and sight of an enemy missile unit not out of missiles (rulebook §7.16,
+        §9.14, §9.51): what stops a unit reloading, and recovering or rallying too."""
         for e in self.s.live(other(u.side)):
-            d = e.at.distance(u.at)
-            if d == 1:
-                return True
             armed = e.missile in self.s.charts.weapons and e.supply != "no"
+            d = e.at.distance(u.at)
             if armed and missile.in_range(self.s.charts, e.missile, d) and self._sight(e.at, u.at):
                 return True
         return False

@@ -25,7 +25,7 @@ from engine.cof.adapt import chief
 from engine.cof.arrivals import arrive, present_wings
 from engine.cof.heroics import skip_marker
 from engine.cof.leaders import moves_on
-from engine.cof.phase import Phase
+from engine.cof.phase import Phase, within_command
 from engine.cof.policy import policy_of
 from engine.cof.state import MOMENTUM, SIDES, CofState, Leader, other
 from engine.cof.steps import Ctx, replace_leaders
@@ -146,26 +146,17 @@ def _roll_initiative(ctx: Ctx) -> None:
 
 def eligible_wings(s: CofState, side: str) -> list[str]:
     """Wings a Momentum or Trump may activate (cof.md §5.3, §5.4): led by the OC, or by a
-    wing commander within the OC's command range."""
+    wing commander within the OC's command range, measured as for command (rulebook §5.42:
+    no enemy unit or terrain he may not enter on the path, halved with an Engaged unit)."""
     oc = s.oc(side)
     if oc is None or not oc.on_map:
         return []
-    rng = command.command_range(oc.command_range, wounded=oc.wounded)
-    enemy = {u.hex for u in s.live(other(side))}
-
-    home = GHex.parse(oc.hex)
-
-    def passable(h: GHex) -> bool:
-        return h.distance(home) <= rng and h in s.grid and str(h) not in enemy
-
     out = []
     for wing in s.sides[side].wings:
         ld = s.wing_leader(side, wing)
         if ld is None:
             continue
-        if ld.id == oc.id or command.in_command(
-            s.grid, GHex.parse(oc.hex), GHex.parse(ld.hex), rng, passable
-        ):
+        if ld.id == oc.id or within_command(s, oc, GHex.parse(ld.hex)):
             out.append(wing)
     return out
 
@@ -366,11 +357,7 @@ def _reload(ctx: Ctx) -> None:
     for u in s.live():
         if u.supply == "full" or u.engaged:
             continue
-        ph = Phase(s, u.side, u.wing)
-        if any(
-            e.missile and e.supply != "no" and ph.fire_problem(e, u.hex, reaction=True) is None
-            for e in s.live(other(u.side))
-        ):
+        if Phase(s, u.side, u.wing).under_missiles(u):  # rulebook §7.16: range and sight
             continue
         u.supply = "full"
         ctx.log("reload", f"{u.id} reloads", {"unit": u.id})
