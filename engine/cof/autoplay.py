@@ -212,11 +212,13 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
     if not wing:
         real = [c for c in a["choices"] if c not in ("pool", "none", MOMENTUM)]
         wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
+        if MOMENTUM in a["choices"] and below(rng, 6, "open with momentum") == 0:
+            wing = MOMENTUM  # the Initiative player opens with his Momentum marker (§5.22)
         lines.append(f"wing {wing}")
     momentum = a["how"] == "momentum"
     if momentum and wing == "none":
         lines += _free_leader_lines(Phase(clone(state), side, "none", momentum=True), rng)
-    if wing not in ("pool", "none"):
+    if wing not in ("pool", "none", MOMENTUM):
         lines += _heroic_lines(state, side, wing, rng)
         ph = Phase(clone(state), side, wing, momentum=momentum)
         if momentum:
