@@ -25,6 +25,7 @@ from engine.cof.formation import (
 )
 from engine.cof.reaction import pass_through_targets
 from engine.cof.rout import engaged_withdrawal_hexes
+from engine.cof.stacking import pass_friends
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.steps import (
     CHARIOTS,
@@ -286,7 +287,9 @@ class Phase:
                     m.hex = str(t.path[i])
                     self.moved.add(m.id)
                 assert self.ctx is not None
-                rout(self.ctx, who)
+                for m in mates:  # caught between enemy chariots: each counter routs (§6.7)
+                    if m.on_map and not m.routed:
+                        rout(self.ctx, m)
                 return None
             t = self._stop_short(who, steps, t.path[: i + 1])
         fire = self._fire_point(who, steps, words, t) if words.fire_at else None
@@ -435,6 +438,7 @@ class Phase:
             else:
                 for m in mates:
                     m.hex = str(path[i])
+            pass_friends(self, who, path, i)
             if i < len(path) - 1 and not gone():
                 firing.entry_fire(self, who)
             if gone():
