@@ -20,7 +20,7 @@ equal advancers the lowest id advances, into the first hex emptied, keeping its 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
 from engine.cof import cohesion, segment, shock, standards
@@ -72,7 +72,7 @@ def _type(s: CofState, g: _Shock, u: Unit) -> TroopType:
     return s.charts.types[u.type] if u.stacked_with in g.held else chart_type(s, u)
 
 
-def _with_mates(s: CofState, units: list[Unit], held: set[str] = frozenset()) -> list[Unit]:
+def _with_mates(s: CofState, units: list[Unit], held: Set[str] = frozenset()) -> list[Unit]:
     """The counters of ``units``' pieces: a chariot and its runners both (but not one that
     holds back, ``held``)."""
     out: list[Unit] = []
