@@ -33,6 +33,9 @@ _STANDING = (
     ("challenge", ("ask", "accept", "decline")),
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
+    ("shock-hits", ("safest", "runners", "chariot")),
+    ("withdraw-to", ("far", "standard")),
+    ("replacement", ("rear", "front")),
 )
 """Standing orders the random player changes now and then, so random games play them."""
 

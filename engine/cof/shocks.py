@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from engine.cof import cohesion, segment, shock, standards
 from engine.cof.adapt import counter, ground, piece, pieces
+from engine.cof.choices import hit_order
 from engine.cof.elevation import shock_shifts
 from engine.cof.heroics import is_heroic_shock, shock_duel
 from engine.cof.movement import terrain_hits
@@ -410,11 +411,14 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int, shocks: list[_Shock]
     )  # fmt: skip
     att = _with_mates(s, g.attackers, g.held)
     g.superior = lead.id if res.superiority == "AS" else None
-    first = [lead.id] if res.superiority == "AS" or rear else []
-    got = shock.distribute_hits(res.attacker_hits, [u.id for u in att], first)
+    first = [lead.id] if res.superiority == "AS" else []  # §9.2 #1, then the owner's choice
+    got = shock.distribute_hits(res.attacker_hits, [u.id for u in att], first + hit_order(s, att))
     for u in att:
         add_hits(ctx, u, got[u.id], "shock", rout_now=False)
-    shares = shock.distribute_hits(res.defender_hits, [d.id for d in defenders], [target.id])
+    first = [target.id] if res.superiority == "DS" else []
+    shares = shock.distribute_hits(
+        res.defender_hits, [d.id for d in defenders], first + hit_order(s, defenders)
+    )
     for d in defenders:
         add_hits(ctx, d, shares[d.id], "shock", rout_now=False)
     g.fought = att + defenders

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.cof import cohesion
 from engine.cof.adapt import chief, counter, ground, piece, pieces
+from engine.cof.choices import replacement_hex
 from engine.cof.heroes import checks_casualty
 from engine.cof.leaders import displaced, replacement_hexes, wound
 from engine.cof.rout import Standard, flee_near_standard, leaders_lost, rout_hexes
@@ -272,7 +273,7 @@ def replace_leaders(ctx: Ctx) -> None:
         where = replacement_hexes(pieces(s), chief(ld))
         if not where:
             continue
-        ld.status, ld.hex, ld.wounded = IN_PLAY, str(where[0]), False
+        ld.status, ld.hex, ld.wounded = IN_PLAY, str(replacement_hex(s, ld.side, where)), False
         ld.replacement += 1
         ctx.log(
             "leader-replaced",
