@@ -21,7 +21,8 @@ asks, if any, follows. ``args`` beyond ``play``'s::
                                    spent), ``events:KIND`` (how many), ``dice`` (how many
                                    were rolled), ``stacks`` (the CH-2 + RI
                                    stacks on the map: ``stacks C+R`` or ``stacks none``),
-                                   ``at:ID`` (where leader ID is, replaced or not)
+                                   ``at:ID`` (where leader ID is, replaced or not),
+                                   ``facing:ID`` (the vertex unit ID faces)
 
 Both sides play with :data:`QUIET` under their standing orders (no Trump, reaction fire,
 orderly withdrawal or reaction facing) unless the case says otherwise. A unit shows
@@ -87,6 +88,8 @@ def _show(s: CofState, what: str, dice: ScriptedDice, events: list[Event]) -> st
         return stacks(s)
     if kind == "at":
         return f"{arg} at {s.leader(arg).hex or 'none'}"
+    if kind == "facing":
+        return f"{arg} faces {s.unit(arg).facing}"
     if kind == "events":
         return f"{arg} {sum(1 for e in events if e.kind == arg)}"
     if kind == "skip":

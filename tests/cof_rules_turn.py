@@ -19,7 +19,7 @@ inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``s
 pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
 ``"X 2"``), ``shock = true`` (play the Shock Segment too). The answer is each unit of
 ``show`` as ``ID HEX FACING hits=N`` and its markers (``stacks``: the CH-2 + RI stacks,
-``stacks C+R``), ``; `` between units, or
+``stacks C+R``; a leader: ``ID HEX``), ``; `` between units, or
 ``refused line N: why`` for a mail the checks refuse.
 """
 
@@ -113,6 +113,10 @@ def _show(s: CofState, ids: str) -> str:
     for uid in ids.split():
         if uid == "stacks":
             out.append(stacks(s))
+            continue
+        ld = next((x for x in s.leaders if x.id == uid), None)
+        if ld is not None:
+            out.append(f"{ld.id} {ld.hex if ld.on_map else ld.status}")
             continue
         u = s.unit(uid)
         if not u.on_map:

@@ -36,6 +36,7 @@ _STANDING = (
     ("shock-hits", ("safest", "runners", "chariot")),
     ("withdraw-to", ("far", "standard")),
     ("replacement", ("rear", "front")),
+    ("advance-facing", ("enemy", "keep")),
 )
 """Standing orders the random player changes now and then, so random games play them."""
 

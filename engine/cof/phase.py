@@ -95,6 +95,7 @@ class Phase:
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     carried: dict[str, int] = field(default_factory=dict)
+    advance: dict[str, tuple[str, str]] = field(default_factory=dict)
     hooks: Hooks | None = None
 
     def __post_init__(self) -> None:

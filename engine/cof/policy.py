@@ -29,6 +29,9 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
     withdraw-to:    far | standard              where my orderly withdrawal ends (§6.4)
     replacement:    rear | front                where a killed wing commander's replacement
                                                appears: farthest from or nearest the enemy
+    advance-facing: enemy | keep                after advancing after combat, my unit turns a
+                                               vertex to face more enemy units, or keeps its
+                                               facing (§8.9 #3; an ``advance`` line overrides)
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
     "aggression-shock: always\nstandard: destroy\nchallenge: ask\nduelist: combat\n"
     "duel: fight\nrunners: stay\naggression: never\nshock-hits: safest\nwithdraw-to: far\n"
-    "replacement: rear\n"
+    "replacement: rear\nadvance-facing: enemy\n"
 )
 """Standing orders every side starts with."""
 
@@ -62,6 +65,7 @@ STANDING = StandingOrders(
         "shock-hits": ("safest", "runners", "chariot"),
         "withdraw-to": ("far", "standard"),
         "replacement": ("rear", "front"),
+        "advance-facing": ("enemy", "keep"),
     },
     DEFAULT_STANDING,
 )

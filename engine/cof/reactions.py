@@ -33,7 +33,7 @@ from engine.cof.reaction import (
 )
 from engine.cof.skirmish import aggression
 from engine.cof.state import Unit, other
-from engine.cof.steps import add_hits, chart_type
+from engine.cof.steps import add_hits, chart_type, displace_lone_leaders
 from engine.gboh.grid import VERTICES, GHex, front_hexes, turns
 
 __all__ = ["REACTIONS", "orderly_withdrawals", "reaction_facing"]
@@ -170,6 +170,7 @@ def _withdraw(
         f"{x.id} withdraws in good order {start} -> {dest} ({spent} of {budget} MP)",
         {"unit": x.id, "from": start, "to": dest},
     )
+    displace_lone_leaders(ctx, x)  # (rulebook §4.24)
 
 
 def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:

@@ -23,12 +23,12 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
-from engine.cof import cohesion, segment, shock, standards
+from engine.cof import cohesion, segment, shock
 from engine.cof.adapt import counter, ground, piece, pieces
+from engine.cof.advance import advance_unit, chosen, entry_hits, hex_order
 from engine.cof.choices import hit_order
 from engine.cof.elevation import shock_shifts
 from engine.cof.heroics import is_heroic_shock, shock_duel
-from engine.cof.movement import terrain_hits
 from engine.cof.phase import Phase
 from engine.cof.pieces import CHARIOTS, Piece
 from engine.cof.policy import policy_of
@@ -42,7 +42,6 @@ from engine.cof.steps import (
     leader_check,
     rout,
     separate,
-    unstack,
 )
 from engine.cof.tables import TroopType
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
@@ -424,14 +423,6 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int, shocks: list[_Shock]
     g.fought = att + defenders
 
 
-def _entry_hits(s: CofState, u: Unit, h: str) -> int:
-    """The hits ``u`` would take entering ``h`` from where it stands (cof.md §6.2)."""
-    to = GHex.parse(h)
-    return terrain_hits(
-        s.charts, s.charts.types[u.type], s.terrain_at(to), s.hexside_kinds(u.at, to)
-    )
-
-
 def _sides(g: _Shock, side: str) -> tuple[list[Piece], list[Piece]]:
     """A shock's counters still on the map, one by one, as the rules see them now:
     (attackers, defenders) for the attacking ``side``."""
@@ -444,7 +435,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
     s = ph.s
     fought = [g for g in shocks if g.fought]
     extra = {
-        u.id: _entry_hits(s, u, g.defenders[0])
+        u.id: entry_hits(s, u, g.defenders[0])
         for g in fought
         for u in g.attackers
         if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
@@ -471,38 +462,30 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
 
 
 def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
-    """Step e #3 (cof.md §8.9): into the first hex the shock emptied."""
+    """Step e #3 (cof.md §8.9 #3, rulebook §8.21-§8.23): every hex the shock emptied is
+    entered by one of its attackers next to it that has not advanced yet
+    (:mod:`engine.cof.advance`)."""
     s = ph.s
-    empty = [h for h in g.vacated + g.defenders if not s.units_at(h)]
-    if not empty:
-        return
-    to = GHex.parse(empty[0])
-    near = [a for a in g.attackers if a.on_map and to in a.at.neighbours()]
-    who = segment.advancers(
-        pieces(s),
-        [counter(a) if a.stacked_with in g.held else piece(s, a) for a in near],
-        superior=g.superior,
-        emptied_by_check=empty[0] in g.vacated,
-    )
-    if not who:
-        return
-    mover = s.unit(who[0])
-    hits = segment.advance_hits(counter(mover), _entry_hits(s, mover, empty[0]))
-    start = mover.hex
-    if mover.stacked_with in g.held:  # its runners or chariot held back: they part
-        unstack(s, mover)
-    for m in _with_mates(s, [mover]):
-        m.hex, m.engaged = empty[0], False
-        g.advanced.add(m.id)
-    mover.hits = hits
-    mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
-    for ld in s.leaders_at(start):  # a hero goes along with his unit (cof.md §10.1) [E]
-        if ld.side == mover.side and ld.role == "hero":
-            ld.hex = mover.hex
-    ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
-    standards.update(ctx)
-    if "ar" not in g.duty.values():  # no reaction fire at an aggression reactor (§8.10)
-        ph.entry_fire(mover)
+    for h in hex_order(ph, g.vacated + g.defenders):
+        if s.units_at(h):
+            continue
+        to = GHex.parse(h)
+        near = [
+            a for a in g.attackers
+            if a.on_map and not a.routed and a.id not in g.advanced and to in a.at.neighbours()
+        ]  # fmt: skip
+        who = segment.advancers(
+            pieces(s),
+            [counter(a) if a.stacked_with in g.held else piece(s, a) for a in near],
+            superior=g.superior,
+            emptied_by_check=h in g.vacated,
+        )
+        if not who:
+            continue
+        mover = s.unit(chosen(ph, who, h))
+        mates = _with_mates(s, [mover], g.held)
+        g.advanced.update(m.id for m in mates)
+        advance_unit(ctx, ph, mover, h, mates, reactions="ar" not in g.duty.values())
 
 
 def _engaged(ph: Phase, shocks: list[_Shock]) -> None:

@@ -32,7 +32,7 @@ from engine.cof.policy import policy_of
 from engine.cof.shocks import aggression_shock
 from engine.cof.stacking import through
 from engine.cof.state import Unit
-from engine.cof.steps import add_hits
+from engine.cof.steps import add_hits, displace_lone_leaders
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, turns
 
 if TYPE_CHECKING:
@@ -181,6 +181,7 @@ def aggression(ph: Phase, reactor: Unit, firer: Unit, distance: int) -> None:
         f"{reactor.id} charges to {reactor.hex} facing {reactor.facing}",
         {"unit": reactor.id, "to": reactor.hex},
     )
+    displace_lone_leaders(ctx, reactor)  # (rulebook §4.24)
     own = Phase(s, reactor.side, reactor.wing, "move", ctx)
     own.reacted.add(("aggression", reactor.id, firer.id))
     enemies = {e.hex for e in own.enemies() if not (e.type == "RI" and len(own.stack(e)) == 2)}
