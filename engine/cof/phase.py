@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, leaders, missile, movement
+from engine.cof import cohesion, command, firing, leaders, missile, movement, stacking
 from engine.cof.adapt import chief, ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
@@ -33,34 +33,14 @@ from engine.cof.steps import (
     chart_type,
     displace_lone_leaders,
     rout,
+    within_command,
 )
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, side_between
 
-__all__ = ["Action", "Hooks", "Phase", "within_command"]
+__all__ = ["Action", "Hooks", "Phase"]
 
 RALLY_RADIUS = 3
 """Routed units within this many hexes of the Standard may rally (cof.md §9.8)."""
-
-
-def within_command(s: CofState, ld: Leader, at: GHex) -> bool:
-    """Whether ``at`` lies within ``ld``'s command range (rulebook §5.42, cof.md §5.5): a path
-    of hexes no longer than his range (halved with an Engaged unit in his hex, one less
-    wounded), through no enemy unit and no terrain he may not enter. A unit's command, and a
-    wing commander within his OC's reach for Momentum and Trump (§5.25, §5.32)."""
-    engaged_here = any(x.engaged for x in s.units_at(ld.hex))
-    rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
-    home = GHex.parse(ld.hex)
-    if home.distance(at) > rng:
-        return False
-    enemy = {x.hex for x in s.live(other(ld.side))}
-    column = "infantry" if ld.on_foot else "chariot"
-
-    def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
-        if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
-            return False
-        return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
-
-    return command.in_command(s.grid, home, at, rng, passable)
 
 
 @dataclass(frozen=True)
@@ -115,6 +95,8 @@ class Phase:
     faced: set[str] = field(default_factory=set)
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
+    carried: dict[str, int] = field(default_factory=dict)
+    advance: dict[str, tuple[str, str]] = field(default_factory=dict)
     hooks: Hooks | None = None
     momentum: bool = False
     """The phase comes from the Momentum marker: an overall commander without a wing (and a
@@ -188,17 +170,16 @@ class Phase:
 
     # --- move ----------------------------------------------------------------------------
 
-    def trace(self, u: Unit, steps: list[str]) -> movement.MoveTrace | str:
-        """The traced move, or why it is not allowed."""
+    def trace(self, u: Unit, steps: list[str], alone: bool = False) -> movement.MoveTrace | str:
+        """The traced move, or why it is not allowed; ``alone``: ``u`` leaves its stack."""
         s = self.s
-        problem = self._ready(u, "move")
+        alone = alone or len(self.stack(u)) == 1
+        problem = self._ready(u, "move") or stacking.order_problem(self, u, alone)
         if problem:
             return problem
-        if u.id in self.moved or u.id in self.fired or u.id in self.acted:
-            return f"{u.id} has already had its order this phase (one move a phase, cof.md §6.1)"
-        troop = chart_type(s, u)
-        mates = {u.id, u.stacked_with}
-        ma = movement.column_ma(s.charts, u.ma, u.column)
+        troop = s.charts.types[u.type] if alone else chart_type(s, u)
+        mates = {u.id} if alone else {u.id, u.stacked_with}
+        ma = movement.column_ma(s.charts, u.ma, u.column) - self.carried.get(u.id, 0)
         if troop.code == "CH2RI":
             ma = min(ma, s.unit(u.stacked_with).ma)
         enemy = self.enemies()
@@ -239,7 +220,9 @@ class Phase:
         if any(h not in s.grid for h in t.path):
             return "the move leaves the map"
         if t.hex in friends:
-            return f"{u.id} may not end its move stacked with another unit in {t.hex} (§6.6)"
+            problem = stacking.join_problem(self, u, t.hex, t.facing, alone)
+            if problem:
+                return problem
         if u.out_of_command:
             for h in t.path[1:]:
                 if not movement.out_of_command_may_enter(h, enemy_hexes):
@@ -270,7 +253,8 @@ class Phase:
             if words.form or words.fire_at:
                 return f"{who.name} is a leader: he only moves (cof.md §4.6)"
             return self._move_leader(who, steps)
-        t = self.trace(who, steps)
+        alone = stacking.moves_alone(self, who, words.alone)
+        t = self.trace(who, steps, alone)
         if isinstance(t, str):
             return t
         s = self.s
@@ -284,6 +268,9 @@ class Phase:
                 problem = self._form_facing(t, words.form, words.form_facing)
             if problem:
                 return problem
+        going_on = who.id in self.carried  # it moved with its stack and now goes on alone
+        parted = stacking.part(self, who) if alone else None
+        joins = alone and any(x.id != who.id for x in s.units_at(str(t.hex)))  # (checked)
         mates = self.stack(who)
         start = who.hex
         before: set[str] = set()
@@ -295,11 +282,15 @@ class Phase:
                     m.hex = str(t.path[i])
                     self.moved.add(m.id)
                 assert self.ctx is not None
-                rout(self.ctx, who)
+                for m in mates:  # caught between enemy chariots: each counter routs (§6.7)
+                    if m.on_map and not m.routed:
+                        rout(self.ctx, m)
                 return None
             t = self._stop_short(who, steps, t.path[: i + 1])
         fire = self._fire_point(who, steps, words, t) if words.fire_at else None
         if isinstance(fire, str):
+            if parted is not None:
+                who.stacked_with, parted.stacked_with = parted.id, who.id
             return fire
         if fire is not None:
             self.fired.add(who.id)
@@ -310,7 +301,7 @@ class Phase:
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
         end, facing = t.hex, t.facing
-        taken = {u.at for u in s.live() if u not in mates}
+        taken = {u.at for u in s.live() if u not in mates and not (joins and u.at == t.hex)}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
             end = next(h for h in reversed(t.path) if h not in taken)
             facing = who.facing
@@ -319,6 +310,11 @@ class Phase:
                 continue
             m.hex, m.facing = str(end), facing
             self.moved.add(m.id)
+            self.carried[m.id] = t.mp
+        if len(mates) == 1:
+            self.carried.pop(who.id, None)
+        if alone and who.on_map:
+            stacking.join(self, who)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):
             self.turned.update(m.id for m in mates)
         if len(t.path) > 1 and steps and steps[-1] not in VERTICES:
@@ -348,7 +344,7 @@ class Phase:
         if who.hex != start and self.hooks is not None:
             self.hooks.arrived(self, who, before)
         troop = s.charts.types[who.type]
-        again = movement.moved_again_hits(s.charts, troop, who.moved)
+        again = 0 if going_on else movement.moved_again_hits(s.charts, troop, who.moved)
         if troop.moved_hits:
             who.moved = True
         add_hits(ctx, who, t.hits + again, "movement")
@@ -444,6 +440,7 @@ class Phase:
             else:
                 for m in mates:
                     m.hex = str(path[i])
+            stacking.pass_friends(self, who, path, i)
             if i < len(path) - 1 and not gone():
                 firing.entry_fire(self, who)
             if gone():

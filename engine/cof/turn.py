@@ -25,10 +25,10 @@ from engine.cof.adapt import chief
 from engine.cof.arrivals import arrive, present_wings
 from engine.cof.heroics import skip_marker
 from engine.cof.leaders import moves_on
-from engine.cof.phase import Phase, within_command
+from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
 from engine.cof.state import MOMENTUM, SIDES, CofState, Leader, other
-from engine.cof.steps import Ctx, replace_leaders
+from engine.cof.steps import Ctx, replace_leaders, within_command
 from engine.gboh.grid import GHex
 
 __all__ = [
