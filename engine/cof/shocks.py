@@ -27,13 +27,23 @@ from engine.cof import cohesion, segment, shock, standards
 from engine.cof.adapt import counter, ground, piece, pieces
 from engine.cof.elevation import shock_shifts
 from engine.cof.heroics import is_heroic_shock, shock_duel
+from engine.cof.leadmove import ride_along
 from engine.cof.movement import terrain_hits
 from engine.cof.phase import Phase
 from engine.cof.pieces import CHARIOTS, Piece
 from engine.cof.policy import policy_of
 from engine.cof.reaction import aggression_against_shock, aggression_must_attack
 from engine.cof.state import CofState, Leader, Unit, other
-from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
+from engine.cof.steps import (
+    Ctx,
+    add_hits,
+    chart_type,
+    displace_lone_leaders,
+    eliminate,
+    leader_check,
+    rout,
+    separate,
+)
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
 __all__ = ["Plan", "aggression_shock", "plan_problem", "shock_segment"]
@@ -426,15 +436,17 @@ def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     mover = s.unit(who[0])
     hits = segment.advance_hits(counter(mover), _entry_hits(s, mover, empty[0]))
     start = mover.hex
+    before = ph.hooks.before(ph, mover) if ph.hooks is not None else set()
     for m in _with_mates(s, [mover]):
         m.hex, m.engaged = empty[0], False
         g.advanced.add(m.id)
     mover.hits = hits
     mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
-    for ld in s.leaders_at(start):  # a hero goes along with his unit (cof.md §10.1) [E]
-        if ld.side == mover.side and ld.role == "hero":
-            ld.hex = mover.hex
+    ride_along(s, start, mover)  # his heroes go with him (rulebook §10.16)
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
+    displace_lone_leaders(ctx, mover)  # an advance is a move (rulebook §4.24, §8.22)
+    if ph.hooks is not None:  # reaction facing, advances included (rulebook §6.66)
+        ph.hooks.arrived(ph, mover, before)
     standards.update(ctx)
     if "ar" not in g.duty.values():  # no reaction fire at an aggression reactor (§8.10)
         ph.entry_fire(mover)
