@@ -13,10 +13,10 @@ import hashlib
 from typing import Any
 
 from engine.cof.heroics import challenge_problem, heroic
-from engine.cof.leadmove import is_hero
+from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
-from engine.cof.state import CofState, Unit, clone, other
+from engine.cof.state import CofState, Leader, Unit, clone, other
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
 from engine.gboh.grid import SIDES, VERTICES, GHex, column_front, front_hexes
@@ -126,11 +126,23 @@ def _riders(ph: Phase, u: Unit, rng: Randomness) -> str:
 
 
 def _leader_lines(ph: Phase, rng: Randomness) -> list[str]:
-    """Now and then the wing's leader moves a hex or two, with the Standard if it is with
-    him half the time (rulebook §5.46, §9.32)."""
+    """Now and then the wing's leader (on the Momentum marker, its own leaders too) moves a
+    hex or two, with the Standard if it is with him half the time (rulebook §5.46, §9.32,
+    §10.14)."""
     s = ph.s
-    ld = s.wing_leader(ph.side, ph.wing)
-    if ld is None or ld.id in ph.acted or below(rng, 4, "leader moves"):
+    movers = [s.wing_leader(ph.side, ph.wing)]
+    if ph.momentum:
+        movers += [ld for ld in s.leaders if ld.side == ph.side and momentum_leader(ld)]
+    lines = []
+    for ld in movers:
+        if ld is not None and ld.on_map and ld.id not in ph.acted:
+            lines += _leader_move(ph, ld, rng)
+    return lines
+
+
+def _leader_move(ph: Phase, ld: Leader, rng: Randomness) -> list[str]:
+    s = ph.s
+    if below(rng, 4, f"{ld.id} moves"):
         return []
     here, words = GHex.parse(ld.hex), []
     for _ in range(1 + below(rng, 2, "leader steps")):
@@ -230,7 +242,7 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
         lines.append(f"wing {wing}")
     if wing not in ("pool", "none"):
         lines += _heroic_lines(state, side, wing, rng)
-        ph = Phase(clone(state), side, wing)
+        ph = Phase(clone(state), side, wing, momentum=a["how"] == "momentum")
         engaged = [u for u in ph.units() if u.engaged]
         if engaged and below(rng, 4, "withdraw") == 0:
             lines.append("order withdraw")

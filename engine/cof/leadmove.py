@@ -17,6 +17,12 @@
   for those, and pbem's reading is that he always goes (:func:`ride_along`; a rout and an
   orderly withdrawal take every leader of the hex, rulebook §6.57, §9.4). A unit activated
   by its side's Momentum marker moves as in any Orders Phase: its heroes ride alike.
+* The Momentum marker's own leaders (:func:`momentum_leader`): an overall commander who
+  leads no wing moves when his side's Momentum marker is drawn, after the Momentum attempt
+  whatever its result (rulebook §5.46, whose "Trump" pbem reads as Momentum, cof.md §15),
+  and so does a hero who is no leader (§10.14). Their ``move`` lines in the Momentum mail
+  are carried out even when the attempt fails or the mail names ``wing none`` (pbem's
+  reading: drawing the marker is what lets them move).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.cof.adapt import chief, ground, pieces
-from engine.cof.leaders import trace_leader
+from engine.cof.leaders import moves_on, trace_leader
 from engine.cof.rout import Standard
 from engine.cof.state import CofState, Leader, Unit
 from engine.cof.steps import flee_near
@@ -33,7 +39,7 @@ from engine.gboh.grid import GHex, MapNotationError
 if TYPE_CHECKING:
     from engine.cof.phase import Phase
 
-__all__ = ["is_hero", "move_leader", "ride_along", "riders"]
+__all__ = ["is_hero", "momentum_leader", "move_leader", "ride_along", "riders"]
 
 STANDARD = "standard"
 """The word of a leader's move that takes the Standard along (``with standard``)."""
@@ -42,6 +48,11 @@ STANDARD = "standard"
 def is_hero(ld: Leader) -> bool:
     """A hero, leader or not (rulebook §10.1: an "H" on the counter)."""
     return ld.hero or ld.role == "hero"
+
+
+def momentum_leader(ld: Leader) -> bool:
+    """Whether ``ld`` moves on his side's Momentum marker (see the module docstring)."""
+    return moves_on(chief(ld), "momentum", commands_wing=bool(ld.wing))
 
 
 def riders(ph: Phase, who: Unit, names: tuple[str, ...]) -> list[Leader] | str:
@@ -77,7 +88,11 @@ def move_leader(ph: Phase, ld: Leader, steps: list[str], names: tuple[str, ...])
     s = ph.s
     if ld.side != ph.side or not ld.on_map:
         return f"{ld.name} is not on the map"
-    if not (ld.wing == ph.wing and ld.role in ("OC", "WC")):
+    if not (ld.wing == ph.wing and ld.role in ("OC", "WC")) and not (
+        ph.momentum and momentum_leader(ld)
+    ):
+        if momentum_leader(ld):
+            return f"{ld.name} moves on his side's Momentum marker (rulebook §5.46, §10.14)"
         return f"{ld.name} does not lead wing {ph.wing}: he moves with his own wing (§4.6)"
     if ld.id in ph.acted:
         return f"{ld.name} has already moved this phase"

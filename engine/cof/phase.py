@@ -77,7 +77,8 @@ class Hooks(Protocol):
 
 @dataclass
 class Phase:
-    """The activated wing's Orders Phase; ``ctx`` is ``None`` when only checking orders."""
+    """The activated wing's Orders Phase; ``ctx`` is ``None`` when only checking orders;
+    ``momentum``: the Momentum marker's, whose own leaders move too (:mod:`engine.cof.leadmove`)."""
 
     s: CofState
     side: str
@@ -96,6 +97,7 @@ class Phase:
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     riding: dict[str, list[str]] = field(default_factory=dict)
     hooks: Hooks | None = None
+    momentum: bool = False
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
