@@ -436,7 +436,8 @@ def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     mover = s.unit(who[0])
     hits = segment.advance_hits(counter(mover), _entry_hits(s, mover, empty[0]))
     start = mover.hex
-    before = ph.hooks.before(ph, mover) if ph.hooks is not None else set()
+    facing = ph.hooks if ph.hooks is not None and mover.side == ph.side else None
+    before = facing.before(ph, mover) if facing is not None else set()
     for m in _with_mates(s, [mover]):
         m.hex, m.engaged = empty[0], False
         g.advanced.add(m.id)
@@ -445,8 +446,8 @@ def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
     ride_along(s, start, mover)  # his heroes go with him (rulebook §10.16)
     ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
     displace_lone_leaders(ctx, mover)  # an advance is a move (rulebook §4.24, §8.22)
-    if ph.hooks is not None:  # reaction facing, advances included (rulebook §6.66)
-        ph.hooks.arrived(ph, mover, before)
+    if facing is not None:  # reaction facing, advances included (rulebook §6.66)
+        facing.arrived(ph, mover, before)
     standards.update(ctx)
     if "ar" not in g.duty.values():  # no reaction fire at an aggression reactor (§8.10)
         ph.entry_fire(mover)
