@@ -34,6 +34,10 @@ _STANDING = (
     ("challenge", ("ask", "accept", "decline")),
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
+    ("shock-hits", ("safest", "runners", "chariot")),
+    ("withdraw-to", ("far", "standard")),
+    ("replacement", ("rear", "front")),
+    ("advance-facing", ("enemy", "keep")),
 )
 """Standing orders the random player changes now and then, so random games play them."""
 

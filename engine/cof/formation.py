@@ -41,20 +41,24 @@ __all__ = [
 class MoveWords:
     """A move line read: the steps to trace, the formation change at its end (``column``,
     ``deploy`` or ``""``) with the facing named for it, and the fire during the move:
-    ``fire_at`` the target hex, ``fire_after`` how many steps come before it; ``riders``
-    what goes along (``with``: heroes by id, or ``standard``), in lower case."""
+    ``fire_at`` the target hex, ``fire_after`` how many steps come before it; ``alone``: a
+    counter of a CH-2 + RI stack leaves its mate (``move C alone ...``, rulebook §8.42);
+    ``riders`` what goes along (``with``: heroes by id, or ``standard``), in lower case."""
 
     steps: tuple[str, ...]
     form: str = ""
     form_facing: str = ""
     fire_at: str = ""
     fire_after: int = 0
+    alone: bool = False
     riders: tuple[str, ...] = ()
 
 
 def move_words(args: tuple[str, ...]) -> MoveWords | str:
     """Read a move line's words after the unit; a problem as text."""
     words = [w.upper() for w in args if w.lower() != "face"]
+    alone = words[:1] == ["ALONE"]
+    words = words[alone:]
     steps: list[str] = []
     riders: list[str] = []
     form = form_facing = fire_at = ""
@@ -90,7 +94,7 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
         else:
             steps.append(w)
         i += 1
-    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, tuple(riders))
+    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, alone, tuple(riders))
 
 
 def column_sides(here: GHex, vertex: str) -> list[str]:

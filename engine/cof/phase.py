@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, leadmove, missile, movement
+from engine.cof import cohesion, command, firing, leadmove, missile, movement, stacking
 from engine.cof.adapt import ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
@@ -96,6 +96,8 @@ class Phase:
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     riding: dict[str, list[str]] = field(default_factory=dict)
+    carried: dict[str, int] = field(default_factory=dict)
+    advance: dict[str, tuple[str, str]] = field(default_factory=dict)
     hooks: Hooks | None = None
     momentum: bool = False
 
@@ -194,17 +196,16 @@ class Phase:
 
     # --- move ----------------------------------------------------------------------------
 
-    def trace(self, u: Unit, steps: list[str]) -> movement.MoveTrace | str:
-        """The traced move, or why it is not allowed."""
+    def trace(self, u: Unit, steps: list[str], alone: bool = False) -> movement.MoveTrace | str:
+        """The traced move, or why it is not allowed; ``alone``: ``u`` leaves its stack."""
         s = self.s
-        problem = self._ready(u, "move")
+        alone = alone or len(self.stack(u)) == 1
+        problem = self._ready(u, "move") or stacking.order_problem(self, u, alone)
         if problem:
             return problem
-        if u.id in self.moved or u.id in self.fired or u.id in self.acted:
-            return f"{u.id} has already had its order this phase (one move a phase, cof.md §6.1)"
-        troop = chart_type(s, u)
-        mates = {u.id, u.stacked_with}
-        ma = movement.column_ma(s.charts, u.ma, u.column)
+        troop = s.charts.types[u.type] if alone else chart_type(s, u)
+        mates = {u.id} if alone else {u.id, u.stacked_with}
+        ma = movement.column_ma(s.charts, u.ma, u.column) - self.carried.get(u.id, 0)
         if troop.code == "CH2RI":
             ma = min(ma, s.unit(u.stacked_with).ma)
         enemy = self.enemies()
@@ -244,7 +245,9 @@ class Phase:
         if any(h not in s.grid for h in t.path):
             return "the move leaves the map"
         if t.hex in friends:
-            return f"{u.id} may not end its move stacked with another unit in {t.hex} (§6.6)"
+            problem = stacking.join_problem(self, u, t.hex, t.facing, alone)
+            if problem:
+                return problem
         if u.out_of_command:
             for h in t.path[1:]:
                 if not movement.out_of_command_may_enter(h, enemy_hexes):
@@ -275,7 +278,8 @@ class Phase:
             if words.form or words.fire_at:
                 return f"{who.name} is a leader: he only moves (cof.md §4.6)"
             return leadmove.move_leader(self, who, steps, words.riders)
-        t = self.trace(who, steps)
+        alone = stacking.moves_alone(self, who, words.alone)
+        t = self.trace(who, steps, alone)
         if isinstance(t, str):
             return t
         riders = leadmove.riders(self, who, words.riders)
@@ -292,6 +296,9 @@ class Phase:
                 problem = self._form_facing(t, words.form, words.form_facing)
             if problem:
                 return problem
+        going_on = who.id in self.carried  # it moved with its stack and now goes on alone
+        parted = stacking.part(self, who) if alone else None
+        joins = alone and any(x.id != who.id for x in s.units_at(str(t.hex)))  # (checked)
         mates = self.stack(who)
         start = who.hex
         self.riding[who.id] = [ld.id for ld in riders]
@@ -300,8 +307,8 @@ class Phase:
         blocked = self._blocked(who, t) if self.ctx is not None else None
         if blocked is not None:
             i, routs = blocked
-            if routs:  # caught between enemy chariots: it routs there (cof.md §6.7)
-                self._begin(who, t)
+            if routs:  # caught between enemy chariots: each counter routs there (§6.7)
+                self._begin(who, t, going_on)
                 for k in range(1, i + 1):
                     for kind in ("turn", "enter") if k > 1 else ("enter",):
                         if who.on_map and not who.routed:
@@ -310,24 +317,28 @@ class Phase:
                     self.place(who, t.path[i])
                     self.moved.update(m.id for m in mates)
                     assert self.ctx is not None
-                    rout(self.ctx, who)
+                    for m in mates:
+                        if m.on_map and not m.routed:
+                            rout(self.ctx, m)
                 return None
             t = self._stop_short(who, steps, t.path[: i + 1])
         fire = self._fire_point(who, steps, words, t) if words.fire_at else None
         if isinstance(fire, str):
+            if parted is not None:
+                who.stacked_with, parted.stacked_with = parted.id, who.id
             return fire
         if fire is not None:
             self.fired.add(who.id)
         if self.ctx is not None:
             before = self.hooks.before(self, who) if self.hooks is not None else set()
-            self._begin(who, t)
+            self._begin(who, t, going_on)
             gone = not who.on_map or who.routed
             if gone or not self._walk(who, t, fire, words.fire_at, before):
                 self.moved.update(m.id for m in mates)
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
         end, facing = t.hex, t.facing
-        taken = {u.at for u in s.live() if u not in mates}
+        taken = {u.at for u in s.live() if u not in mates and not (joins and u.at == t.hex)}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
             end = next(h for h in reversed(t.path) if h not in taken)
             facing = who.facing
@@ -336,7 +347,12 @@ class Phase:
                 continue
             m.hex, m.facing = str(end), facing
             self.moved.add(m.id)
+            self.carried[m.id] = t.mp
+        if len(mates) == 1:
+            self.carried.pop(who.id, None)
         self.place(who, end)
+        if alone and who.on_map:
+            stacking.join(self, who)
         if self.fronting[who.id] and any(movement.is_facing(x) for x in steps):
             self.turned.update(m.id for m in mates)
         if len(t.path) > 1 and steps and not movement.is_facing(steps[-1]):
@@ -371,14 +387,15 @@ class Phase:
             self._fire_moving(who, fire, words.fire_at)
         return None
 
-    def _begin(self, who: Unit, t: movement.MoveTrace) -> None:
+    def _begin(self, who: Unit, t: movement.MoveTrace, going_on: bool) -> None:
         """A move starts (cof.md §6.1, rulebook §6.13, §6.22): an SI/HI takes the Moved
-        marker, and its hit if it had it already; the hits for turning where it stands.
-        Every hit of a move is taken where it happens, so a move cut short keeps them."""
+        marker, and its hit if it had it already (not a counter going on alone after it
+        moved with its stack: ``going_on``); the hits for turning where it stands. Every
+        hit of a move is taken where it happens, so a move cut short keeps them."""
         ctx = self.ctx
         assert ctx is not None
         troop = self.s.charts.types[who.type]
-        again = movement.moved_again_hits(self.s.charts, troop, who.moved)
+        again = 0 if going_on else movement.moved_again_hits(self.s.charts, troop, who.moved)
         if troop.moved_hits:
             who.moved = True
         add_hits(ctx, who, again, "moving again this turn")
@@ -490,6 +507,7 @@ class Phase:
                 self.hooks.step(self, who, path, i, ma)
             else:
                 self.place(who, path[i])
+            stacking.pass_friends(self, who, path, i)
             for m in mates:  # (facing the way it entered the hex)
                 if m.on_map and m.hex == str(path[i]):
                     m.facing = t.facings[i - 1]
