@@ -51,6 +51,7 @@ from engine.cof.heroics import (
     challenge_question,
     set_mode,
 )
+from engine.cof.leadmove import momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
@@ -236,11 +237,20 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
         msg = "the Momentum marker names its wing first: send the orders in the next mail"
         raise OrdersError([_problem(first.line, first.quote, "momentum-first", msg)])
     momentum = a["how"] == "momentum"
-    if wing == "none" and momentum and dry and out.actions:
-        return _check_free_leaders(s, out)
-    if wing in ("pool", "none", MOMENTUM) or not dry:
+    if wing in ("pool", MOMENTUM) or (wing == "none" and not momentum) or not dry:
         return out
-    ph = Phase(clone(s), sub.side, wing, sub.order, momentum=momentum)
+    ph = Phase(clone(s), sub.side, "" if wing == "none" else wing, sub.order, momentum=momentum)
+    if wing == "none":  # the Momentum marker's own leaders may still move (leadmove.py)
+        found = [
+            _dry(ph, x)
+            if _momentum_line(ph, x)
+            else _problem(x.line, x.quote, "no-wing", "wing none: no unit acts; only a leader "
+                          "who moves on the Momentum marker may (rulebook §5.46, §10.14)")
+            for x in in_order(out.actions)
+        ]  # fmt: skip
+        if any(found):
+            raise OrdersError([p for p in found if p is not None])
+        return out
     problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
@@ -250,36 +260,6 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
         first = attacks[0]
         raise OrdersError([_problem(first.line, first.quote, "bad-attack", problem)])
     return out
-
-
-def _check_free_leaders(s: CofState, sub: Submission) -> Submission:
-    """``wing none`` on a Momentum marker: only a leader it moves without a wing (an OC who
-    commands none, a hero who leads nobody) may still move (rulebook §5.46, §5.25)."""
-    ph = Phase(clone(s), sub.side, "none", momentum=True)
-    problems = []
-    for x in sub.actions:
-        if x.verb != "move" or not isinstance(ph.find(x.who), Leader):
-            msg = "with wing none only a leader without a wing moves (cof.md §4.6, §5.3)"
-            problems.append(_problem(x.line, x.quote, f"bad-{x.verb}", msg))
-            continue
-        problem = _dry(ph, x)
-        if problem is not None:
-            problems.append(problem)
-    if problems:
-        raise OrdersError(problems)
-    return sub
-
-
-def _free_leaders(ctx: Ctx, sub: Submission) -> None:
-    """The moves of a leader without a wing after a Momentum attempt that activates no wing
-    (it failed, or none was named): the rest of the mail is not carried out (§5.46)."""
-    ph = Phase(ctx.s, sub.side, "none", ctx=ctx, hooks=REACTIONS, momentum=True)
-    for x in sub.actions:
-        if x.verb == "move" and isinstance(ph.find(x.who), Leader):
-            msg = do_order(ph, x)
-            if msg is not None:
-                ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
-            update_standards(ctx)
 
 
 def _check_challenge(s: CofState, sub: Submission) -> Submission:
@@ -391,8 +371,7 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
         if wing == "none":
             ctx.log("activation", f"{side} activates no wing", {"side": side})
         if how == "momentum":
-            restore(ctx, side, "momentum")
-            _free_leaders(ctx, sub)
+            _momentum_leaders(ctx, side, sub.actions)
         finish_activation(ctx)
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
@@ -401,6 +380,27 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
     ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS, momentum=how == "momentum")
     orders_phase(ph, sub.actions)
     finish_activation(ctx)
+
+
+def _momentum_line(ph: Phase, x: Action) -> bool:
+    """A ``move`` of a leader who moves on the Momentum marker (:mod:`engine.cof.leadmove`)."""
+    who = ph.find(x.who)
+    return x.verb == "move" and isinstance(who, Leader) and momentum_leader(who)
+
+
+def _momentum_leaders(ctx: Ctx, side: str, actions: tuple[Action, ...]) -> None:
+    """No wing acts on the Momentum marker (``wing none``, or a failed attempt): its own
+    leaders' moves are carried out all the same (rulebook §5.46, §10.14), and a captured
+    Standard comes back to an overall commander who may move (§9.33)."""
+    restore(ctx, side, "momentum")
+    ph = Phase(ctx.s, side, "", "move", ctx, hooks=REACTIONS, momentum=True)
+    for x in in_order(actions):
+        if not _momentum_line(ph, x):
+            continue
+        msg = do_order(ph, x)
+        if msg is not None:
+            ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
+        update_standards(ctx)
 
 
 def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:

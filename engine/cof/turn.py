@@ -21,10 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cof import command, standards
-from engine.cof.adapt import chief
 from engine.cof.arrivals import arrive, present_wings
 from engine.cof.heroics import skip_marker
-from engine.cof.leaders import moves_on
+from engine.cof.leadmove import momentum_leader
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
 from engine.cof.state import MOMENTUM, SIDES, CofState, Leader, other
@@ -162,16 +161,10 @@ def eligible_wings(s: CofState, side: str) -> list[str]:
 
 
 def free_leaders(s: CofState, side: str) -> list[Leader]:
-    """The leaders of ``side`` on the map that move on its Momentum marker, whatever the
-    attempt: an overall commander without a wing, a hero who leads nobody (rulebook
-    §5.46, §10.14; :func:`engine.cof.leaders.moves_on`)."""
-    return [
-        ld
-        for ld in s.leaders
-        if ld.side == side
-        and ld.on_map
-        and moves_on(chief(ld), "momentum", commands_wing=bool(ld.wing))
-    ]
+    """The leaders of ``side`` on the map that move on its Momentum marker whatever the
+    attempt (:func:`engine.cof.leadmove.momentum_leader`: an overall commander without a
+    wing, a hero who leads nobody; rulebook §5.46, §10.14)."""
+    return [ld for ld in s.leaders if ld.side == side and ld.on_map and momentum_leader(ld)]
 
 
 def _trump_allowed(s: CofState, side: str) -> bool:
