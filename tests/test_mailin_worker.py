@@ -119,3 +119,34 @@ def test_a_failing_deadline_hook_never_blames_the_mail(store: Store, clock: Fake
     InboxWorker(store, processor, clock, before_row=judge).process_pending()
     assert processor.calls == [first]
     assert _statuses(store)[0][0] == "processed"
+
+
+class Claiming(Scripted):
+    """Takes rows as the worker's claim returns them; stores one more mail at the first."""
+
+    def __init__(self, store: Store, clock: FakeClock) -> None:
+        super().__init__(store, {})
+        self.clock = clock
+
+    def process_claimed(self, row: InboxMessage) -> bool:
+        assert row.id is not None
+        if not self.calls:  # a player's next mail arrives while the round is under way
+            store_message(self.store, _raw(99), source="smtp", clock=self.clock)
+        self.process(row.id)
+        return True
+
+
+def test_a_round_takes_the_mail_pending_when_it_began_then_lets_the_outbox_send(
+    store: Store, clock: FakeClock
+) -> None:
+    ids = [store_message(store, _raw(n), source="smtp", clock=clock).inbox_id for n in range(2)]
+    processor = Claiming(store, clock)
+    rounds: list[int] = []
+    worker = InboxWorker(
+        store, processor, clock, on_processed=lambda: rounds.append(len(processor.calls))
+    )
+    assert worker.process_pending() == 2  # the mail stored meanwhile waits for the next round
+    assert processor.calls == ids and rounds == [2]
+    assert worker.process_pending() == 1
+    assert rounds == [2, 3]
+    assert [s for s, _ in _statuses(store)] == [InboxStatus.PROCESSED] * 3

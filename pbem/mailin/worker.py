@@ -285,11 +285,11 @@ class InboxWorker:
             self.on_processed()
         return handled
 
-    def _claim_next(self, after: int) -> tuple[InboxMessage, PendingRow, bool] | None:
+    def _claim_next(self, after: int) -> tuple[InboxMessage, PendingRow, int] | None:
         """Claim the oldest pending row after ``after`` in one statement (no listing first).
 
         Counts the attempt and returns the row, what the listing would have
-        said of it (whether a deadline was due before it), and whether more
+        said of it (whether a deadline was due before it), and how many
         pending rows follow it. None when no pending row is left.
         """
         table: Any = sa_inspect(InboxMessage).local_table
@@ -326,17 +326,20 @@ class InboxWorker:
         row = InboxMessage(**dict(zip(table.columns.keys(), values[:width], strict=True)))
         assert row.id is not None
         pending = self._pending_row((row.id, *values[width + 1 :]))
-        return row, pending, bool(values[width])
+        return row, pending, int(values[width])
 
     def _process_in_order(self) -> int:
         """Claim and process pending rows oldest first, one statement to find and claim each.
 
-        The round ends when the claim says no pending row follows the one it
-        took: a row stored meanwhile wakes the worker again (:meth:`notify`,
-        or the periodic sweep for another process's rows).
+        The round takes the rows pending when it began (the first claim says
+        how many follow), like a listing would, then ends (``on_processed``:
+        the outbox sends what the round queued); a row stored meanwhile wakes
+        the worker again (:meth:`notify`, or the periodic sweep for another
+        process's rows).
         """
         handled = 0
         after = 0
+        left: int | None = None
         while not self._stopping.is_set():
             try:
                 claimed = self._claim_next(after)
@@ -355,7 +358,8 @@ class InboxWorker:
                 if step is None:
                     break
                 handled += step
-            if not more:
+            left = more if left is None else min(left - 1, more)
+            if left <= 0:
                 break
         return handled
 
