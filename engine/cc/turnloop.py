@@ -24,7 +24,7 @@ from engine.core.canonical import canonical_json, load_json
 from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
 
-__all__ = ["StandingRules", "TurnRules", "TurnWork", "resolve_turn"]
+__all__ = ["StandingPolicies", "StandingRules", "TurnRules", "TurnWork", "resolve_turn"]
 
 
 class TurnWork(Protocol):
@@ -65,17 +65,47 @@ class TurnRules(Protocol):
     def from_dict(self, d: Any) -> Any: ...
 
 
+class StandingPolicies:
+    """Each side's standing orders over the defaults, parsed once per text (a system's own
+    ``parse_policy`` and ``DEFAULT_STANDING``): a :class:`Policy` is a value, so the one
+    parsed for a text serves every turn that has it."""
+
+    def __init__(self, parse: Callable[[str], Policy], default: str) -> None:
+        self._parse = parse
+        self._default = default
+        self._cache: dict[str, Policy] = {}
+
+    def __call__(self, state: Any) -> dict[str, Policy]:
+        out = {}
+        for side, v in state.sides.items():
+            text = v.standing
+            pol = self._cache.get(text)
+            if pol is None:
+                pol = self._parse(self._default).merged(self._parse(text))
+                if len(self._cache) < 256:
+                    self._cache[text] = pol
+            out[side] = pol
+        return out
+
+
+_STANDING: dict[tuple[Callable[[str], Policy], str], StandingPolicies] = {}
+"""One :class:`StandingPolicies` per system (its parser and defaults)."""
+
+
 class StandingRules:
     """The standing-order half of a :class:`TurnRules`, from a system's parser and defaults."""
 
     def __init__(self, parse: Callable[[str], Policy], defaults: str) -> None:
         self._parse = parse
         self._defaults = defaults
+        found = _STANDING.get((parse, defaults))
+        if found is None:
+            found = _STANDING[parse, defaults] = StandingPolicies(parse, defaults)
+        self._policies = found
 
     def policies(self, state: Any) -> dict[str, Policy]:
-        """Each side's standing orders over the defaults."""
-        base = self._parse(self._defaults)
-        return {s: base.merged(self._parse(v.standing)) for s, v in state.sides.items()}
+        """Each side's standing orders over the defaults (each text parsed once)."""
+        return self._policies(state)
 
     def with_standing(self, state: Any, side: str, lines: tuple[str, ...]) -> Any:
         """``state`` with ``lines`` merged into ``side``'s standing orders."""
