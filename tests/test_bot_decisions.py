@@ -23,8 +23,11 @@ from typing import Any
 import pytest
 
 from engine.bot import make_player
+from engine.bot.adapter import random_rollout
+from engine.bot.fast import FastPlayout
 from engine.bot.rng import SimRng, seed_of
 from engine.core.api import GameSystem
+from engine.core.playout import FastRandomness, TextPlayout
 from engine.systems import get_system
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,3 +131,31 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--record"]:
         sys.exit("usage: python -m tests.test_bot_decisions --record")
     _record()
+
+
+@pytest.mark.parametrize("scenario", ["cca/001-akragas", "ccn/001-rolica"])
+def test_a_rollout_answering_questions_on_the_spot_reaches_the_state_pausing_reaches(
+    scenario: str,
+) -> None:
+    """The bot's imagined games answer a turn's questions as they arise (no pause, no replay
+    of the turn): same draws, same states as random actions applied one by one, a game
+    stopping on a question included; and a determinization dealt on the state equals the
+    one dealt through its JSON."""
+    paused = 0
+    for epochs in (2, 5, 9):
+        system, state, side = _position(Case(scenario, epochs, "random"))
+        game = FastPlayout(system)
+        view = game.view(state, side)
+        direct = game.po.determinize(view, side, FastRandomness(epochs))
+        by_json = TextPlayout.determinize(game.po, view, side, FastRandomness(epochs))  # type: ignore[arg-type]
+        assert system.to_json(direct) == system.to_json(by_json)
+        for k in range(3):
+            start = game.sample(view, side, SimRng(k))
+            for horizon in (1, 3, 8):
+                slow, fast = SimRng(horizon + 10 * k), SimRng(horizon + 10 * k)
+                a = random_rollout(game, start, slow, horizon)
+                b = game.rollout(start, fast, horizon)
+                assert system.to_json(a) == system.to_json(b)
+                assert slow.next64() == fast.next64()
+                paused += a.pending is not None
+    assert paused  # some imagined games stopped on a question

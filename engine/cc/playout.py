@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from engine.cc.autoplay import RandomRules
 from engine.cc.roster import GameOver
-from engine.cc.turnloop import StandingPolicies
+from engine.cc.turnloop import LiveAnswers, StandingPolicies
 from engine.core.api import GameSystem, Question, Resolution
 from engine.core.playout import Action, FastRandomness, TextPlayout, redeal, redeal_start
 from engine.core.replay import AnswerBook
@@ -24,6 +24,7 @@ from engine.randomness import Randomness
 
 __all__ = [
     "PLANNER_LINES",
+    "Answerer",
     "CCPlayout",
     "PlannedPlayout",
     "RandomBook",
@@ -37,6 +38,10 @@ __all__ = [
 
 Resolver = Callable[[Any, Any, Randomness, AnswerBook | None], Resolution]
 """A system's ``resolve(state, submission, rng, answers)`` (``engine.<system>.turn``)."""
+
+
+Answerer = Callable[[Question], tuple[str, Randomness]]
+"""A question's answer and the dice the turn goes on with (:meth:`CCPlayout.apply_answering`)."""
 
 
 class Unplannable(Exception):
@@ -173,6 +178,17 @@ class CCPlayout(TextPlayout):
 
     def apply(self, ps: Any, action: Action, rng: Any) -> Any:
         return self._resolver(ps, action.payload, rng, None).state
+
+    def apply_answering(
+        self, ps: Any, action: Action, rng: Randomness, answer: Answerer, budget: int
+    ) -> tuple[Any, int]:
+        """:meth:`apply` of orders, with up to ``budget`` of the questions the turn asks
+        answered the moment they arise: ``answer(question)`` gives the answer and the dice
+        the turn goes on with (:class:`~engine.cc.turnloop.LiveAnswers`). The state and how
+        many were answered; the state is the one :meth:`apply` of the orders and then of
+        each answer (with those dice) reaches, without pausing and replaying the turn."""
+        book = LiveAnswers(answer, budget)
+        return self._resolver(ps, action.payload, rng, book).state, len(book.given)
 
     def play_turn(
         self, ps: Any, rng: FastRandomness, dice: Randomness | None = None

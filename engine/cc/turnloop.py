@@ -19,12 +19,19 @@ from engine.cc.orders import Submission
 from engine.cc.pending import Pending
 from engine.cc.policy import Policy
 from engine.cc.roster import GameOver
-from engine.core.api import CardMove, Event, Resolution
+from engine.core.api import CardMove, Event, Question, Resolution
 from engine.core.canonical import canonical_json, load_json
 from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
 
-__all__ = ["StandingPolicies", "StandingRules", "TurnRules", "TurnWork", "resolve_turn"]
+__all__ = [
+    "LiveAnswers",
+    "StandingPolicies",
+    "StandingRules",
+    "TurnRules",
+    "TurnWork",
+    "resolve_turn",
+]
 
 
 class TurnWork(Protocol):
@@ -116,6 +123,29 @@ class StandingRules:
         return state.with_side(side, standing=pol.text())
 
 
+class LiveAnswers(AnswerBook):
+    """A playout's answers, each given the moment its question arises (a bot's imagined game,
+    never a real one), with the dice the turn goes on with: ``answer(question)`` returns
+    both. Up to ``budget`` questions are answered so; the next one pauses the turn as the
+    mail path does (the answers given, every die rolled), and the state is the one mailing
+    the orders, then those answers with those dice, reaches, without the pauses and replays.
+    """
+
+    def __init__(self, answer: Callable[[Question], tuple[str, Randomness]], budget: int) -> None:
+        super().__init__(())
+        self._answer = answer
+        self._budget = budget
+        self.given: list[str] = []
+        self.dice: ReplayRandomness | None = None  # the turn's dice (set by the loop)
+
+    def next_answer(self, question: Question) -> str:
+        if len(self.given) >= self._budget or self.dice is None:
+            raise NeedDecision(question)
+        ans, self.dice.live = self._answer(question)
+        self.given.append(ans)
+        return ans
+
+
 def resolve_turn(
     rules: TurnRules,
     state: Any,
@@ -170,8 +200,11 @@ def _run(  # noqa: PLR0917
     book: AnswerBook | None = None,
 ) -> Resolution:
     rr = ReplayRandomness([dict(d) for d in dice], rng)  # type: ignore[call-overload]
+    live = book if isinstance(book, LiveAnswers) else None
+    if live is not None:  # it switches the dice at each answer, and a pause records them
+        live.dice = rr
     decider = Decider(rules.policies(start), book or AnswerBook(answers))
-    w = rules.begin(start, rng if book is not None else rr, decider)
+    w = rules.begin(start, rng if book is not None and live is None else rr, decider)
     try:
         final = rules.play(w, side, orders)
     except GameOver as over:
@@ -190,7 +223,7 @@ def _run(  # noqa: PLR0917
         pending = Pending(
             side=side,
             orders=orders,
-            answers=answers,
+            answers=answers if live is None else (*answers, *live.given),
             dice=tuple(rr.record),
             reported=done,
             question=q,
