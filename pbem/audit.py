@@ -44,6 +44,14 @@ from engine.systems import BUILT_IN
 from pbem import sshsig
 from pbem.audit_autopilot import AUTOPILOT_FIELD, Autopilot, check_autopilot, parse_autopilot
 from pbem.audit_cards import CardLog, cards_digest, cards_record, check_cards, parse_cards
+from pbem.audit_outcome import (
+    OUTCOME_FIELD,
+    OUTCOME_FIELDS,
+    OutcomeStatement,
+    check_outcome,
+    outcome_digest,
+    parse_outcome,
+)
 from pbem.audit_schema import (
     AuditFormatError,
     AuditMismatch,
@@ -98,7 +106,7 @@ END_NAMESPACE = "pbem-audit"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256", "replacements"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements", OUTCOME_FIELD}
 _fields = fields_of
 _field = field_of
 _hex32 = hex32
@@ -209,6 +217,7 @@ class AuditRecord:
     tables_sha256: str
     end: End
     replacements: tuple[Replacement, ...] = ()
+    outcome: tuple[OutcomeStatement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +262,8 @@ def end_statement(
     cards_sha256: str,
     replacements: int = 0,
     replacements_sha256: str = "",
+    outcome: int = 0,
+    outcome_sha256: str = "",
 ) -> str:
     """The text the referee signs over a record's end (docs/audit.md, section 5).
 
@@ -260,6 +271,7 @@ def end_statement(
     so a record without any signs exactly the text it always did.
     """
     seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
+    seats += f"outcome {outcome} {outcome_sha256}\n" if outcome else ""  # likewise
     return (
         f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
@@ -281,6 +293,7 @@ def build_record(
     tables_sha256: str | None = None,
     cards_setup: CardPiles | None = None,
     replacements: Sequence[Mapping[str, Any]] = (),
+    outcome: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -354,6 +367,8 @@ def build_record(
         cards_sha256=cards_digest(card_log),
         replacements=len(replacements),
         replacements_sha256=replacements_digest(replacements),
+        outcome=len(outcome),
+        outcome_sha256=outcome_digest(outcome),
     )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
@@ -383,6 +398,8 @@ def build_record(
         record["replacements"] = [
             {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements
         ]
+    if outcome:  # resign and draw statements (pbem.audit_outcome)
+        record[OUTCOME_FIELD] = [{name: o[name] for name in OUTCOME_FIELDS} for o in outcome]
     return record
 
 
@@ -545,6 +562,9 @@ def parse_record(data: object) -> AuditRecord:
         tables_sha256=rec.get("tables_sha256", ""),
         replacements=parse_replacements(_field(rec, "replacements", list, "record"), _key)
         if "replacements" in rec
+        else (),
+        outcome=parse_outcome(_field(rec, OUTCOME_FIELD, list, "record"))
+        if OUTCOME_FIELD in rec
         else (),
         end=End(
             epochs=_field(end, "epochs", int, "end"),
@@ -772,6 +792,8 @@ def _check_end(record: AuditRecord) -> None:
         cards_sha256=cards_digest(record.cards),
         replacements=len(record.replacements),
         replacements_sha256=replacements_digest([r.entry() for r in record.replacements]),
+        outcome=len(record.outcome),
+        outcome_sha256=outcome_digest([o.entry() for o in record.outcome]),
     )
     why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
     if why:
@@ -790,6 +812,14 @@ def check_record(record: AuditRecord) -> AuditSummary:
         statement_lines=statement_lines,
     )
     n_rolls, n_orders = _check_epochs(record, join, keys)
+    check_outcome(
+        record.outcome,
+        game_id=record.game_id,
+        keys=keys,
+        epochs=len(record.epochs),
+        why_not=_why_not,
+        statement_lines=statement_lines,
+    )
     _check_shuffles(record, join)
     draws = check_cards(
         record.cards,

@@ -39,7 +39,14 @@ from engine.bot import Bot, Decision
 from engine.bot.draws import DrawAnswer, answer_draw
 from engine.core.api import Event, GameSystem
 from pbem.audit import SignedText
-from pbem.pipeline.games import BOT_DOMAIN, GameContext, NewSeat, append_events, is_bot_address
+from pbem.pipeline.games import (
+    BOT_DOMAIN,
+    BOT_DRAW_EVENT,
+    GameContext,
+    NewSeat,
+    append_events,
+    is_bot_address,
+)
 from pbem.pipeline.joins import SignedJoin, join_statement
 from pbem.pipeline.statement_checks import digest_of
 from pbem.pipeline.turns import Env, apply_submission
@@ -63,8 +70,6 @@ __all__ = [
 ]
 
 BOT_SEED_NAMESPACE = "pbem-bot-seed"
-BOT_DRAW_EVENT = "pbem.bot-draw"
-"""The event that keeps the bot's signed answer to a draw offer."""
 
 
 def bot_address(level: int) -> str:

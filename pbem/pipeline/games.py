@@ -53,8 +53,10 @@ from pbem.tablefile import start_with
 
 __all__ = [
     "BOT_DOMAIN",
+    "BOT_DRAW_EVENT",
     "DICE_LOG",
     "GAME_ID",
+    "OUTCOME_EVENT",
     "SETUP_HASH",
     "DiceLogs",
     "GameContext",
@@ -80,6 +82,12 @@ GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 DICE_LOG = "pbem.dice"
 """Event kind holding an epoch's dice log (rolls; shuffles without their secret order)."""
+
+BOT_DRAW_EVENT = "pbem.bot-draw"
+"""The event that keeps the bot's signed answer to a draw offer."""
+OUTCOME_EVENT = "pbem.outcome-statement"
+"""The event that keeps a player's signed resign or draw statement (the audit record's
+``outcome``, :mod:`pbem.audit_outcome`; the bot's answers are :data:`BOT_DRAW_EVENT`)."""
 
 SETUP_HASH = hashlib.sha256(b"pbem setup").digest()
 """The "orders hash" of epoch 0 (setup rolls no dice, so it only fills the field)."""
