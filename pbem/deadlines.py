@@ -51,9 +51,11 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   sweep lock only while it fires a row, never while a :class:`Deferred`
   thinks, and the judgement before a mail (``slow=False``) leaves a bot's
   or the autopilot's due row to the regular sweep (``SweepReport.left``),
-  which it arms at once. So a mail for the game received after such a row
-  was due may be processed before the bot's move lands: the bot's ``apply``
-  then finds the game moved, as when a mail arrives while it thinks.
+  which it arms at once. Orders received after such a row was due stay late
+  all the same: the pipeline refuses a player's orders while a turn deadline
+  of his, due before the mail was received, waits for the autopilot
+  (:mod:`pbem.pipeline.orders`); any other mail of the game is processed
+  first, and the bot's ``apply`` finds the game moved if it changed it.
 """
 
 from __future__ import annotations

@@ -16,8 +16,17 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from pipeline_kit import Kit, mail, second_game
-from test_bot_mail import CID, OTHER, _ann_acts, _bot_game, _game, _while_thinking
+from pipeline_kit import NORTH, Kit, body_of, mail, orders, second_game
+from test_bot_mail import (  # noqa: F401 (autopilot_kit: a fixture)
+    CID,
+    OTHER,
+    H,
+    _ann_acts,
+    _bot_game,
+    _game,
+    _while_thinking,
+    autopilot_kit,
+)
 from test_deadlines import _Jobs
 
 from engine.toy import SYSTEM
@@ -98,3 +107,23 @@ def test_a_mail_arriving_while_the_sweep_searches_for_the_bot_does_not_wait_for_
     report = scheduler.sweep_now()
     assert seen == ["processed"] and _game(kit, OTHER).epoch == 1
     assert report.bots == 1 and len(searches) == 1 and kit.game().epoch == 2
+
+
+def test_orders_received_after_an_autopilot_deadline_stay_late_without_waiting_for_its_search(
+    autopilot_kit: Kit,  # noqa: F811 (the fixture imported above)
+    clock: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kit = autopilot_kit
+    clock.advance(50 * H)  # past north's deadline; the autopilot has not played yet
+    searches = _while_thinking(monkeypatch, lambda _: None)
+    i = kit.deliver(mail(NORTH, orders(kit, "north"), key=kit.keys["north"]))
+    scheduler, worker = _scheduler_and_worker(kit)
+    worker.process_pending()
+    # The mail did not wait for the autopilot's search, and its orders are still late.
+    assert searches == [] and kit.game().epoch == 0
+    assert kit.inbox(i).status == "refused"
+    told = [" ".join(body_of(m).split()) for m in kit.outbox() if m.recipient == NORTH]
+    assert any("received after your deadline for turn 1" in b for b in told), told
+    report = scheduler.sweep_now()  # the regular sweep, armed at once: the autopilot plays
+    assert report.defaults == 1 and len(searches) == 1 and kit.game().epoch == 1
