@@ -40,8 +40,11 @@ from engine.bot.draws import DrawAnswer, answer_draw
 from engine.core.api import Event, GameSystem
 from pbem.audit import SignedText
 from pbem.pipeline.games import (
+    AUTOPILOT_SOURCE,
+    AUTOPILOT_TOLD,
     BOT_DOMAIN,
     BOT_DRAW_EVENT,
+    BOT_TOLD,
     GameContext,
     NewSeat,
     append_events,
@@ -116,7 +119,7 @@ def play_bot_turn(
     signed = server_key.sign_text(
         f"{decision.text}# bot:{level}: {decision.explanation}\n", ORDERS_NAMESPACE
     )
-    told = _told("bot", side, level, f"{side} (bot:{level}): {decision.explanation}")
+    told = _told(BOT_TOLD, side, level, f"{side} (bot:{level}): {decision.explanation}")
     _resolve(env, ctx, side, (signed.text, f"bot:{level}", told), signed.signature)
 
 
@@ -153,13 +156,13 @@ def apply_autopilot(
     referee's orders."""
     decision, text = turn
     told = _told(
-        "autopilot",
+        AUTOPILOT_TOLD,
         side,
         level,
         f"{side} missed the deadline; the autopilot (bot:{level}) played the turn: "
         f"{decision.explanation}",
     )
-    _resolve(env, ctx, side, (text, f"autopilot bot:{level}", told), None)
+    _resolve(env, ctx, side, (text, f"{AUTOPILOT_SOURCE} bot:{level}", told), None)
 
 
 def _told(kind: str, side: str, level: int, text: str) -> Event:
