@@ -17,8 +17,10 @@ movement_segment`) with the d10 faces of ``args.dice``, every one of which must 
 Optional ``args``: ``stacks`` (``"C R"``: a CH-2 and its runners), ``standing`` (the
 inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``side hex``
 pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
-``"X 2"``), ``shock = true`` (play the Shock Segment too). The answer is each unit of
-``show`` as ``ID HEX FACING hits=N`` and its markers, ``; `` between units, or
+``"X 2"``), ``moved`` (units already marked Moved this turn: ``"S T"``), ``shock = true``
+(play the Shock Segment too). The answer is each unit of ``show`` as ``ID HEX FACING
+hits=N`` and its markers (``stacks``: the CH-2 + RI stacks, ``stacks C+R``; a leader:
+``ID HEX``), ``; `` between units, or
 ``refused line N: why`` for a mail the checks refuse.
 """
 
@@ -42,7 +44,7 @@ from engine.randomness import ScriptedDice
 FIXTURE_KEY = "# the fixture charts of tests/cof_rules_kit.py\n"
 cof_state._CHARTS[FIXTURE_KEY] = FIXTURE  # a game on the corpus's own chart values
 
-__all__ = ["RULES_TURN", "game"]
+__all__ = ["RULES_TURN", "game", "stacks"]
 
 
 def game(c: Ctx, a: dict[str, Any]) -> CofState:
@@ -58,6 +60,8 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
         )
         for p in c.pieces
     ]  # fmt: skip
+    for u in units:
+        u.moved = u.id in a.get("moved", "").split()
     for pair in a.get("stacks", "").split(";"):
         if pair.strip():
             x, y = pair.split()
@@ -97,9 +101,26 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
     return s
 
 
+def stacks(s: CofState) -> str:
+    """The CH-2 + RI stacks on the map (``stacks C+R``, or ``stacks none``)."""
+    pairs = sorted(
+        f"{u.id}+{u.stacked_with}"
+        for u in s.live()
+        if u.type == "CH2" and u.stacked_with and s.unit(u.stacked_with).hex == u.hex
+    )
+    return "stacks " + (" ".join(pairs) or "none")
+
+
 def _show(s: CofState, ids: str) -> str:
     out = []
     for uid in ids.split():
+        if uid == "stacks":
+            out.append(stacks(s))
+            continue
+        ld = next((x for x in s.leaders if x.id == uid), None)
+        if ld is not None:
+            out.append(f"{ld.id} {ld.hex if ld.on_map else ld.status}")
+            continue
         u = s.unit(uid)
         if not u.on_map:
             out.append(f"{u.id} {u.status}")
