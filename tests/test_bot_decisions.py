@@ -1,7 +1,9 @@
 """The bot's decisions do not change when its search is made faster (issue 19).
 
 A few decisions of every player (random, greedy, the bot at levels 1-4) on
-positions of every system, compared with the decisions recorded from the code
+positions of Ancients, Napoleonics and the race (not Chariots of Fire: its rules
+change under it this session, and its search shares none of what was sped up),
+compared with the decisions recorded from the code
 before the search was sped up (``tests/golden/bot_decisions.json``): the same
 seed and position must give byte-identical orders, explanation and estimate,
 so the games already recorded in ``bench/results/bot-strength-v2.jsonl`` stay
@@ -61,7 +63,6 @@ CASES = (
     Case("cca/001-akragas", 4, "bot:3", question=True),
     Case("cca/003-bagradas", 12, "bot:2"),
     Case("ccn/001-rolica", 6, "bot:2"),
-    Case("cof/000-teaching", 3, "bot:1"),
     Case("toy/race", 0, "bot:1"),
     Case("toy/race", 3, "bot:2"),
     Case("toy/race", 5, "bot:3"),
