@@ -201,7 +201,7 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
             hits, outcome = segment.defender_check(s.charts, counter(d), dr)
             ctx.log(
                 "pre-shock",
-                f"{d.id} braces for the shock: rolls {dr} against TQ {d.tq}: {outcome}",
+                f"{d.id} braces for the shock: rolls {dr} against TQ {_tq_text(s, d)}: {outcome}",
                 {"unit": d.id, "hits": hits, "outcome": outcome},
                 (dr,),
             )
@@ -214,6 +214,12 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
                 fight.defenders.remove(h)
                 fight.vacated.append(h)
     return first + out
+
+
+def _tq_text(s: CofState, u: Unit) -> str:
+    """A unit's TQ as a check reads it: in column, the printed TQ less 2 (rulebook §6.35)."""
+    tq = segment.column_tq(s.charts, counter(u))
+    return f"{tq} (in column)" if tq != u.tq else str(tq)
 
 
 def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
@@ -386,7 +392,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
         for u in g.attackers
         if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
     }
-    got = segment.collapse([_sides(g, g.side) for g in fought], advance_hits=extra)
+    got = segment.collapse(s.charts, [_sides(g, g.side) for g in fought], advance_hits=extra)
     for uid, hits in sorted(got.hits.items()):
         s.unit(uid).hits = hits
         ctx.log("mutual-rout", f"both sides break: {uid} holds with {hits} hits", {"unit": uid})
@@ -396,7 +402,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
             rout(ctx, u)
     for u in sorted(s.live(), key=lambda u: u.id):
         p, was = counter(u), u.id in engaged_before
-        if not segment.collapse_check_due(p, engaged_at_start=was):
+        if not segment.collapse_check_due(s.charts, p, engaged_at_start=was):
             continue
         dr = ctx.d10(f"collapse check of {u.id}")
         if segment.engaged_collapse(s.charts, p, dr, engaged_at_start=was) == "recovers":
