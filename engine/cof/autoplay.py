@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof.firing import PICKS, pick_problem
 from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
@@ -33,6 +34,7 @@ _STANDING = (
     ("challenge", ("ask", "accept", "decline")),
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
+    ("fire-at-stack", ("weaker", "chariot", "runners")),
 )
 """Standing orders the random player changes now and then, so random games play them."""
 
@@ -57,6 +59,14 @@ def _targets(ph: Phase, u: Unit) -> list[str]:
         for e in ph.enemies()
         if e.at.distance(u.at) <= 3 and ph.fire_problem(u, e.hex) is None
     )
+
+
+def _pick(ph: Phase, target: str, rng: Randomness) -> tuple[str, ...]:
+    """At a CH-2 with runners, now and then the counter the fire hits (rulebook §7.13)."""
+    if pick_problem(ph, target, PICKS[0]) is not None:
+        return ()
+    k = below(rng, len(PICKS) + 1, "which counter")
+    return (PICKS[k],) if k < len(PICKS) else ()
 
 
 def _fire_and_run(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
@@ -85,8 +95,9 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
             return got
     if targets and roll < 4:
         t = targets[below(rng, len(targets), "target")]
-        if ph.fire(Action(0, "", "fire", u.id, (t,))) is None:
-            return [f"fire {u.id} {t}"]
+        aim = (t, *_pick(ph, t, rng))
+        if ph.fire(Action(0, "", "fire", u.id, aim)) is None:
+            return [f"fire {u.id} {' '.join(aim)}"]
     if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
         return [f"recover {u.id}"]
     if roll >= 8:

@@ -37,20 +37,22 @@ __all__ = [
 class MoveWords:
     """A move line read: the steps to trace, the formation change at its end (``column``,
     ``deploy`` or ``""``) with the facing named for it, and the fire during the move:
-    ``fire_at`` the target hex, ``fire_after`` how many steps come before it."""
+    ``fire_at`` the target hex, ``fire_after`` how many steps come before it, ``fire_pick``
+    the counter of a CH-2 with runners it hits (``chariot`` / ``runners``, rulebook §7.13)."""
 
     steps: tuple[str, ...]
     form: str = ""
     form_facing: str = ""
     fire_at: str = ""
     fire_after: int = 0
+    fire_pick: str = ""
 
 
 def move_words(args: tuple[str, ...]) -> MoveWords | str:
     """Read a move line's words after the unit; a problem as text."""
     words = [w.upper() for w in args if w.lower() != "face"]
     steps: list[str] = []
-    form = form_facing = fire_at = ""
+    form = form_facing = fire_at = fire_pick = ""
     fire_after = 0
     i = 0
     while i < len(words):
@@ -72,10 +74,13 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
                 return "fire names the hex fired at: fire 0807"
             fire_at, fire_after = nxt, len(steps)
             i += 1
+            if i + 1 < len(words) and words[i + 1] in ("CHARIOT", "RUNNERS"):
+                fire_pick = words[i + 1].lower()
+                i += 1
         else:
             steps.append(w)
         i += 1
-    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after)
+    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, fire_pick)
 
 
 def column_sides(here: GHex, vertex: str) -> list[str]:

@@ -94,6 +94,7 @@ class Phase:
     faced: set[str] = field(default_factory=set)
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
+    picks: dict[str, str] = field(default_factory=dict)
     hooks: Hooks | None = None
 
     def __post_init__(self) -> None:
@@ -294,6 +295,8 @@ class Phase:
             return fire
         if fire is not None:
             self.fired.add(who.id)
+            if words.fire_pick:
+                self.picks[who.id] = words.fire_pick
         if self.ctx is not None:
             before = self.hooks.before(self, who) if self.hooks is not None else set()
             if not self._walk(who, t.path, fire, words.fire_at):
@@ -384,6 +387,9 @@ class Phase:
                 f"{who.id} is light infantry: it fires during its move only right after "
                 f"entering a hex nearer its target (cof.md §7.1)"
             )
+        pick = firing.pick_problem(self, str(target), words.fire_pick)
+        if pick:
+            return pick
         if target == here:
             problem = self._pass_fire_problem(who, here)
             return problem if problem else (n, here, facing)
@@ -607,12 +613,15 @@ class Phase:
         who = self.find(a.who)
         if not isinstance(who, Unit):
             return f"no unit {a.who!r} of {self.side}"
-        if len(a.args) != 1:
-            return "fire names one target hex: fire UNIT HEX"
-        problem = self.fire_problem(who, a.args[0])
+        pick = a.args[1].lower() if len(a.args) == 2 else ""
+        if len(a.args) not in (1, 2) or (pick and pick not in firing.PICKS):
+            return "fire names one target hex (of a CH-2 with runners, which): fire E5 0807 runners"
+        problem = self.fire_problem(who, a.args[0]) or firing.pick_problem(self, a.args[0], pick)
         if problem:
             return problem
         self.fired.add(who.id)
+        if pick:
+            self.picks[who.id] = pick
         if self.ctx is not None:
             target = str(GHex.parse(a.args[0]))
             distance = who.at.distance(GHex.parse(target))

@@ -23,6 +23,10 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
                                                order goes alone (cof.md §6.4, Senzar example)
     aggression:     never | always              a lone RI fired on by chariots tries the
                                                Aggression Reaction (cof.md §8.10; a BI must)
+    fire-at-stack:  weaker | chariot | runners  which counter of an enemy CH-2 with runners
+                                               my fire hits when no order names one (rulebook
+                                               §7.13, §7.32): the one fewer hits from routing
+                                               (the runners on a tie), or always that one
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"
 DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
     "aggression-shock: always\nstandard: destroy\nchallenge: ask\nduelist: combat\n"
-    "duel: fight\nrunners: stay\naggression: never\n"
+    "duel: fight\nrunners: stay\naggression: never\nfire-at-stack: weaker\n"
 )
 """Standing orders every side starts with."""
 
@@ -52,6 +56,7 @@ STANDING = StandingOrders(
         "duel": ("fight", "withdraw"),
         "runners": ("stay", "leave"),
         "aggression": ("never", "always"),
+        "fire-at-stack": ("weaker", "chariot", "runners"),
     },
     DEFAULT_STANDING,
 )

@@ -33,7 +33,16 @@ from engine.cof.pieces import CHARIOTS, Piece
 from engine.cof.policy import policy_of
 from engine.cof.reaction import aggression_against_shock, aggression_must_attack
 from engine.cof.state import CofState, Leader, Unit, other
-from engine.cof.steps import Ctx, add_hits, chart_type, eliminate, leader_check, rout, separate
+from engine.cof.steps import (
+    Ctx,
+    Roll,
+    add_hits,
+    chart_type,
+    eliminate,
+    leader_check,
+    rout,
+    separate,
+)
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
 __all__ = ["Plan", "aggression_shock", "plan_problem", "shock_segment"]
@@ -178,7 +187,7 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
         for a in list(g.attackers):
             if g.duty[a.id] != "may" or all(x.routed for x in _defending(s, g)):
                 continue
-            dr = ctx.d10(f"pre-shock check of {a.id}")
+            dr = ctx.d10(f"pre-shock check of {a.id}", Roll("pre-shock check", a.id))
             got = cohesion.check(s.charts, "must_check_attacker", a.tq, dr)
             ctx.log(
                 "pre-shock",
@@ -197,7 +206,7 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
         for d in _defending(s, fight):
             if d.engaged or not d.on_map:
                 continue
-            dr = ctx.d10(f"defender check of {d.id}")
+            dr = ctx.d10(f"defender check of {d.id}", Roll("defender check", d.id))
             hits, outcome = segment.defender_check(s.charts, counter(d), dr)
             ctx.log(
                 "pre-shock",
@@ -239,7 +248,7 @@ def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
         return None
     if policy_of(s, reactor.side).get("aggression-shock") != "always":
         return None
-    dr = ctx.d10(f"aggression reaction of {reactor.id}")
+    dr = ctx.d10(f"aggression reaction of {reactor.id}", Roll("aggression reaction", reactor.id))
     ok = cohesion.aggression_vs_shock(s.charts, reactor.tq, dr)
     verdict = "it attacks instead" if ok else "it awaits the shock"
     what = f"{reactor.id} tries to strike first: rolls {dr} against TQ {reactor.tq}: {verdict}"
@@ -329,7 +338,7 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
     )
     drm = shock.leader_drm(_bonus(s, g.attackers, g.idle), _bonus(s, defenders, g.idle))
     drm += hero_drm if g.side == ph.side else -hero_drm
-    dr = ctx.d10(f"shock of {lead.id} on {target.hex}")
+    dr = ctx.d10(f"shock of {lead.id} on {target.hex}", Roll("shock", lead.id, target.hex))
     res = shock.resolve_shock(
         s.charts,
         s.charts.types[a_code],

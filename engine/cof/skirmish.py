@@ -32,7 +32,7 @@ from engine.cof.policy import policy_of
 from engine.cof.rout import passing_friend
 from engine.cof.shocks import aggression_shock
 from engine.cof.state import Unit
-from engine.cof.steps import add_hits, eliminate
+from engine.cof.steps import Roll, add_hits, eliminate
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, turns
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def aggression(ph: Phase, reactor: Unit, firer: Unit, distance: int) -> None:
         return
     if kind == "voluntary" and policy_of(s, reactor.side).get("aggression") != "always":
         return
-    dr = ctx.d10(f"aggression reaction of {reactor.id}")
+    dr = ctx.d10(f"aggression reaction of {reactor.id}", Roll("aggression reaction", reactor.id))
     passed = cohesion.aggression_vs_fire(s.charts, reactor.tq, dr, distance)
     ctx.log(
         "aggression",
