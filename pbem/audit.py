@@ -98,7 +98,7 @@ END_NAMESPACE = "pbem-audit"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256", "replacements"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements", "options"}
 _fields = fields_of
 _field = field_of
 _hex32 = hex32
@@ -209,6 +209,7 @@ class AuditRecord:
     tables_sha256: str
     end: End
     replacements: tuple[Replacement, ...] = ()
+    options: str = ""  # the game's rule options as canonical JSON ("" when none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,18 +254,37 @@ def end_statement(
     cards_sha256: str,
     replacements: int = 0,
     replacements_sha256: str = "",
+    options: str = "",
 ) -> str:
     """The text the referee signs over a record's end (docs/audit.md, section 5).
 
     The ``replacements`` line is there only when the record has seat changes,
-    so a record without any signs exactly the text it always did.
+    the ``options`` line (the canonical JSON of :func:`options_text`) only when
+    the game was created with rule options, so a record without any signs
+    exactly the text it always did.
     """
     seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
+    rules = f"options {options}\n" if options else ""
     return (
         f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
-        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}{rules}"
     )
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    """A game's rule options (``pbem game create --option``) as the one line of canonical
+    JSON the record's end signs: keys sorted, no spaces ("" when there are none)."""
+    if not options:
+        return ""
+    return json.dumps(dict(options), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _parse_options(value: object) -> str:
+    """The record's ``options`` (a non-empty JSON object) as :func:`options_text`."""
+    if not isinstance(value, dict) or not value:
+        raise AuditFormatError("record: 'options' is not a non-empty JSON object")
+    return options_text(value)
 
 
 def build_record(
@@ -281,6 +301,7 @@ def build_record(
     tables_sha256: str | None = None,
     cards_setup: CardPiles | None = None,
     replacements: Sequence[Mapping[str, Any]] = (),
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -354,6 +375,7 @@ def build_record(
         cards_sha256=cards_digest(card_log),
         replacements=len(replacements),
         replacements_sha256=replacements_digest(replacements),
+        options=options_text(options or {}),
     )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
@@ -379,6 +401,8 @@ def build_record(
     }
     if tables_sha256:
         record["tables_sha256"] = tables_sha256
+    if options:
+        record["options"] = dict(sorted(options.items()))
     if replacements:
         record["replacements"] = [
             {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements
@@ -546,6 +570,7 @@ def parse_record(data: object) -> AuditRecord:
         replacements=parse_replacements(_field(rec, "replacements", list, "record"), _key)
         if "replacements" in rec
         else (),
+        options=_parse_options(rec["options"]) if "options" in rec else "",
         end=End(
             epochs=_field(end, "epochs", int, "end"),
             final_key=_field(end, "final_key", str, "end"),
@@ -772,6 +797,7 @@ def _check_end(record: AuditRecord) -> None:
         cards_sha256=cards_digest(record.cards),
         replacements=len(record.replacements),
         replacements_sha256=replacements_digest([r.entry() for r in record.replacements]),
+        options=record.options,
     )
     why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
     if why:

@@ -38,7 +38,8 @@ class MoveWords:
     """A move line read: the steps to trace, the formation change at its end (``column``,
     ``deploy`` or ``""``) with the facing named for it, and the fire during the move:
     ``fire_at`` the target hex, ``fire_after`` how many steps come before it, ``fire_pick``
-    the counter of a CH-2 with runners it hits (``chariot`` / ``runners``, rulebook §7.13)."""
+    the counter of a CH-2 with runners it hits (``chariot`` / ``runners``, rulebook §7.13);
+    ``speed`` the Speed a chariot declares (``speed 7``, the optional Turnover rule, §6.81)."""
 
     steps: tuple[str, ...]
     form: str = ""
@@ -46,6 +47,7 @@ class MoveWords:
     fire_at: str = ""
     fire_after: int = 0
     fire_pick: str = ""
+    speed: int | None = None
 
 
 def move_words(args: tuple[str, ...]) -> MoveWords | str:
@@ -54,6 +56,7 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
     steps: list[str] = []
     form = form_facing = fire_at = fire_pick = ""
     fire_after = 0
+    speed: int | None = None
     i = 0
     while i < len(words):
         w = words[i]
@@ -67,6 +70,11 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
                 i += 1
             elif w == "DEPLOY" and nxt:
                 return f"deploy names a vertex to face ({', '.join(VERTICES)}), not {nxt!r}"
+        elif w == "SPEED":
+            if speed is not None or not nxt.isdigit():
+                return "speed names the MP the chariot will use, once: speed 7 (§6.81)"
+            speed = int(nxt)
+            i += 1
         elif w == "FIRE":
             if fire_at:
                 return "a unit fires once an Orders Phase (cof.md §7.1)"
@@ -80,7 +88,7 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
         else:
             steps.append(w)
         i += 1
-    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, fire_pick)
+    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, fire_pick, speed)
 
 
 def column_sides(here: GHex, vertex: str) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, missile, movement
+from engine.cof import cohesion, command, firing, missile, movement, turnover
 from engine.cof.adapt import ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
@@ -95,6 +95,7 @@ class Phase:
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     picks: dict[str, str] = field(default_factory=dict)
+    turnover: dict[str, turnover.Checks] = field(default_factory=dict)
     hooks: Hooks | None = None
 
     def __post_init__(self) -> None:
@@ -259,15 +260,18 @@ class Phase:
             return words
         steps = list(words.steps)
         if isinstance(who, Leader):
-            if words.form or words.fire_at:
+            if words.form or words.fire_at or words.speed is not None:
                 return f"{who.name} is a leader: he only moves (cof.md §4.6)"
             return self._move_leader(who, steps)
         t = self.trace(who, steps)
         if isinstance(t, str):
             return t
         s = self.s
+        ma = movement.column_ma(s.charts, who.ma, who.column)
+        problem = turnover.speed_problem(s, who, words.speed, t.mp, ma)
+        if problem:
+            return problem
         if words.form:
-            ma = movement.column_ma(s.charts, who.ma, who.column)
             problem = formation_problem(
                 s.charts, chart_type(s, who), in_column=who.column, form=words.form,
                 engaged=who.engaged, routed=who.routed, mp_left=ma - t.mp,
@@ -298,6 +302,11 @@ class Phase:
             if words.fire_pick:
                 self.picks[who.id] = words.fire_pick
         if self.ctx is not None:
+            if turnover.playing(s) and chart_type(s, who).turnover:
+                self.turnover[who.id] = turnover.plan(
+                    s.charts, who.facing, steps, speed=words.speed or t.mp, start=who.at,
+                    terrain=s.terrain_at, hexsides=s.hexside_kinds,
+                )  # fmt: skip
             before = self.hooks.before(self, who) if self.hooks is not None else set()
             if not self._walk(who, t.path, fire, words.fire_at):
                 self.moved.update(m.id for m in mates)
@@ -443,6 +452,8 @@ class Phase:
                     m.hex = str(path[i])
             if i < len(path) - 1 and not gone():
                 firing.entry_fire(self, who)
+            if not gone():
+                turnover.checks_at(self, who, i)
             if gone():
                 return False
         return True
