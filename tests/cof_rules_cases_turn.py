@@ -19,7 +19,10 @@ asks, if any, follows. ``args`` beyond ``play``'s::
     show = "Y hect pool"           units and leaders by id; ``pool``, ``question``,
                                    ``standard:SIDE``, ``skip:SIDE`` (its next marker is
                                    spent), ``events:KIND`` (how many), ``dice`` (how many
-                                   were rolled)
+                                   were rolled), ``stacks`` (the CH-2 + RI
+                                   stacks on the map: ``stacks C+R`` or ``stacks none``),
+                                   ``at:ID`` (where leader ID is, replaced or not),
+                                   ``facing:ID`` (the vertex unit ID faces)
 
 Both sides play with :data:`QUIET` under their standing orders (no Trump, reaction fire,
 orderly withdrawal or reaction facing) unless the case says otherwise. A unit shows
@@ -34,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from cof_rules_cases_rules import Ctx
-from cof_rules_turn import game
+from cof_rules_turn import game, stacks
 
 from engine.cof.orders import carry_out, parse
 from engine.cof.policy import parse_policy
@@ -81,6 +84,12 @@ def _show(s: CofState, what: str, dice: ScriptedDice, events: list[Event]) -> st
         return "question " + (s.pending.get("label", "none") if s.pending else "none")
     if what == "dice":
         return f"dice {len(dice.log)}"
+    if what == "stacks":
+        return stacks(s)
+    if kind == "at":
+        return f"{arg} at {s.leader(arg).hex or 'none'}"
+    if kind == "facing":
+        return f"{arg} faces {s.unit(arg).facing}"
     if kind == "events":
         return f"{arg} {sum(1 for e in events if e.kind == arg)}"
     if kind == "skip":

@@ -20,7 +20,8 @@ pairs; a side without one flees when it routs), ``wing`` (another unit wing than
 ``"X 2"``), ``shock = true`` (play the Shock Segment too), ``rules`` (the game's special
 rules and options: ``["turnover"]``). A case with ``charts = "rulebook"`` plays on the
 bundled charts with every placeholder poisoned. The answer is each unit of
-``show`` as ``ID HEX FACING hits=N`` and its markers, ``; `` between units, or
+``show`` as ``ID HEX FACING hits=N`` and its markers (``stacks``: the CH-2 + RI stacks,
+``stacks C+R``; a leader: ``ID HEX``), ``; `` between units, or
 ``refused line N: why`` for a mail the checks refuse.
 """
 
@@ -46,7 +47,7 @@ cof_state._CHARTS[FIXTURE_KEY] = FIXTURE  # a game on the corpus's own chart val
 RULEBOOK_KEY = "# the bundled charts of tests/cof_rules_kit.py, placeholders poisoned\n"
 cof_state._CHARTS[RULEBOOK_KEY] = RULEBOOK  # a case of a confirmed cell (charts = "rulebook")
 
-__all__ = ["RULES_TURN", "game"]
+__all__ = ["RULES_TURN", "game", "stacks"]
 
 
 def game(c: Ctx, a: dict[str, Any]) -> CofState:
@@ -102,9 +103,26 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
     return s
 
 
+def stacks(s: CofState) -> str:
+    """The CH-2 + RI stacks on the map (``stacks C+R``, or ``stacks none``)."""
+    pairs = sorted(
+        f"{u.id}+{u.stacked_with}"
+        for u in s.live()
+        if u.type == "CH2" and u.stacked_with and s.unit(u.stacked_with).hex == u.hex
+    )
+    return "stacks " + (" ".join(pairs) or "none")
+
+
 def _show(s: CofState, ids: str) -> str:
     out = []
     for uid in ids.split():
+        if uid == "stacks":
+            out.append(stacks(s))
+            continue
+        ld = next((x for x in s.leaders if x.id == uid), None)
+        if ld is not None:
+            out.append(f"{ld.id} {ld.hex if ld.on_map else ld.status}")
+            continue
         u = s.unit(uid)
         if not u.on_map:
             out.append(f"{u.id} {u.status}")

@@ -35,6 +35,10 @@ _STANDING = (
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
     ("fire-at-stack", ("weaker", "chariot", "runners")),
+    ("shock-hits", ("safest", "runners", "chariot")),
+    ("withdraw-to", ("far", "standard")),
+    ("replacement", ("rear", "front")),
+    ("advance-facing", ("enemy", "keep")),
 )
 """Standing orders the random player changes now and then, so random games play them."""
 

@@ -39,7 +39,9 @@ class MoveWords:
     ``deploy`` or ``""``) with the facing named for it, and the fire during the move:
     ``fire_at`` the target hex, ``fire_after`` how many steps come before it, ``fire_pick``
     the counter of a CH-2 with runners it hits (``chariot`` / ``runners``, rulebook §7.13);
-    ``speed`` the Speed a chariot declares (``speed 7``, the optional Turnover rule, §6.81)."""
+    ``speed`` the Speed a chariot declares (``speed 7``, the optional Turnover rule, §6.81);
+    ``alone``: a counter of a CH-2 + RI stack leaves its mate (``move C alone ...``, rulebook
+    §8.42)."""
 
     steps: tuple[str, ...]
     form: str = ""
@@ -48,11 +50,14 @@ class MoveWords:
     fire_after: int = 0
     fire_pick: str = ""
     speed: int | None = None
+    alone: bool = False
 
 
 def move_words(args: tuple[str, ...]) -> MoveWords | str:
     """Read a move line's words after the unit; a problem as text."""
     words = [w.upper() for w in args if w.lower() != "face"]
+    alone = words[:1] == ["ALONE"]
+    words = words[alone:]
     steps: list[str] = []
     form = form_facing = fire_at = fire_pick = ""
     fire_after = 0
@@ -88,7 +93,7 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
         else:
             steps.append(w)
         i += 1
-    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, fire_pick, speed)
+    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, fire_pick, speed, alone)
 
 
 def column_sides(here: GHex, vertex: str) -> list[str]:

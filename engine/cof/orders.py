@@ -21,6 +21,8 @@ mail's header)::
     attack E1 E2 on H3        the Shock Segment's target plan, one attack a line: these units
                               (ids or hexes) attack these enemy units; checked by §8.12
                               (cof.md §8.3); without it pbem plans the attacks
+    advance E1 0506 face NE   if E1 advances after combat, it enters 0506 and turns to NE
+                              (both optional; cof.md §8.9 #3, :mod:`engine.cof.advance`)
     mode hector foot          a leader this marker activates goes on foot (or ``chariot``),
                               heroic battles only (cof.md §10.1)
     challenge achilles hector 1205 1206
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.cof.advance import advance_line
 from engine.cof.formation import revert_shocked_columns
 from engine.cof.heroics import (
     answer_challenge,
@@ -81,7 +84,7 @@ __all__ = [
 ]
 
 ORDERS = ("move", "withdraw", "rally")
-VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock", "mode", "attack")
+VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock", "mode", "attack", "advance")
 HEADER = ("game", "turn", "side")
 WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
 ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
@@ -276,6 +279,8 @@ def do_order(ph: Phase, x: Action) -> str | None:
         return set_mode(ph.s, ph.side, ph.wing, (x.who, *x.args))
     if x.verb == "attack":
         return None if _attack(x) else "attack UNIT... on ENEMY...: units of yours, then 'on'"
+    if x.verb == "advance":
+        return advance_line(ph, x)
     return _shock(ph, x)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, missile, movement, turnover
+from engine.cof import cohesion, command, firing, missile, movement, stacking, turnover
 from engine.cof.adapt import ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
@@ -96,6 +96,8 @@ class Phase:
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
     picks: dict[str, str] = field(default_factory=dict)
     turnover: dict[str, turnover.Checks] = field(default_factory=dict)
+    carried: dict[str, int] = field(default_factory=dict)
+    advance: dict[str, tuple[str, str]] = field(default_factory=dict)
     hooks: Hooks | None = None
 
     def __post_init__(self) -> None:
@@ -182,17 +184,16 @@ class Phase:
 
     # --- move ----------------------------------------------------------------------------
 
-    def trace(self, u: Unit, steps: list[str]) -> movement.MoveTrace | str:
-        """The traced move, or why it is not allowed."""
+    def trace(self, u: Unit, steps: list[str], alone: bool = False) -> movement.MoveTrace | str:
+        """The traced move, or why it is not allowed; ``alone``: ``u`` leaves its stack."""
         s = self.s
-        problem = self._ready(u, "move")
+        alone = alone or len(self.stack(u)) == 1
+        problem = self._ready(u, "move") or stacking.order_problem(self, u, alone)
         if problem:
             return problem
-        if u.id in self.moved or u.id in self.fired or u.id in self.acted:
-            return f"{u.id} has already had its order this phase (one move a phase, cof.md §6.1)"
-        troop = chart_type(s, u)
-        mates = {u.id, u.stacked_with}
-        ma = movement.column_ma(s.charts, u.ma, u.column)
+        troop = s.charts.types[u.type] if alone else chart_type(s, u)
+        mates = {u.id} if alone else {u.id, u.stacked_with}
+        ma = movement.column_ma(s.charts, u.ma, u.column) - self.carried.get(u.id, 0)
         if troop.code == "CH2RI":
             ma = min(ma, s.unit(u.stacked_with).ma)
         enemy = self.enemies()
@@ -232,7 +233,9 @@ class Phase:
         if any(h not in s.grid for h in t.path):
             return "the move leaves the map"
         if t.hex in friends:
-            return f"{u.id} may not end its move stacked with another unit in {t.hex} (§6.6)"
+            problem = stacking.join_problem(self, u, t.hex, t.facing, alone)
+            if problem:
+                return problem
         if u.out_of_command:
             for h in t.path[1:]:
                 if not movement.out_of_command_may_enter(h, enemy_hexes):
@@ -263,7 +266,8 @@ class Phase:
             if words.form or words.fire_at or words.speed is not None:
                 return f"{who.name} is a leader: he only moves (cof.md §4.6)"
             return self._move_leader(who, steps)
-        t = self.trace(who, steps)
+        alone = stacking.moves_alone(self, who, words.alone)
+        t = self.trace(who, steps, alone)
         if isinstance(t, str):
             return t
         s = self.s
@@ -280,6 +284,9 @@ class Phase:
                 problem = self._form_facing(t, words.form, words.form_facing)
             if problem:
                 return problem
+        going_on = who.id in self.carried  # it moved with its stack and now goes on alone
+        parted = stacking.part(self, who) if alone else None
+        joins = alone and any(x.id != who.id for x in s.units_at(str(t.hex)))  # (checked)
         mates = self.stack(who)
         start = who.hex
         before: set[str] = set()
@@ -291,29 +298,29 @@ class Phase:
                     m.hex = str(t.path[i])
                     self.moved.add(m.id)
                 assert self.ctx is not None
-                rout(self.ctx, who)
+                for m in mates:  # caught between enemy chariots: each counter routs (§6.7)
+                    if m.on_map and not m.routed:
+                        rout(self.ctx, m)
                 return None
             t = self._stop_short(who, steps, t.path[: i + 1])
         fire = self._fire_point(who, steps, words, t) if words.fire_at else None
         if isinstance(fire, str):
+            if parted is not None:
+                who.stacked_with, parted.stacked_with = parted.id, who.id
             return fire
         if fire is not None:
             self.fired.add(who.id)
             if words.fire_pick:
                 self.picks[who.id] = words.fire_pick
         if self.ctx is not None:
-            if turnover.playing(s) and chart_type(s, who).turnover:
-                self.turnover[who.id] = turnover.plan(
-                    s.charts, who.facing, steps, speed=words.speed or t.mp, start=who.at,
-                    terrain=s.terrain_at, hexsides=s.hexside_kinds,
-                )  # fmt: skip
+            turnover.prepare(self, who, steps, words.speed or t.mp)
             before = self.hooks.before(self, who) if self.hooks is not None else set()
             if not self._walk(who, t.path, fire, words.fire_at):
                 self.moved.update(m.id for m in mates)
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
         end, facing = t.hex, t.facing
-        taken = {u.at for u in s.live() if u not in mates}
+        taken = {u.at for u in s.live() if u not in mates and not (joins and u.at == t.hex)}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
             end = next(h for h in reversed(t.path) if h not in taken)
             facing = who.facing
@@ -322,6 +329,11 @@ class Phase:
                 continue
             m.hex, m.facing = str(end), facing
             self.moved.add(m.id)
+            self.carried[m.id] = t.mp
+        if len(mates) == 1:
+            self.carried.pop(who.id, None)
+        if alone and who.on_map:
+            stacking.join(self, who)
         if self.fronting[who.id] and any(x in VERTICES for x in steps):
             self.turned.update(m.id for m in mates)
         if len(t.path) > 1 and steps and steps[-1] not in VERTICES:
@@ -351,7 +363,7 @@ class Phase:
         if who.hex != start and self.hooks is not None:
             self.hooks.arrived(self, who, before)
         troop = s.charts.types[who.type]
-        again = movement.moved_again_hits(s.charts, troop, who.moved)
+        again = 0 if going_on else movement.moved_again_hits(s.charts, troop, who.moved)
         if troop.moved_hits:
             who.moved = True
         add_hits(ctx, who, t.hits + again, "movement")
@@ -450,6 +462,7 @@ class Phase:
             else:
                 for m in mates:
                     m.hex = str(path[i])
+            stacking.pass_friends(self, who, path, i)
             if i < len(path) - 1 and not gone():
                 firing.entry_fire(self, who)
             if not gone():

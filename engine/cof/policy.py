@@ -23,6 +23,15 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
                                                order goes alone (cof.md §6.4, Senzar example)
     aggression:     never | always              a lone RI fired on by chariots tries the
                                                Aggression Reaction (cof.md §8.10; a BI must)
+    shock-hits:     safest | runners | chariot  which of my counters takes the odd hits of a
+                                               shock result the superiority leaves to me
+                                               (cof.md §9.2 #1; :mod:`engine.cof.choices`)
+    withdraw-to:    far | standard              where my orderly withdrawal ends (§6.4)
+    replacement:    rear | front                where a killed wing commander's replacement
+                                               appears: farthest from or nearest the enemy
+    advance-facing: enemy | keep                after advancing after combat, my unit turns a
+                                               vertex to face more enemy units, or keeps its
+                                               facing (§8.9 #3; an ``advance`` line overrides)
     fire-at-stack:  weaker | chariot | runners  which counter of an enemy CH-2 with runners
                                                my fire hits when no order names one (rulebook
                                                §7.13, §7.32): the one fewer hits from routing
@@ -39,7 +48,8 @@ __all__ = ["DEFAULT_STANDING", "STANDING", "Policy", "parse_policy", "policy_of"
 DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
     "aggression-shock: always\nstandard: destroy\nchallenge: ask\nduelist: combat\n"
-    "duel: fight\nrunners: stay\naggression: never\nfire-at-stack: weaker\n"
+    "duel: fight\nrunners: stay\naggression: never\nshock-hits: safest\nwithdraw-to: far\n"
+    "replacement: rear\nadvance-facing: enemy\nfire-at-stack: weaker\n"
 )
 """Standing orders every side starts with."""
 
@@ -56,6 +66,10 @@ STANDING = StandingOrders(
         "duel": ("fight", "withdraw"),
         "runners": ("stay", "leave"),
         "aggression": ("never", "always"),
+        "shock-hits": ("safest", "runners", "chariot"),
+        "withdraw-to": ("far", "standard"),
+        "replacement": ("rear", "front"),
+        "advance-facing": ("enemy", "keep"),
         "fire-at-stack": ("weaker", "chariot", "runners"),
     },
     DEFAULT_STANDING,

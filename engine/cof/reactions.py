@@ -8,7 +8,8 @@ reaction facing (§6.5). Both are off-turn decisions, taken by the owner's stand
 
 pbem's readings [E]: the withdrawal is checked at each hex the enemy enters; a unit withdraws
 at most once in an enemy Orders Phase, keeps its facing, and goes hex by hex to the free hex
-farthest from the enemy (ties: the lowest number), never next to an enemy unit nor onto the
+farthest from the enemy (ties: the lowest number), or by the owner's standing order
+``withdraw-to: standard`` the nearest its Standard, never next to an enemy unit nor onto the
 rest of the mover's path. A CH-2 with runners (the ``CH2RI`` stack) withdraws on its
 runners' roll (rulebook §6.42); when they may not go, the chariot goes alone if its owner's
 standing order says ``runners: leave`` (the Senzar example), else the stack stays together::
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from engine.cof import cohesion, firing, movement
 from engine.cof.adapt import ground, piece, pieces
+from engine.cof.choices import withdrawal_choice
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
 from engine.cof.reaction import (
@@ -31,7 +33,7 @@ from engine.cof.reaction import (
 )
 from engine.cof.skirmish import aggression
 from engine.cof.state import Unit, other
-from engine.cof.steps import add_hits, chart_type
+from engine.cof.steps import add_hits, chart_type, displace_lone_leaders
 from engine.gboh.grid import VERTICES, GHex, front_hexes, turns
 
 __all__ = ["REACTIONS", "orderly_withdrawals", "reaction_facing"]
@@ -157,7 +159,7 @@ def _withdraw(
     if not options:
         ctx.log("withdraw", f"{x.id} has nowhere to withdraw to", {"unit": x.id})
         return
-    _, spent, dest = options[0]
+    _, spent, dest = withdrawal_choice(s, x, options)
     for ld in s.leaders_at(start):
         if ld.side == x.side:
             ld.hex = dest
@@ -168,6 +170,7 @@ def _withdraw(
         f"{x.id} withdraws in good order {start} -> {dest} ({spent} of {budget} MP)",
         {"unit": x.id, "from": start, "to": dest},
     )
+    displace_lone_leaders(ctx, x)  # (rulebook §4.24)
 
 
 def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:

@@ -11,23 +11,24 @@ collapse and mutual rout, the Engaged units' collapse check, advance and Engaged
 :func:`~engine.cof.segment.advancers`, :func:`~engine.cof.segment.engaged_after`). Shock is
 not an order: who must shock follows from position; a unit that *may* shock (adjacent all
 the Movement Segment without moving) shocks only when its orders say ``shock UNIT``, and
-``shock UNIT HEX`` adds a defender in a flank hex.
+``shock UNIT HEX`` adds a defender in a flank hex. A CH-2 and its runners check one by one
+before a shock (rulebook §8.41): one that fails holds back and the other attacks alone.
 pbem's readings where the rules leave a choice [E]: the attacker fights on the chart line
-that gives it the best column, the defender on the worst for the attacker; a CH-2 with its
-runners takes the stack's attacker check on its chariot (defenders check one by one); among
+that gives it the best column, the defender on the worst for the attacker; among
 equal advancers the lowest id advances, into the first hex emptied, keeping its facing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
-from engine.cof import cohesion, segment, shock, standards
+from engine.cof import cohesion, segment, shock
 from engine.cof.adapt import counter, ground, piece, pieces
+from engine.cof.advance import advance_unit, chosen, entry_hits, hex_order
+from engine.cof.choices import hit_order
 from engine.cof.elevation import shock_shifts
 from engine.cof.heroics import is_heroic_shock, shock_duel
-from engine.cof.movement import terrain_hits
 from engine.cof.phase import Phase
 from engine.cof.pieces import CHARIOTS, Piece
 from engine.cof.policy import policy_of
@@ -43,6 +44,7 @@ from engine.cof.steps import (
     rout,
     separate,
 )
+from engine.cof.tables import TroopType
 from engine.gboh.grid import GHex, flank_hexes, front_hexes, rear_hexes
 
 __all__ = ["Plan", "aggression_shock", "plan_problem", "shock_segment"]
@@ -62,14 +64,22 @@ class _Shock:
     fought: list[Unit] = field(default_factory=list)
     superior: str | None = None
     idle: set[str] = field(default_factory=set)
+    held: set[str] = field(default_factory=set)
 
 
-def _with_mates(s: CofState, units: list[Unit]) -> list[Unit]:
-    """The counters of ``units``' pieces: a chariot and its runners both."""
+def _type(s: CofState, g: _Shock, u: Unit) -> TroopType:
+    """The chart line ``u`` attacks on in ``g``: its own when its stack mate failed its
+    pre-shock check and holds back (rulebook §8.41)."""
+    return s.charts.types[u.type] if u.stacked_with in g.held else chart_type(s, u)
+
+
+def _with_mates(s: CofState, units: list[Unit], held: Set[str] = frozenset()) -> list[Unit]:
+    """The counters of ``units``' pieces: a chariot and its runners both (but not one that
+    holds back, ``held``)."""
     out: list[Unit] = []
     for u in units:
         out.append(u)
-        if u.stacked_with:
+        if u.stacked_with and u.stacked_with not in held:
             mate = s.unit(u.stacked_with)
             if mate.on_map and mate.hex == u.hex and mate not in out:
                 out.append(mate)
@@ -187,18 +197,7 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
         for a in list(g.attackers):
             if g.duty[a.id] != "may" or all(x.routed for x in _defending(s, g)):
                 continue
-            dr = ctx.d10(f"pre-shock check of {a.id}", Roll("pre-shock check", a.id))
-            got = cohesion.check(s.charts, "must_check_attacker", a.tq, dr)
-            ctx.log(
-                "pre-shock",
-                f"{a.id} must check to shock: rolls {dr} against TQ {a.tq}: "
-                + ("it attacks" if got.passed else "it holds back"),
-                {"unit": a.id, "passed": got.passed},
-                (dr,),
-            )
-            if not got.passed:
-                g.attackers.remove(a)
-                add_hits(ctx, a, got.hits, "failed pre-shock check")
+            _attacker_check(ctx, g, a)
         if not g.attackers:
             continue
         fight = _aggression(ctx, g) or g
@@ -229,6 +228,46 @@ def _tq_text(s: CofState, u: Unit) -> str:
     """A unit's TQ as a check reads it: in column, the printed TQ less 2 (rulebook §6.35)."""
     tq = segment.column_tq(s.charts, counter(u))
     return f"{tq} (in column)" if tq != u.tq else str(tq)
+
+
+def _attacker_check(ctx: Ctx, g: _Shock, a: Unit) -> None:
+    """A may-shock attacker's pre-shock check (cof.md §8.4 #1): a CH-2 and its runners each
+    check (rulebook §8.41, §8.14); one that fails holds back with its hit, and the other
+    attacks alone on its own chart line (a CH-2 whose runners hold back may then find no
+    column against its target, §8.6: it does not shock)."""
+    s = ctx.s
+    mates = _with_mates(s, [a])
+    failed = []
+    for u in mates:
+        dr = ctx.d10(f"pre-shock check of {u.id}", Roll("pre-shock check", u.id))
+        got = cohesion.check(s.charts, "must_check_attacker", u.tq, dr)
+        ctx.log(
+            "pre-shock",
+            f"{u.id} must check to shock: rolls {dr} against TQ {u.tq}: "
+            + ("it attacks" if got.passed else "it holds back"),
+            {"unit": u.id, "passed": got.passed},
+            (dr,),
+        )
+        if not got.passed:
+            failed.append(u)
+            add_hits(ctx, u, got.hits, "failed pre-shock check")
+    if not failed:
+        return
+    i = g.attackers.index(a)
+    foes = {chart_type(s, d).code for d in _defending(s, g)}
+    left = [
+        u
+        for u in mates
+        if u not in failed and u.on_map and not u.routed
+        and any(s.charts.clash[(u.type, f)].column > 0 for f in foes)
+    ]  # fmt: skip
+    for u in mates:
+        if u not in failed and u not in left and u.on_map:
+            ctx.log("pre-shock", f"{u.id} may not shock alone: it holds back", {"unit": u.id})
+    g.held.update(u.id for u in mates if u not in left)
+    g.attackers[i : i + 1] = left[:1]
+    for u in left[:1]:
+        g.duty.setdefault(u.id, g.duty[a.id])
 
 
 def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
@@ -303,9 +342,24 @@ def _bonus(s: CofState, units: list[Unit], idle: set[str]) -> list[int]:
     return out
 
 
-def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
+def _fronted(s: CofState, lead: Unit, behind: set[str], shocks: list[_Shock]) -> bool:
+    """Whether a rear attack by ``lead`` (on the units in ``behind``) loses its superiority
+    (rulebook §8.17 #1A): ``lead`` stands in the front hex of another enemy unit that no
+    other friendly unit attacks in this Shock Segment."""
+    mine = {lead.id, lead.stacked_with}
+    attacked = {
+        h for g in shocks for h in g.defenders if any(a.id not in mine for a in g.attackers)
+    }
+    return any(
+        lead.at in front_hexes(e.at, e.facing)
+        for e in s.live(other(lead.side))
+        if e.hex not in behind and e.hex not in attacked
+    )
+
+
+def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int, shocks: list[_Shock]) -> None:
     """Step d (cof.md §8.6-§8.8) for one shock; ``hero_drm`` the duels' modifier for the
-    active side's shocks (cof.md §10.4 #2)."""
+    active side's shocks (cof.md §10.4 #2); ``shocks`` every shock of the segment."""
     s = ph.s
     defenders = _defending(s, g)
     if not g.attackers or not defenders:
@@ -313,7 +367,7 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
     d_types = {chart_type(s, d).code: d for d in defenders}
     best: tuple[int, str, Unit] | None = None
     for a in g.attackers:
-        at = chart_type(s, a)
+        at = _type(s, g, a)
         cols = [s.charts.clash[(at.code, dc)].column for dc in d_types]
         if min(cols) > 0 and (best is None or min(cols) > best[0]):
             best = (min(cols), at.code, a)
@@ -322,19 +376,16 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
     _, a_code, lead = best
     d_code = min(d_types, key=lambda dc: (s.charts.clash[(a_code, dc)].column, dc))
     target = d_types[d_code]
-    fronted = any(
-        lead.at in front_hexes(e.at, e.facing)
-        for e in s.live(other(g.side))
-        if e.hex not in g.defenders
-    )
-    rear = any(lead.at in rear_hexes(d.at, d.facing) for d in defenders)
+    behind = {d.hex for d in defenders if lead.at in rear_hexes(d.at, d.facing)}
+    rear = bool(behind)
+    fronted = _fronted(s, lead, behind, shocks)
     flank = any(a.at in flank_hexes(d.at, d.facing) for a in g.attackers for d in defenders)
     shifts = shock_shifts(
         s.charts,
         ground(s),
         [GHex.parse(h) for h in g.defenders],
         [a.at for a in g.attackers],
-        chariots_attack=all(chart_type(s, a).code in CHARIOTS for a in g.attackers),
+        chariots_attack=all(_type(s, g, a).code in CHARIOTS for a in g.attackers),
     )
     drm = shock.leader_drm(_bonus(s, g.attackers, g.idle), _bonus(s, defenders, g.idle))
     drm += hero_drm if g.side == ph.side else -hero_drm
@@ -364,24 +415,19 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int) -> None:
          "attacker_hits": res.attacker_hits, "defender_hits": res.defender_hits},
         (dr,),
     )  # fmt: skip
-    att = _with_mates(s, g.attackers)
+    att = _with_mates(s, g.attackers, g.held)
     g.superior = lead.id if res.superiority == "AS" else None
-    first = [lead.id] if res.superiority == "AS" or rear else []
-    got = shock.distribute_hits(res.attacker_hits, [u.id for u in att], first)
+    first = [lead.id] if res.superiority == "AS" else []  # §9.2 #1, then the owner's choice
+    got = shock.distribute_hits(res.attacker_hits, [u.id for u in att], first + hit_order(s, att))
     for u in att:
         add_hits(ctx, u, got[u.id], "shock", rout_now=False)
-    shares = shock.distribute_hits(res.defender_hits, [d.id for d in defenders], [target.id])
+    first = [target.id] if res.superiority == "DS" else []
+    shares = shock.distribute_hits(
+        res.defender_hits, [d.id for d in defenders], first + hit_order(s, defenders)
+    )
     for d in defenders:
         add_hits(ctx, d, shares[d.id], "shock", rout_now=False)
     g.fought = att + defenders
-
-
-def _entry_hits(s: CofState, u: Unit, h: str) -> int:
-    """The hits ``u`` would take entering ``h`` from where it stands (cof.md §6.2)."""
-    to = GHex.parse(h)
-    return terrain_hits(
-        s.charts, s.charts.types[u.type], s.terrain_at(to), s.hexside_kinds(u.at, to)
-    )
 
 
 def _sides(g: _Shock, side: str) -> tuple[list[Piece], list[Piece]]:
@@ -396,7 +442,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
     s = ph.s
     fought = [g for g in shocks if g.fought]
     extra = {
-        u.id: _entry_hits(s, u, g.defenders[0])
+        u.id: entry_hits(s, u, g.defenders[0])
         for g in fought
         for u in g.attackers
         if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
@@ -423,36 +469,30 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
 
 
 def _advance(ctx: Ctx, ph: Phase, g: _Shock) -> None:
-    """Step e #3 (cof.md §8.9): into the first hex the shock emptied."""
+    """Step e #3 (cof.md §8.9 #3, rulebook §8.21-§8.23): every hex the shock emptied is
+    entered by one of its attackers next to it that has not advanced yet
+    (:mod:`engine.cof.advance`)."""
     s = ph.s
-    empty = [h for h in g.vacated + g.defenders if not s.units_at(h)]
-    if not empty:
-        return
-    to = GHex.parse(empty[0])
-    near = [a for a in g.attackers if a.on_map and to in a.at.neighbours()]
-    who = segment.advancers(
-        pieces(s),
-        [piece(s, a) for a in near],
-        superior=g.superior,
-        emptied_by_check=empty[0] in g.vacated,
-    )
-    if not who:
-        return
-    mover = s.unit(who[0])
-    hits = segment.advance_hits(counter(mover), _entry_hits(s, mover, empty[0]))
-    start = mover.hex
-    for m in _with_mates(s, [mover]):
-        m.hex, m.engaged = empty[0], False
-        g.advanced.add(m.id)
-    mover.hits = hits
-    mover.facing = segment.advance_facings(s.charts, counter(mover))[0]
-    for ld in s.leaders_at(start):  # a hero goes along with his unit (cof.md §10.1) [E]
-        if ld.side == mover.side and ld.role == "hero":
-            ld.hex = mover.hex
-    ctx.log("advance", f"{mover.id} advances {start} -> {mover.hex}", {"unit": mover.id})
-    standards.update(ctx)
-    if "ar" not in g.duty.values():  # no reaction fire at an aggression reactor (§8.10)
-        ph.entry_fire(mover)
+    for h in hex_order(ph, g.vacated + g.defenders):
+        if s.units_at(h):
+            continue
+        to = GHex.parse(h)
+        near = [
+            a for a in g.attackers
+            if a.on_map and not a.routed and a.id not in g.advanced and to in a.at.neighbours()
+        ]  # fmt: skip
+        who = segment.advancers(
+            pieces(s),
+            [counter(a) if a.stacked_with in g.held else piece(s, a) for a in near],
+            superior=g.superior,
+            emptied_by_check=h in g.vacated,
+        )
+        if not who:
+            continue
+        mover = s.unit(chosen(ph, who, h))
+        mates = _with_mates(s, [mover], g.held)
+        g.advanced.update(m.id for m in mates)
+        advance_unit(ctx, ph, mover, h, mates, reactions="ar" not in g.duty.values())
 
 
 def _engaged(ph: Phase, shocks: list[_Shock]) -> None:
@@ -498,7 +538,7 @@ def _fight(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str]) 
     shocks = _prechecks(ctx, ph, shocks)
     hero_drm = _leaders(ctx, ph, shocks)
     for g in shocks:
-        _resolve(ctx, ph, g, hero_drm)
+        _resolve(ctx, ph, g, hero_drm, shocks)
     _collapse(ctx, ph, shocks, engaged_before)
     for g in shocks:
         _advance(ctx, ph, g)

@@ -30,10 +30,10 @@ from engine.cof.adapt import ground, piece, pieces
 from engine.cof.phase import Phase
 from engine.cof.pieces import facings_toward
 from engine.cof.policy import policy_of
-from engine.cof.rout import passing_friend
 from engine.cof.shocks import aggression_shock
+from engine.cof.stacking import through
 from engine.cof.state import Unit
-from engine.cof.steps import Roll, add_hits, eliminate
+from engine.cof.steps import Roll, add_hits, displace_lone_leaders
 from engine.cof.turnover import fire_and_run_check
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, turns
 
@@ -114,19 +114,8 @@ def fire_and_run(ph: Phase, a: Action) -> str | None:
 
 def _passed_friends(ph: Phase, who: Unit, path: list[GHex]) -> None:
     """Friends on the path pay as if passed through (rulebook §7.23, §6.55)."""
-    ctx = ph.ctx
-    assert ctx is not None
-    s = ph.s
-    me = piece(s, who)
     for h in path:
-        for x in s.units_at(str(h)):
-            if x.side != who.side or (x.type == "RI" and x.stacked_with):
-                continue
-            got = passing_friend(s.charts, me, piece(s, x))
-            if got.passed_eliminated:
-                eliminate(ctx, x)
-            else:
-                add_hits(ctx, x, got.passed_hits, f"passed through by {who.id}")
+        through(ph, who, h)
 
 
 def _face(ph: Phase, target: Unit, end: GHex) -> None:
@@ -196,6 +185,7 @@ def aggression(ph: Phase, reactor: Unit, firer: Unit, distance: int) -> None:
         f"{reactor.id} charges to {reactor.hex} facing {reactor.facing}",
         {"unit": reactor.id, "to": reactor.hex},
     )
+    displace_lone_leaders(ctx, reactor)  # (rulebook §4.24)
     own = Phase(s, reactor.side, reactor.wing, "move", ctx)
     own.reacted.add(("aggression", reactor.id, firer.id))
     enemies = {e.hex for e in own.enemies() if not (e.type == "RI" and len(own.stack(e)) == 2)}

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.cof import cohesion
 from engine.cof.adapt import chief, counter, ground, piece, pieces
+from engine.cof.choices import replacement_hex
 from engine.cof.heroes import checks_casualty
 from engine.cof.leaders import displaced, replacement_hexes, wound
 from engine.cof.rout import Standard, flee_near_standard, leaders_lost, rout_hexes
@@ -37,6 +38,7 @@ __all__ = [
     "kill_leader",
     "leader_check",
     "rout",
+    "unstack",
 ]
 
 CHARIOTS = frozenset({"CH2", "CH3"})
@@ -112,10 +114,7 @@ def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
     )
     u.status, u.hex = status, ""
     u.engaged = u.routed = u.column = False
-    if u.stacked_with:
-        mate = s.unit(u.stacked_with)
-        mate.stacked_with = ""
-        u.stacked_with = ""
+    unstack(s, u)
     s.sides[u.side].points += u.tq
     ctx.log(
         "eliminated",
@@ -125,6 +124,14 @@ def eliminate(ctx: Ctx, u: Unit, status: str = "eliminated") -> None:
     )
     for lid in lost:  # every combat unit of the hex fled (cof.md §9.7)
         kill_leader(ctx, s.leader(lid), "with his fleeing troops")
+
+
+def unstack(s: CofState, u: Unit) -> None:
+    """``u`` leaves the CH-2 + RI stack it is part of (cof.md §6.6, §8.11): both go on as
+    separate units."""
+    if u.stacked_with:
+        s.unit(u.stacked_with).stacked_with = ""
+        u.stacked_with = ""
 
 
 def add_hits(ctx: Ctx, u: Unit, n: int, why: str, *, rout_now: bool = True) -> None:
@@ -155,6 +162,7 @@ def rout(ctx: Ctx, u: Unit) -> None:
     if u.column:  # out of column it faces a vertex at an end of its hexside (§6.3)
         u.facing = side_vertices(u.facing)[0]
     u.engaged = u.column = False
+    unstack(s, u)  # its chariot or runners stay: each routs only by its own hits (§8.11)
     if not side.standard:
         ctx.log("rout", f"{u.id} routs with no Standard to run to", {"unit": u.id})
         eliminate(ctx, u, "fled")
@@ -170,9 +178,7 @@ def rout(ctx: Ctx, u: Unit) -> None:
         eliminate(ctx, u, "fled")
         return
     start = u.hex
-    mates = [x for x in s.units_at(start) if x.id == u.stacked_with]
-    for who in [u, *mates]:
-        who.hex, who.routed, who.engaged = spot, True, False
+    u.hex, u.routed, u.engaged = spot, True, False
     for ld in s.leaders_at(start):
         if ld.side == u.side:
             ld.hex = spot
@@ -281,7 +287,7 @@ def replace_leaders(ctx: Ctx) -> None:
         where = replacement_hexes(pieces(s), chief(ld))
         if not where:
             continue
-        ld.status, ld.hex, ld.wounded = IN_PLAY, str(where[0]), False
+        ld.status, ld.hex, ld.wounded = IN_PLAY, str(replacement_hex(s, ld.side, where)), False
         ld.replacement += 1
         ctx.log(
             "leader-replaced",

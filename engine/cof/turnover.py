@@ -33,7 +33,16 @@ from engine.gboh.grid import VERTICES, GHex, turns
 if TYPE_CHECKING:
     from engine.cof.phase import Phase
 
-__all__ = ["RULE", "Checks", "checks_at", "fire_and_run_check", "plan", "playing", "speed_problem"]
+__all__ = [
+    "RULE",
+    "Checks",
+    "checks_at",
+    "fire_and_run_check",
+    "plan",
+    "playing",
+    "prepare",
+    "speed_problem",
+]
 
 RULE = "turnover"
 """The name of the option (and of the special rule a game holds) that plays turnover."""
@@ -101,6 +110,17 @@ def plan(
         due += [(k, kind) for kind in marked]
         here = nxt
     return Checks(speed, tuple(due))
+
+
+def prepare(ph: Phase, u: Unit, steps: Sequence[str], speed: int) -> None:
+    """Before ``u`` moves along ``steps`` at ``speed``: the checks its move will bring, if
+    the game plays the rule and ``u`` is a chariot or a battle wagon."""
+    s = ph.s
+    if playing(s) and chart_type(s, u).turnover:
+        ph.turnover[u.id] = plan(
+            s.charts, u.facing, steps, speed=speed, start=u.at,
+            terrain=s.terrain_at, hexsides=s.hexside_kinds,
+        )  # fmt: skip
 
 
 def _roll(ph: Phase, u: Unit, why: str, speed: int, *, fire_and_run: bool = False) -> None:
