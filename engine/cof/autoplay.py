@@ -234,8 +234,10 @@ def header(state: CofState, side: str) -> str:
 
 
 def body(lines: list[str]) -> str:
-    """Order lines as a submission's text after its header (``pass`` when there are none)."""
-    return "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+    """Order lines as a submission's text after its header (``pass`` when there are none
+    but standing orders: a mail of standing orders alone gives no orders)."""
+    orders = any(not ln.startswith("standing ") for ln in lines)
+    return "".join(ln + "\n" for ln in lines) + ("" if orders else "pass\n")
 
 
 def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
