@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import insert
+from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Session, col, select
 
 from engine.core.api import Event as EngineEvent
@@ -55,7 +56,7 @@ from pbem.pipeline.games import (
 )
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
 from pbem.pipeline.records import game_record
-from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
+from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus
 from pbem.store.bulk import defer_write
 
 log = logging.getLogger(__name__)
@@ -93,16 +94,12 @@ def save_state(env: Env, ctx: GameContext, state: Any, *, bump: bool = True) -> 
     game.state_json = ctx.system.to_json(state)
     game.updated_at = env.clock.now()
     if bump:
+        if sa_inspect(game).attrs.state_version.history.added:
+            # A bump not written yet: write it first, so the database keeps the
+            # snapshot of every version (the games_snapshot trigger sees each move).
+            env.session.flush()
+        # The UPDATE that moves the version stores its snapshot (migration r0007).
         game.state_version += 1
-        defer_write(
-            env.session,
-            insert(Snapshot).values(
-                game_id=game.id,
-                version=game.state_version,
-                state_json=game.state_json,
-                created_at=game.updated_at,
-            ),
-        )
     game.options_json = ctx.options.dumps()
     env.session.add(game)
 
