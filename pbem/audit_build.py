@@ -16,6 +16,7 @@ from pbem.audit_model import (
     END_NAMESPACE,
     AuditEpoch,
     end_statement,
+    options_text,
     system_tables,
 )
 from pbem.audit_outcome import OUTCOME_FIELD, OUTCOME_FIELDS, outcome_digest
@@ -37,6 +38,7 @@ def build_record(
     tables_sha256: str | None = None,
     cards_setup: CardPiles | None = None,
     replacements: Sequence[Mapping[str, Any]] = (),
+    options: Mapping[str, Any] | None = None,
     outcome: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
@@ -111,6 +113,7 @@ def build_record(
         cards_sha256=cards_digest(card_log),
         replacements=len(replacements),
         replacements_sha256=replacements_digest(replacements),
+        options=options_text(options or {}),
         outcome=len(outcome),
         outcome_sha256=outcome_digest(outcome),
     )
@@ -138,6 +141,8 @@ def build_record(
     }
     if tables_sha256:
         record["tables_sha256"] = tables_sha256
+    if options:
+        record["options"] = dict(sorted(options.items()))
     if replacements:
         record["replacements"] = [
             {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements

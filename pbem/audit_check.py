@@ -216,6 +216,7 @@ def _check_end(record: AuditRecord) -> None:
         cards_sha256=cards_digest(record.cards),
         replacements=len(record.replacements),
         replacements_sha256=replacements_digest([r.entry() for r in record.replacements]),
+        options=record.options,
         outcome=len(record.outcome),
         outcome_sha256=outcome_digest([o.entry() for o in record.outcome]),
     )
