@@ -145,7 +145,7 @@ def _left_to_the_autopilot(step: Step) -> bool:
         .where(col(Deadline.game_id) == ctx.id)
         .where(col(Deadline.side) == step.side)
         .where(col(Deadline.kind) == DeadlineKind.TURN)
-        .where(col(Deadline.fired).is_(False))
+        .where(col(Deadline.fired).is_not(True))  # not "IS 0": SQLite would pick (fired, due_at)
         .where(col(Deadline.state_version) == ctx.game.state_version)
         .where(col(Deadline.due_at) < step.row.received_at)
         .limit(1)
