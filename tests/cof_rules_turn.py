@@ -17,9 +17,10 @@ movement_segment`) with the d10 faces of ``args.dice``, every one of which must 
 Optional ``args``: ``stacks`` (``"C R"``: a CH-2 and its runners), ``standing`` (the
 inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``side hex``
 pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
-``"X 2"``), ``shock = true`` (play the Shock Segment too). The answer is each unit of
-``show`` as ``ID HEX FACING hits=N`` and its markers (``stacks``: the CH-2 + RI stacks,
-``stacks C+R``; a leader: ``ID HEX``), ``; `` between units, or
+``"X 2"``), ``moved`` (units already marked Moved this turn: ``"S T"``), ``shock = true``
+(play the Shock Segment too). The answer is each unit of ``show`` as ``ID HEX FACING
+hits=N`` and its markers (``stacks``: the CH-2 + RI stacks, ``stacks C+R``; a leader:
+``ID HEX``), ``; `` between units, or
 ``refused line N: why`` for a mail the checks refuse.
 """
 
@@ -59,6 +60,8 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
         )
         for p in c.pieces
     ]  # fmt: skip
+    for u in units:
+        u.moved = u.id in a.get("moved", "").split()
     for pair in a.get("stacks", "").split(";"):
         if pair.strip():
             x, y = pair.split()

@@ -13,12 +13,13 @@ import hashlib
 from typing import Any
 
 from engine.cof.heroics import challenge_problem, heroic
+from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
-from engine.cof.state import CofState, Unit, clone, other
+from engine.cof.state import CofState, Leader, Unit, clone, other
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
-from engine.gboh.grid import VERTICES, GHex, front_hexes
+from engine.gboh.grid import SIDES, VERTICES, GHex, column_front, front_hexes
 from engine.randomness import Randomness
 
 __all__ = ["AutoPlayer", "body", "header", "plan", "play_random_game", "unit_options"]
@@ -96,21 +97,67 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
     if roll >= 8:
         return []
     for attempt in range(4):
-        face = _towards(s, u) if below(rng, 3, "lean") else VERTICES[below(rng, 6, "vertex")]
-        steps = [face] if face != u.facing else []
-        here, facing = u.at, face
-        for _ in range(1 + below(rng, max(1, u.ma // 2), f"length {attempt}")):
-            here = front_hexes(here, facing)[below(rng, 2, "which front hex")]
-            if here not in s.grid:
-                break
-            steps.append(str(here))
-        form = _formation(ph, u, rng)
+        if u.column:  # a column turns from hexside to hexside, or only by moving (§6.3)
+            face = SIDES[below(rng, 6, "hexside")] if below(rng, 4, "column turn") == 0 else ""
+            steps = [face] if face and face != u.facing else []
+            ahead = [h for h in column_front(u.at, face or u.facing) if h in s.grid]
+            steps += [str(ahead[below(rng, len(ahead), "ahead")])] if ahead else []
+        else:
+            face = _towards(s, u) if below(rng, 3, "lean") else VERTICES[below(rng, 6, "vertex")]
+            steps = [face] if face != u.facing else []
+            here, facing = u.at, face
+            for _ in range(1 + below(rng, max(1, u.ma // 2), f"length {attempt}")):
+                here = front_hexes(here, facing)[below(rng, 2, "which front hex")]
+                if here not in s.grid:
+                    break
+                steps.append(str(here))
+        form = _formation(ph, u, rng) + _riders(ph, u, rng)
         shot = _moving_shot(ph, u, rng)
         for cut in range(len(steps), 0, -1):
             for extra in (f"{shot}{form}", form, ""):
                 words = " ".join(steps[:cut]) + extra
                 if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
                     return [f"move {u.id} {words}"]
+    return []
+
+
+def _riders(ph: Phase, u: Unit, rng: Randomness) -> str:
+    """Now and then the heroes stacked with a unit ride with its move (rulebook §10.16)."""
+    heroes = [ld.id for ld in ph.s.leaders_at(u.hex) if ld.side == u.side and is_hero(ld)]
+    if not heroes or below(rng, 2, f"riders {u.id}"):
+        return ""
+    return "".join(f" with {h}" for h in heroes if h not in ph.acted)
+
+
+def _leader_lines(ph: Phase, rng: Randomness) -> list[str]:
+    """Now and then the wing's leader (on the Momentum marker, its own leaders too) moves a
+    hex or two, with the Standard if it is with him half the time (rulebook §5.46, §9.32,
+    §10.14)."""
+    s = ph.s
+    movers = [s.wing_leader(ph.side, ph.wing)]
+    if ph.momentum:
+        movers += [ld for ld in s.leaders if ld.side == ph.side and momentum_leader(ld)]
+    lines = []
+    for ld in movers:
+        if ld is not None and ld.on_map and ld.id not in ph.acted:
+            lines += _leader_move(ph, ld, rng)
+    return lines
+
+
+def _leader_move(ph: Phase, ld: Leader, rng: Randomness) -> list[str]:
+    s = ph.s
+    if below(rng, 4, f"{ld.id} moves"):
+        return []
+    here, words = GHex.parse(ld.hex), []
+    for _ in range(1 + below(rng, 2, "leader steps")):
+        around = [h for h in here.neighbours() if h in s.grid]
+        here = around[below(rng, len(around), "leader step")]
+        words.append(str(here))
+    if s.sides[ph.side].standard == ld.hex and below(rng, 2, "with the Standard") == 0:
+        words += ["with", "standard"]
+    for cut in (words, words[:1]):
+        if ph.move(Action(0, "", "move", ld.id, tuple(cut))) is None:
+            return [f"move {ld.id} {' '.join(cut)}"]
     return []
 
 
@@ -199,7 +246,7 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
         lines.append(f"wing {wing}")
     if wing not in ("pool", "none"):
         lines += _heroic_lines(state, side, wing, rng)
-        ph = Phase(clone(state), side, wing)
+        ph = Phase(clone(state), side, wing, momentum=a["how"] == "momentum")
         engaged = [u for u in ph.units() if u.engaged]
         if engaged and below(rng, 4, "withdraw") == 0:
             lines.append("order withdraw")
@@ -210,6 +257,7 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
                 lines += _unit_lines(ph, u, rng)
                 if u.id not in ph.moved and below(rng, 2, "shock"):
                     lines.append(f"shock {u.id}")
+            lines += _leader_lines(ph, rng)
     return wing, lines
 
 

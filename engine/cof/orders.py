@@ -47,6 +47,7 @@ from engine.cof.heroics import (
     challenge_question,
     set_mode,
 )
+from engine.cof.leadmove import momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
@@ -54,7 +55,7 @@ from engine.cof.shocks import plan_problem, shock_segment
 from engine.cof.skirmish import fire_and_run
 from engine.cof.standards import restore
 from engine.cof.standards import update as update_standards
-from engine.cof.state import CofState, Unit, clone
+from engine.cof.state import CofState, Leader, Unit, clone
 from engine.cof.steps import Ctx, separate
 from engine.cof.turn import (
     answer_trump,
@@ -222,9 +223,21 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
                       (f"wing {a['wing']}",))]
         )  # fmt: skip
     out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
-    if wing in ("pool", "none") or not dry:
+    momentum = a["how"] == "momentum"
+    if wing == "pool" or (wing == "none" and not momentum) or not dry:
         return out
-    ph = Phase(clone(s), sub.side, wing, sub.order)
+    ph = Phase(clone(s), sub.side, "" if wing == "none" else wing, sub.order, momentum=momentum)
+    if wing == "none":  # the Momentum marker's own leaders may still move (leadmove.py)
+        found = [
+            _dry(ph, x)
+            if _momentum_line(ph, x)
+            else _problem(x.line, x.quote, "no-wing", "wing none: no unit acts; only a leader "
+                          "who moves on the Momentum marker may (rulebook §5.46, §10.14)")
+            for x in in_order(out.actions)
+        ]  # fmt: skip
+        if any(found):
+            raise OrdersError([p for p in found if p is not None])
+        return out
     problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
@@ -338,19 +351,40 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
         marker = f"{side}:{wing}"
         s.pool.remove(marker)
         s.used.append(marker)
-    if wing == "none":
-        ctx.log("activation", f"{side} activates no wing", {"side": side})
-        finish_activation(ctx)
-        return
-    if how == "momentum" and not momentum_roll(ctx, side, wing):
+    if wing == "none" or (how == "momentum" and not momentum_roll(ctx, side, wing)):
+        if wing == "none":
+            ctx.log("activation", f"{side} activates no wing", {"side": side})
+        if how == "momentum":
+            _momentum_leaders(ctx, side, sub.actions)
         finish_activation(ctx)
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
     restore(ctx, side, "momentum" if how == "momentum" else f"wing:{wing}")
-    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
+    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS, momentum=how == "momentum")
     orders_phase(ph, sub.actions)
     finish_activation(ctx)
+
+
+def _momentum_line(ph: Phase, x: Action) -> bool:
+    """A ``move`` of a leader who moves on the Momentum marker (:mod:`engine.cof.leadmove`)."""
+    who = ph.find(x.who)
+    return x.verb == "move" and isinstance(who, Leader) and momentum_leader(who)
+
+
+def _momentum_leaders(ctx: Ctx, side: str, actions: tuple[Action, ...]) -> None:
+    """No wing acts on the Momentum marker (``wing none``, or a failed attempt): its own
+    leaders' moves are carried out all the same (rulebook §5.46, §10.14), and a captured
+    Standard comes back to an overall commander who may move (§9.33)."""
+    restore(ctx, side, "momentum")
+    ph = Phase(ctx.s, side, "", "move", ctx, hooks=REACTIONS, momentum=True)
+    for x in in_order(actions):
+        if not _momentum_line(ph, x):
+            continue
+        msg = do_order(ph, x)
+        if msg is not None:
+            ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
+        update_standards(ctx)
 
 
 def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:

@@ -227,10 +227,13 @@ def displace_lone_leaders(ctx: Ctx, mover: Unit) -> None:
     s = ctx.s
     if not mover.on_map:
         return
-    board = pieces(s)
-    for ld in s.leaders:
-        if ld.side == mover.side or not ld.on_map:
-            continue
+    near = [
+        ld
+        for ld in s.leaders
+        if ld.side != mover.side and ld.on_map and GHex.parse(ld.hex).distance(mover.at) <= 1
+    ]
+    board = pieces(s) if near else []
+    for ld in near:
         where = displaced(board, chief(ld), mover.at)
         if where is None:
             kill_leader(ctx, ld, "alone among the enemy")
