@@ -16,7 +16,7 @@ from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
-from engine.cof.state import CofState, Leader, Unit, clone, other
+from engine.cof.state import MOMENTUM, CofState, Leader, Unit, clone, other
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
 from engine.gboh.grid import SIDES, VERTICES, GHex, column_front, front_hexes
@@ -241,12 +241,17 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
         lines.append(f"standing {key}: {values[below(rng, len(values), 'value')]}")
     wing = a["wing"]
     if not wing:
-        real = [c for c in a["choices"] if c not in ("pool", "none")]
+        real = [c for c in a["choices"] if c not in ("pool", "none", MOMENTUM)]
         wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
+        if MOMENTUM in a["choices"] and below(rng, 6, "open with momentum") == 0:
+            wing = MOMENTUM  # the Initiative player opens with his Momentum marker (§5.22)
         lines.append(f"wing {wing}")
-    if wing not in ("pool", "none"):
+    momentum = a["how"] == "momentum"
+    if momentum and wing == "none":  # the Momentum marker's own leaders still move (§5.46)
+        lines += _leader_lines(Phase(clone(state), side, "none", momentum=True), rng)
+    if wing not in ("pool", "none", MOMENTUM):
         lines += _heroic_lines(state, side, wing, rng)
-        ph = Phase(clone(state), side, wing, momentum=a["how"] == "momentum")
+        ph = Phase(clone(state), side, wing, momentum=momentum)
         engaged = [u for u in ph.units() if u.engaged]
         if engaged and below(rng, 4, "withdraw") == 0:
             lines.append("order withdraw")

@@ -66,7 +66,10 @@ def volley(
     s = ph.s
     h = GHex.parse(target)
     units = [x for x in s.units_at(target) if x.side != u.side]
-    if not units or not u.on_map:
+    if not u.on_map:
+        return
+    if not units:
+        _at_leaders(ph, u, target, kind)
         return
     d = u.at.distance(h) if distance is None else distance
     dr = ctx.d10(f"{kind} of {u.id} at {target}")
@@ -101,6 +104,35 @@ def volley(
         for ld in s.leaders_at(target):
             if ld.side != u.side:
                 leader_check(ctx, ld, "missile", dr)
+
+
+def _at_leaders(ph: Phase, u: Unit, target: str, kind: str) -> None:
+    """Fire at a hex holding only enemy leaders (rulebook §7.18, last sentence; cof.md §7.9):
+    no unit to hit, so the roll only uses missiles (§7.5) and, unmodified 0, makes each
+    leader there check."""
+    ctx = ph.ctx
+    assert ctx is not None
+    s = ph.s
+    leaders = [ld for ld in s.leaders_at(target) if ld.side != u.side]
+    if not leaders:
+        return
+    d = u.at.distance(GHex.parse(target))
+    dr = ctx.d10(f"{kind} of {u.id} at {target}")
+    names = ", ".join(ld.name for ld in leaders)
+    ctx.log(
+        "fire",
+        f"{u.id} ({u.missile}) {kind} at {names} alone in {target}: rolls {dr}",
+        {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": dr, "hits": 0,
+         "kind": kind},
+        (dr,),
+    )  # fmt: skip
+    supply = missile.supply_after(s.charts, u.supply, dr)
+    if supply != u.supply:
+        u.supply = supply
+        ctx.log("supply", f"{u.id} is now Missile {supply.title()}", {"unit": u.id})
+    if dr == s.charts.missile_modifiers["leader_check_on"].value:
+        for ld in leaders:
+            leader_check(ctx, ld, "missile", dr)
 
 
 def _inactive(ph: Phase, near: GHex) -> list[Unit]:

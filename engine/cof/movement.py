@@ -233,6 +233,7 @@ def trace_move(
     friends: frozenset[GHex] = frozenset(),
     enemy_chariots: frozenset[GHex] = frozenset(),
     in_column: bool = False,
+    level: Callable[[GHex], int] = lambda h: 0,
 ) -> MoveTrace:
     """Follow ``steps`` (a hex number to enter, or a vertex to face: ``"1424"``, ``"NE"``)
     from ``start`` facing ``facing`` (a hexside in column) within ``ma`` MP (cof.md §6.1-§6.6).
@@ -246,7 +247,8 @@ def trace_move(
     passing a friend costs the extra MP and SI/HI hits. A chariot may pass through
     ``enemy_chariots`` (non-engaged enemy CH or CH-2+RI hexes, cof.md §6.7) at the terrain's
     cost, never turning or stopping there; the block roll is the caller's (it ends the move
-    in the hex before). Stops at the first illegal step.
+    in the hex before). A step up to a higher ``level`` (elevation) pays the chart's
+    ``climb`` row (cof.md §6.2, §12.1). Stops at the first illegal step.
     """
     t = MoveTrace(start, facing, path=[start])
     turned_here = 0
@@ -286,7 +288,14 @@ def trace_move(
             t.problem = f"{target} may not be entered"
             return t
         sides = hexsides(t.hex, target)
-        price = entry_cost(charts, troop, terrain(target), sides, through_friend=target in friends)
+        price = entry_cost(
+            charts,
+            troop,
+            terrain(target),
+            sides,
+            climb=level(target) > level(t.hex),
+            through_friend=target in friends,
+        )
         if price is None:
             t.problem = f"{troop.code} may not enter {target} ({terrain(target)})"
             return t

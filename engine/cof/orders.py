@@ -4,12 +4,15 @@ One order a line (``#`` starts a comment; ``game``, ``turn`` and ``side`` lines 
 mail's header)::
 
     wing 1                    the wing my marker activates, when I choose (Initiative,
-                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline
+                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline;
+                              with the Initiative ``wing momentum`` opens with my Momentum
+                              marker (its wing named in the next mail)
     order move                the Orders Phase's order: move (default), withdraw, rally
     move E1 0404 0405 face S  a unit (id or hex) enters hexes and turns to vertices, in order
     move E1 0404 fire 0807 0405   ... and fires at 0807 on the way (cof.md §7.1, §7.7)
     move E4 0405 column N     ... and ends it entering (``deploy NE``: leaving) column (§6.3)
-    move ramesses 0404        a leader of the wing moves (no facing)
+    move ramesses 0404        a leader of the wing moves (no facing); on a Momentum marker
+                              also an OC without a wing, whatever the roll (§5.46)
     fire E5 0807              fire at the unit in 0807
     fire-and-run E1 0807      a CH-2's fire and run at the unit in 0807 (cof.md §7.10)
     recover E4                remove 2 hits (cof.md §9.3)
@@ -28,7 +31,8 @@ mail's header)::
                               challenges an enemy leader along a path ending at his hex
                               (cof.md §10.2 #2); nothing else that phase
     pass                      nothing this phase
-    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``)
+    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``,
+                              ``roll`` for turn 1's Initiative)
     standing trump: never     a standing order (any time)
 
 Orders run in the order written (rally attempts first); the Shock Segment follows.
@@ -55,14 +59,17 @@ from engine.cof.shocks import plan_problem, shock_segment
 from engine.cof.skirmish import fire_and_run
 from engine.cof.standards import restore
 from engine.cof.standards import update as update_standards
-from engine.cof.state import CofState, Leader, Unit, clone
+from engine.cof.state import MOMENTUM, CofState, Leader, Unit, clone
 from engine.cof.steps import Ctx, separate
 from engine.cof.turn import (
+    answer_initiative,
     answer_trump,
     finish_activation,
+    initiative_question,
     momentum_roll,
     next_activation,
     trump_question,
+    use_momentum,
 )
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
@@ -85,7 +92,7 @@ ORDERS = ("move", "withdraw", "rally")
 VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock", "mode", "attack", "advance")
 HEADER = ("game", "turn", "side")
 WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
-ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
+ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline"), "initiative": ("roll",)}
 """The answers each kind of question (``pending['label']``) takes."""
 
 
@@ -107,6 +114,8 @@ def question(s: CofState) -> tuple[str, tuple[str, ...], str]:
     """The text, answers and default of the question waiting (``s.pending``)."""
     if s.pending.get("label") == "challenge":
         return challenge_question(s)
+    if s.pending.get("label") == "initiative":
+        return initiative_question(s)
     return trump_question(s)
 
 
@@ -223,8 +232,12 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
                       (f"wing {a['wing']}",))]
         )  # fmt: skip
     out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
+    if a["how"] == "initiative" and wing == MOMENTUM and out.actions:
+        first = out.actions[0]
+        msg = "the Momentum marker names its wing first: send the orders in the next mail"
+        raise OrdersError([_problem(first.line, first.quote, "momentum-first", msg)])
     momentum = a["how"] == "momentum"
-    if wing == "pool" or (wing == "none" and not momentum) or not dry:
+    if wing in ("pool", MOMENTUM) or (wing == "none" and not momentum) or not dry:
         return out
     ph = Phase(clone(s), sub.side, "" if wing == "none" else wing, sub.order, momentum=momentum)
     if wing == "none":  # the Momentum marker's own leaders may still move (leadmove.py)
@@ -348,6 +361,9 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
             s.active = {}
             next_activation(ctx)
             return
+        if wing == MOMENTUM:
+            use_momentum(ctx, side)
+            return
         marker = f"{side}:{wing}"
         s.pool.remove(marker)
         s.used.append(marker)
@@ -431,6 +447,9 @@ def _challenge(ctx: Ctx, sub: Submission) -> None:
 
 def _answer(ctx: Ctx, answer: str) -> None:
     s = ctx.s
+    if s.pending.get("label") == "initiative":
+        answer_initiative(ctx)
+        return
     if s.pending.get("label") != "challenge":
         answer_trump(ctx, answer)
         return

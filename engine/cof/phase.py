@@ -33,6 +33,7 @@ from engine.cof.steps import (
     chart_type,
     displace_lone_leaders,
     rout,
+    within_command,
 )
 from engine.gboh.grid import GHex, MapNotationError, front_hexes, side_between
 
@@ -137,23 +138,7 @@ class Phase:
         return list(self.s.live(other(self.side)))
 
     def _in_command(self, ld: Leader | None, u: Unit) -> bool:
-        if ld is None:
-            return False
-        s = self.s
-        enemy = {x.hex for x in self.enemies()}
-        engaged_here = any(x.engaged for x in s.units_at(ld.hex))
-        rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
-        column = "infantry" if ld.on_foot else "chariot"
-        home = GHex.parse(ld.hex)
-        if home.distance(u.at) > rng:
-            return False
-
-        def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
-            if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
-                return False
-            return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
-
-        return command.in_command(s.grid, home, u.at, rng, passable)
+        return ld is not None and within_command(self.s, ld, u.at)
 
     def _fronting(self, u: Unit) -> int:
         return sum(
@@ -239,6 +224,7 @@ class Phase:
             friends=friends - stacking.joined_hex(self, u, steps, alone),
             enemy_chariots=passing,
             in_column=u.column,
+            level=s.ground.level,
         )
         if t.problem:
             return t.problem
@@ -619,8 +605,8 @@ class Phase:
         except MapNotationError:
             return f"{target!r} is not a hex"
         targets = [x for x in s.units_at(str(h)) if x.side != u.side]
-        if not targets:
-            return f"no enemy unit in {h}"
+        if not targets and (reaction or not any(x.side != u.side for x in s.leaders_at(str(h)))):
+            return f"no enemy unit in {h}"  # a lone leader: active fire only (rulebook §7.18)
         if any(x.engaged for x in targets):
             return f"the unit in {h} is Engaged: it may not be fired at (cof.md §9.4)"
         d = u.at.distance(h)
@@ -637,13 +623,16 @@ class Phase:
         return self._sight(a, b)
 
     def _sight(self, a: GHex, b: GHex) -> bool:
+        """Across the battle's own ground: hills block (rulebook §7.14, cof.md §7.3)."""
         s = self.s
         occupied = {x.at for x in s.live()}
+        terrain = s.charts.terrain
         return missile.line_of_sight(
             a,
             b,
-            blocks=lambda h: s.charts.terrain[s.terrain_at(h)].blocks_los,
+            blocks=lambda h: terrain[s.terrain_at(h)].blocks_los,
             occupied=lambda h: h in occupied,
+            ground=s.ground,
         )
 
     def fire(self, a: Action) -> str | None:
@@ -677,12 +666,16 @@ class Phase:
     # --- recovery, rally, withdrawal -----------------------------------------------------
 
     def _threatened(self, u: Unit) -> bool:
-        """Next to an enemy unit, or in range and sight of an enemy missile unit with missiles."""
+        """Next to an enemy unit, or under its missiles (:meth:`under_missiles`)."""
+        foes = list(self.s.live(other(u.side)))
+        return any(e.at.distance(u.at) == 1 for e in foes) or self.under_missiles(u)
+
+    def under_missiles(self, u: Unit) -> bool:
+        """In range and sight of an enemy missile unit not out of missiles (rulebook §7.16,
+        §9.14, §9.51): what stops a unit reloading, and recovering or rallying too."""
         for e in self.s.live(other(u.side)):
-            d = e.at.distance(u.at)
-            if d == 1:
-                return True
             armed = e.missile in self.s.charts.weapons and e.supply != "no"
+            d = e.at.distance(u.at)
             if armed and missile.in_range(self.s.charts, e.missile, d) and self._sight(e.at, u.at):
                 return True
         return False

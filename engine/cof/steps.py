@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cof import cohesion
+from engine.cof import cohesion, command
 from engine.cof.adapt import chief, counter, ground, piece, pieces
 from engine.cof.choices import replacement_hex
 from engine.cof.heroes import checks_casualty
@@ -38,6 +38,7 @@ __all__ = [
     "leader_check",
     "rout",
     "unstack",
+    "within_command",
 ]
 
 CHARIOTS = frozenset({"CH2", "CH3"})
@@ -283,3 +284,24 @@ def replace_leaders(ctx: Ctx) -> None:
             f"a replacement for {ld.name} takes command of wing {ld.wing} at {ld.hex}",
             {"leader": ld.id, "hex": ld.hex},
         )
+
+
+def within_command(s: CofState, ld: Leader, at: GHex) -> bool:
+    """Whether ``at`` lies within ``ld``'s command range (rulebook §5.42, cof.md §5.5): a path
+    of hexes no longer than his range (halved with an Engaged unit in his hex, one less
+    wounded), through no enemy unit and no terrain he may not enter. A unit's command, and a
+    wing commander within his OC's reach for Momentum and Trump (§5.25, §5.32)."""
+    engaged_here = any(x.engaged for x in s.units_at(ld.hex))
+    rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
+    home = GHex.parse(ld.hex)
+    if home.distance(at) > rng:
+        return False
+    enemy = {x.hex for x in s.live(other(ld.side))}
+    column = "infantry" if ld.on_foot else "chariot"
+
+    def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
+        if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
+            return False
+        return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
+
+    return command.in_command(s.grid, home, at, rng, passable)

@@ -30,7 +30,7 @@ from engine.cof.state import (
 )
 from engine.cof.steps import Ctx, separate
 from engine.cof.tables import bundled, load_cof_text, one_file_schemas
-from engine.cof.turn import opening
+from engine.cof.turn import free_leaders, opening
 from engine.cof.view import board
 from engine.core.api import Prompt, Question, Resolution
 from engine.core.tables import Tables, TableSchema
@@ -98,6 +98,12 @@ class CofSystem:
             why = {"initiative": "with the Initiative", "momentum": "with its Momentum marker",
                    "trump": "after a Trump"}[a["how"]]  # fmt: skip
             what = f"chooses the wing it activates {why} ({', '.join(a['choices'])})"
+            if a["how"] == "momentum" and a["choices"] == ["none"]:
+                names = ", ".join(ld.id for ld in free_leaders(s, side))
+                what = (
+                    "has no wing its Momentum marker may activate: write 'wing none'; "
+                    f"{names} may still move (cof.md §5.3)"
+                )
         text = f"Turn {s.turn}: {army} ({side}) {what}.{_charts_note(s)}"
         return Prompt("orders", side, text, turn=s.turn)
 
