@@ -126,14 +126,8 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             "",
             *(["Your standing orders:", standing, *standing_help, ""] if standing else []),
             deadline_text(deadline, tz),
+            *_orders_part(template),
         ]
-        if template:
-            body += [
-                "",
-                "Your orders (fill in, sign with namespace pbem-orders, reply):",
-                "",
-                template,
-            ]
         subject = f"[{ctx.id}] Turn {p.turn}: game start, {_whats_next(ctx)}"
         m.queue_view(
             ctx,
@@ -205,20 +199,21 @@ def send_turn(
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             *[f"SHA-256 of the signed orders of epoch {e} ({s}): {h}" for e, s, h in orders],
             deadline_text(deadline, seat.player.time_zone),
+            *_orders_part(template),
         ]
-        if template:
-            body += [
-                "",
-                "Your orders (fill in, sign with namespace pbem-orders, reply):",
-                "",
-                template,
-            ]
-        else:
+        if not template:
             body += ["", f"Nothing to do now: {p.side} acts next."]
         subject = f"[{ctx.id}] Turn {p.turn}: {_whats_next(ctx)}"
         m.queue_text(
             ctx, env, view, subject, body, kind="turn", deadline=deadline if template else None
         )
+
+
+def _orders_part(template: str) -> list[str]:
+    """The text mail's orders template to fill in (nothing without one)."""
+    if not template:
+        return []
+    return ["", "Your orders (fill in, sign with namespace pbem-orders, reply):", "", template]
 
 
 def send_question(
