@@ -223,7 +223,7 @@ class Phase:
             hexsides=s.hexside_kinds,
             enemy_fronts=fronts,
             blocked=(enemy_hexes - passing) | (friends if u.column else frozenset()),
-            friends=friends,
+            friends=friends - stacking.joined_hex(self, u, steps, alone),
             enemy_chariots=passing,
             in_column=u.column,
             level=s.ground.level,
