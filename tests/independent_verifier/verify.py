@@ -383,6 +383,12 @@ def check(rec: dict[str, Any]) -> str:
     if seat_lines:
         seat_text = "".join(seat_lines)
         text += f"replacements {len(seat_lines)} {hashlib.sha256(seat_text.encode()).hexdigest()}\n"
+    # §5 end: the rule options the game was created with, as canonical JSON.
+    if "options" in rec:
+        opts = rec["options"]
+        need(isinstance(opts, dict) and bool(opts), "options is not a non-empty object")
+        text += "options " + json.dumps(opts, sort_keys=True, separators=(",", ":"),
+                                        ensure_ascii=False) + "\n"  # fmt: skip
     if outcome_lines:
         digest = hashlib.sha256("".join(outcome_lines).encode()).hexdigest()
         text += f"outcome {len(outcome_lines)} {digest}\n"
