@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof.firing import PICKS, pick_problem
 from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
@@ -34,6 +35,7 @@ _STANDING = (
     ("challenge", ("ask", "accept", "decline")),
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
+    ("fire-at-stack", ("weaker", "chariot", "runners")),
     ("shock-hits", ("safest", "runners", "chariot")),
     ("withdraw-to", ("far", "standard")),
     ("replacement", ("rear", "front")),
@@ -64,6 +66,14 @@ def _targets(ph: Phase, u: Unit) -> list[str]:
     )
 
 
+def _pick(ph: Phase, target: str, rng: Randomness) -> tuple[str, ...]:
+    """At a CH-2 with runners, now and then the counter the fire hits (rulebook §7.13)."""
+    if pick_problem(ph, target, PICKS[0]) is not None:
+        return ()
+    k = below(rng, len(PICKS) + 1, "which counter")
+    return (PICKS[k],) if k < len(PICKS) else ()
+
+
 def _fire_and_run(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
     """A fire-and-run order of a CH-2 at an enemy within 3 hexes, if one is allowed."""
     near = sorted(e.hex for e in ph.enemies() if e.at.distance(u.at) <= 3)
@@ -90,8 +100,9 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
             return got
     if targets and roll < 4:
         t = targets[below(rng, len(targets), "target")]
-        if ph.fire(Action(0, "", "fire", u.id, (t,))) is None:
-            return [f"fire {u.id} {t}"]
+        aim = (t, *_pick(ph, t, rng))
+        if ph.fire(Action(0, "", "fire", u.id, aim)) is None:
+            return [f"fire {u.id} {' '.join(aim)}"]
     if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
         return [f"recover {u.id}"]
     if roll >= 8:
@@ -223,8 +234,10 @@ def header(state: CofState, side: str) -> str:
 
 
 def body(lines: list[str]) -> str:
-    """Order lines as a submission's text after its header (``pass`` when there are none)."""
-    return "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+    """Order lines as a submission's text after its header (``pass`` when there are none
+    but standing orders: a mail of standing orders alone gives no orders)."""
+    orders = any(not ln.startswith("standing ") for ln in lines)
+    return "".join(ln + "\n" for ln in lines) + ("" if orders else "pass\n")
 
 
 def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:

@@ -7,6 +7,7 @@ Message-IDs are deterministic: ``(game, kind, version, recipient)``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -58,6 +59,12 @@ def tables_line(ctx: GameContext) -> list[str]:
     return [f"Rules tables (SHA-256): {sha}"] if sha else []
 
 
+def options_line(ctx: GameContext) -> str:
+    """The rule options the game was created with (``--option``), as ``k=v, ...``."""
+    engine = ctx.options.engine
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(engine.items()))
+
+
 def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> None:
     """Announce the game to each player: seats, keys, commitments, first board, own hand."""
     p = ctx.prompt()
@@ -100,6 +107,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 standing,
                 standing_help,
                 tables_sha256=tables_sha256(ctx),
+                options=options_line(ctx),
             )
 
         body = [
@@ -117,6 +125,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             f"Deck commitment (d_0): {ctx.game.deck_commitment}",
             *tables_line(ctx),
+            *([f"Rule options: {options_line(ctx)}"] if ctx.options.engine else []),
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
