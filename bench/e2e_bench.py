@@ -94,6 +94,16 @@ def stop_postgres(url: str) -> None:
     subprocess.run([str(ROOT / "scripts" / "test-postgres"), "stop", url], check=False)
 
 
+REDO_MARKS = ("redone under the write lock", "optimistic attempt lost the lock")
+"""How the daemon's log says a mail was worked out twice (this tree's words, and older ones)."""
+
+
+def redos(log: Path) -> int:
+    """Count the mails the daemon worked out a second time, from its log."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return sum(text.count(mark) for mark in REDO_MARKS)
+
+
 def run(backend: str, args: argparse.Namespace, workers: int = 1) -> dict[str, object]:
     """Run one load against one backend with ``workers`` processes; return its figures."""
     work = Path(tempfile.mkdtemp(prefix=f"pbem-e2e-{backend}-"))
@@ -161,6 +171,7 @@ def run(backend: str, args: argparse.Namespace, workers: int = 1) -> dict[str, o
             serve.stop()
             s = summary(store)
             store.dispose()
+            redone = redos(work / "serve.log")
     finally:
         stack.close()
         if pg_url:
@@ -192,6 +203,7 @@ def run(backend: str, args: argparse.Namespace, workers: int = 1) -> dict[str, o
         "sent": sent[0],
         "orders": len(orders),
         "refused": len(refused),
+        "redone": redone,
         "mails_out": len(s.outbox),
         "seconds": t1 - t0,
         "orders_per_s": len(orders) / (t1 - t0),
@@ -257,9 +269,9 @@ def main() -> None:
     print(f"machine: {machine()}\ndate: {today()}\n")
     print(
         "| backend | games | orders | orders/s | SMTP 250 p50 / p95 / p99 ms "
-        "| commit p50 / p95 / p99 ms | delivered p50 / p95 / p99 ms | daemon RSS MiB |"
+        "| commit p50 / p95 / p99 ms | delivered p50 / p95 / p99 ms | daemon RSS MiB | redone |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         m = r["rss_mib"]
 
@@ -270,7 +282,8 @@ def main() -> None:
         print(
             f"| {r['backend']} | {r['games']} | {r['orders']} ({r['refused']} refused) | "
             f"{r['orders_per_s']:.1f} | {trio('ack_ms')} | {trio('commit_ms')} | "
-            f"{trio('delivered_ms')} | {m['start']:.0f} → {m['max']:.0f} |"  # type: ignore[index]
+            f"{trio('delivered_ms')} | {m['start']:.0f} → {m['max']:.0f} | "  # type: ignore[index]
+            f"{r['redone']} |"
         )
 
 

@@ -34,6 +34,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from apscheduler.events import (
+    EVENT_JOB_ERROR,
+    EVENT_JOB_EXECUTED,
+    EVENT_JOB_SUBMITTED,
+    JobExecutionEvent,
+    JobSubmissionEvent,
+)
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from pbem.clock import Clock, SystemClock
@@ -71,6 +78,12 @@ def listener_problem(config: Config, exc: OSError) -> str:
 
 class Daemon:
     """The long-running referee process (see the module docstring)."""
+
+    stop_grace: float = 3.0
+    """Seconds :meth:`stop` waits for the work in hand (the worker's row, running jobs): a
+    row is usually done well within it; a mail whose parse takes longer (a huge one) is
+    left pending, its attempt counted, and the daemon still stops at once (well inside
+    systemd's 30 s, deploy/pbem.service)."""
 
     def __init__(
         self,
@@ -111,6 +124,21 @@ class Daemon:
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping: asyncio.Event | None = None
         self._started = False
+        self._jobs_running = 0
+        """Scheduler jobs submitted and not yet ended (their threads may hold the store)."""
+        self._jobs_idle: asyncio.Event | None = None
+        self.scheduler.add_listener(
+            self._count_job, EVENT_JOB_SUBMITTED | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR
+        )
+
+    def _count_job(self, event: JobSubmissionEvent | JobExecutionEvent) -> None:
+        """Count the scheduler's jobs in hand (called in the event loop's thread)."""
+        self._jobs_running += 1 if event.code == EVENT_JOB_SUBMITTED else -1
+        if self._jobs_idle is not None:
+            if self._jobs_running > 0:
+                self._jobs_idle.clear()
+            else:
+                self._jobs_idle.set()
 
     def _after_mail(self) -> None:
         """After the worker handled mail: flush the outbox, run the extensions' hooks."""
@@ -150,6 +178,8 @@ class Daemon:
         self._load_extensions()
         self._started = True
         self._stopping = asyncio.Event()
+        self._jobs_idle = asyncio.Event()
+        self._jobs_idle.set()
         self.outbox.bind_loop(asyncio.get_running_loop())
         cfg = self.config
         lanes = None
@@ -272,7 +302,13 @@ class Daemon:
             self._stopping.set()
 
     async def stop(self) -> None:
-        """Stop accepting mail, finish the current step, release the store."""
+        """Stop accepting mail, finish the current step, release the store.
+
+        The store is disposed of last, once no thread uses it: the worker ends
+        the row in hand, the running scheduler jobs and start-up tasks end
+        (each within :attr:`stop_grace` seconds, or the store is left to the
+        process's exit rather than pulled from under a thread).
+        """
         if self.listener is not None:
             self.listener.close()
             await self.listener.wait_closed()
@@ -282,6 +318,9 @@ class Daemon:
         if self.inbox_listener is not None:
             await asyncio.to_thread(self.inbox_listener.stop)
             self.inbox_listener = None
+        if self.scheduler.running:
+            self.scheduler.pause()  # no new job; those in hand end below
+        settled = await self._work_in_hand_ended()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         for task in self._tasks:
@@ -293,8 +332,35 @@ class Daemon:
         if self.claims is not None:
             self.claims.close()
         if self._owns_store:
-            self.store.dispose()
+            if settled:
+                self.store.dispose()
+            else:
+                log.warning(
+                    "work still in hand after %.0f s: the store is released at exit",
+                    self.stop_grace,
+                )
         log.info("pbem daemon stopped")
+
+    async def _work_in_hand_ended(self) -> bool:
+        """Wait (up to :attr:`stop_grace`) for the worker's round, the start-up tasks and
+        the running jobs to end; say whether they all did."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.stop_grace
+        # The worker's last row may start a flush of the outbox: wait for that one too.
+        while tasks := [
+            *(t for t in self._tasks if not t.done()),
+            *self.outbox.flushes_in_hand(),
+        ]:
+            _, pending = await asyncio.wait(tasks, timeout=max(deadline - loop.time(), 0.0))
+            if pending:
+                return False
+        if self._jobs_idle is None:
+            return True
+        try:
+            await asyncio.wait_for(self._jobs_idle.wait(), max(deadline - loop.time(), 0.0))
+        except TimeoutError:
+            return False
+        return True
 
     async def serve_forever(self) -> None:
         """Start, run until SIGTERM or SIGINT, then stop gracefully."""

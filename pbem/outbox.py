@@ -393,6 +393,10 @@ class OutboxSender:
 
         loop.call_soon_threadsafe(start)
 
+    def flushes_in_hand(self) -> list[asyncio.Task[None]]:
+        """The flushes :meth:`request_flush` started that have not ended yet."""
+        return [t for t in self._tasks if not t.done()]
+
     async def _deliver(self, row: OutboxMessage) -> None:
         if "@" not in row.recipient:
             raise DeliveryError(f"not an address: {row.recipient!r}", permanent=True)

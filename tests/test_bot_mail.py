@@ -377,3 +377,38 @@ def test_the_bot_thinks_again_when_its_game_changed_under_the_same_state_version
     report = sweep(kit.store, clock, fire_deadline)
     assert report.bots == 1 and len(states) == 2
     assert states[1]["hands"]["south"] == ["6", "6", "6"]  # played from the game as it is
+
+
+def test_the_autopilots_turns_are_counted_apart_from_the_players_own(
+    autopilot_kit: Kit, clock: Any
+) -> None:
+    """The autopilot's line tells who played, but is no engine event; the end mail counts
+    the epochs it played, and a side's dice-fairness counts only its own orders' dice."""
+    from pbem.archive.collect import game_info, game_steps, game_tally
+    from pbem.pipeline.systems import resolve_system
+
+    kit = autopilot_kit
+    kit.set_hand("north", ["2", "3", "4"])
+    clock.advance(48 * H)
+    sweep(kit.store, clock, fire_deadline)  # north missed turn 1: the autopilot plays it
+    status, outcome, _ = kit.send(mail(SOUTH, orders(kit, "south"), key=kit.keys["south"]))
+    assert status == "processed", outcome
+    before = kit.last_id()
+    status, outcome, _ = kit.send(mail(NORTH, command("resign"), key=kit.keys["north"]))
+    assert status == "processed", outcome
+    end = " ".join(body_of(next(m for m in kit.new_mail(before) if m.kind == "end")).split())
+    assert "2 epochs (1 played by the autopilot), 2 dice rolled" in end
+
+    with kit.store.transaction() as s:
+        info = game_info(s, GAME)
+        assert info is not None
+        steps = game_steps(s, info)
+    first, second = steps
+    assert [t["kind"] for t in first.told] == ["autopilot"] and not first.own_orders
+    assert "autopilot" not in [e["kind"] for e in first.events]  # only the engine's events
+    assert [e["kind"] for e in first.events] == ["play", "move"]
+    assert second.told == () and second.own_orders
+    whole, sides = game_tally(resolve_system("toy"), steps)
+    assert sum(whole.counts["d6"].values()) == 2  # the game's dice: both epochs'
+    assert sum(sides["north"].counts.get("d6", {}).values()) == 0  # not the autopilot's die
+    assert sum(sides["south"].counts["d6"].values()) == 1

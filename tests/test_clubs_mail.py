@@ -11,8 +11,11 @@ mail with its HTML table and PNG plot.
 from __future__ import annotations
 
 import email
+import email.message
 import email.policy
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 from club_kit import CLUB, ClubKit, body_of, make_club, signed_mail
@@ -213,3 +216,48 @@ def test_a_club_with_its_own_address(
     assert kit.inbox(i).status == InboxStatus.PROCESSED, kit.inbox(i).outcome
     (reply,) = [r for r in kit.outbox() if r.kind == "club-reply"]
     assert reply.recipient == m.email and "reliability: 100" in body_of(reply)
+
+
+def test_a_standings_mail_still_verifies_after_a_mail_program_rewrote_its_line_ends(
+    store: Store, config: Config, clock: FakeClock, tmp_path: Path
+) -> None:
+    """The standings' pbem.txt.sig comes out of the mail as it was signed, even after a
+    relay or mail program normalised every line end to CRLF: ``ssh-keygen -Y verify``
+    of the saved text and signature succeeds (it refuses a signature with CRLF ends)."""
+    from pbem import sshsig
+    from pbem.clubs.standings import standings_mail
+    from pbem.pipeline.mails import Mailer
+    from pbem.pipeline.turns import Env
+    from pbem.server_key import ServerKey
+
+    kit = make_club(store, config, clock, tmp_path, 2)
+    key = ServerKey.from_private_key(sshsig.generate_private_key())
+    member = kit.members[1]
+    with store.transaction() as s:
+        env = Env(s, config, clock, Mailer(s, config, clock, key))
+        assert standings_mail(env, CLUB, player_id=member.id) == 1
+    (row,) = [r for r in kit.outbox() if r.kind == "standings"]
+    normalised = re.sub(rb"\r?\n", b"\r\n", row.raw)
+    msg = email.message_from_bytes(normalised, policy=email.policy.default)
+    assert isinstance(msg, email.message.EmailMessage)
+    text_part = msg.get_body(preferencelist=("plain",))
+    assert text_part is not None
+    text = str(text_part.get_content()).replace("\r\n", "\n")  # as a mail program shows it
+    (sig_part,) = [p for p in msg.iter_attachments() if p.get_filename() == "pbem.txt.sig"]
+    saved = sig_part.get_payload(decode=True)
+    assert isinstance(saved, bytes) and b"\r" not in saved
+    sshsig.verify(text.encode(), saved.decode("ascii"), key.public_key, namespace="pbem-mail")
+    keygen = shutil.which("ssh-keygen")
+    if keygen is None:
+        return  # the byte checks above are what ssh-keygen needs
+    (tmp_path / "allowed_signers").write_text(key.allowed_signers_line("pbem@game.test") + "\n")
+    (tmp_path / "mail.sig").write_bytes(saved)
+    verify = (keygen, "-Y", "verify", "-f", str(tmp_path / "allowed_signers"))
+    done = subprocess.run(
+        [*verify, "-I", "pbem@game.test", "-n", "pbem-mail", "-s", str(tmp_path / "mail.sig")],
+        input=text.encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

@@ -28,7 +28,7 @@ from engine.core.api import GameSystem
 from engine.core.capabilities import DICE_LUCK, find
 from pbem.archive.hooks import club_of_games, club_running_delays
 from pbem.archive.stats import Tally
-from pbem.pipeline.games import DICE_LOG
+from pbem.pipeline.games import ACCEPTED, DICE_LOG, TOLD_KINDS, played_by_referee
 from pbem.pipeline.systems import resolve_system
 from pbem.store import DiceEpoch, Event, Game, GameStatus, Player, Seat, Snapshot
 
@@ -44,7 +44,6 @@ __all__ = [
 ]
 
 RESULT = "pbem.result"  # the event finish_game appends (pbem.pipeline.turns.RESULT)
-ACCEPTED = "pbem.accepted"
 OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
@@ -90,10 +89,19 @@ class Step:
     key: str
     rolls: tuple[Mapping[str, Any], ...]
     events: tuple[Mapping[str, Any], ...]
+    """The engine's events (what happened on the board)."""
     state_json: str | None
     """The state after the epoch (its snapshot), for the board picture."""
     when: datetime | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    told: tuple[Mapping[str, Any], ...] = ()
+    """What the referee told of the epoch beside the engine's events: who played it
+    (the bot of a bot's seat, the autopilot for a player who missed the deadline)."""
+
+    @property
+    def own_orders(self) -> bool:
+        """The side's own orders opened the epoch (not a referee's default or the autopilot)."""
+        return not played_by_referee(self.source)
 
 
 def shown_epochs(status: str, epochs: int, delay: int | None) -> int:
@@ -248,12 +256,15 @@ def game_steps(session: Session, info: GameInfo) -> list[Step]:
         accepted: dict[str, Any] = {}
         rolls: list[Mapping[str, Any]] = []
         events: list[Mapping[str, Any]] = []
+        told: list[Mapping[str, Any]] = []
         for row in rows:
             payload = json.loads(row.payload_json)
             if row.kind == ACCEPTED:
                 accepted = payload
             elif row.kind == DICE_LOG:
                 rolls = list(payload.get("rolls", []))
+            elif row.kind in TOLD_KINDS:
+                told.append(payload)
             elif not row.kind.startswith("pbem."):
                 events.append(payload)
         before = snaps.get(offset + epoch - 1)
@@ -275,6 +286,7 @@ def game_steps(session: Session, info: GameInfo) -> list[Step]:
                 events=tuple(events),
                 state_json=snaps.get(offset + epoch),
                 when=rows[0].created_at if rows else None,
+                told=tuple(told),
             )
         )
     return steps
@@ -291,9 +303,10 @@ def game_tally(system: GameSystem, steps: Sequence[Step]) -> tuple[Tally, dict[s
     """Count the dice of ``steps``: the whole game's, and each side's.
 
     A side's face counts are the dice rolled in the epochs its own signed
-    orders opened (the orders hash keys them); its luck is the hit-or-miss
-    throws it made, wherever they fell (the system's ``dice-luck`` says who
-    threw what).
+    orders opened (the orders hash keys them): not those of a turn the
+    autopilot played for it, nor of a default the referee applied (the whole
+    game's counts have them). Its luck is the hit-or-miss throws it made,
+    wherever they fell (the system's ``dice-luck`` says who threw what).
     """
     luck = find(system, DICE_LUCK)
     whole = Tally()
@@ -310,7 +323,8 @@ def game_tally(system: GameSystem, steps: Sequence[Step]) -> tuple[Tally, dict[s
                 continue
             face = str(roll.get("face", ""))
             whole.add_roll(name, die.faces, face)
-            sides.setdefault(step.side, Tally()).add_roll(name, die.faces, face)
+            if step.own_orders:
+                sides.setdefault(step.side, Tally()).add_roll(name, die.faces, face)
         if luck is None:
             continue
         for throw in luck.throws(step.events):

@@ -147,6 +147,7 @@ def replay_steps(
                 "orders_note": note,
                 "orders_hash": s.orders_hash,
                 "key": s.key,
+                "told": [str(e.get("text", "")) for e in s.told],
                 "events": [
                     {"text": str(e.get("text", "")), "dice": _dice_text(e)} for e in s.events
                 ],

@@ -58,7 +58,14 @@ def _message(
         for cid, png in images:
             msg.add_attachment(png, "image", "png", filename=f"{cid.split('@')[0]}.png")
     if signature is not None:
-        msg.add_attachment(signature, subtype="plain", charset="us-ascii", filename="pbem.txt.sig")
+        # As every referee mail attaches it: bytes in base64, so that no mail program
+        # turns its line ends into CRLF (ssh-keygen -Y verify then refuses it).
+        msg.add_attachment(
+            signature.encode("ascii"),
+            maintype="application",
+            subtype="octet-stream",
+            filename="pbem.txt.sig",
+        )
     return msg
 
 

@@ -163,8 +163,11 @@ class InboxWorker:
         self._stopping = threading.Event()
 
     def stop(self) -> None:
-        """Finish the row in hand and take no more (safe from any thread)."""
+        """Finish the row in hand and take no more (safe from any thread); :meth:`run`
+        then returns once the round in hand has ended."""
         self._stopping.set()
+        with contextlib.suppress(RuntimeError):  # the loop closed already: nothing to wake
+            self.notify()
 
     def pending_ids(self) -> list[int]:
         """Return the ids of pending rows, oldest first."""
@@ -398,13 +401,16 @@ class InboxWorker:
             loop.call_soon_threadsafe(wake.set)
 
     async def run(self) -> None:
-        """Drain pending rows (crash leftovers first), then wait for wakes forever."""
+        """Drain pending rows (crash leftovers first), then wait for wakes until
+        :meth:`stop`: return once no round is in hand (its thread has let go of the store)."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._wake.set()
-        while True:
+        while not self._stopping.is_set():
             await self._wake.wait()
             self._wake.clear()
+            if self._stopping.is_set():
+                break
             try:
                 handled = await in_daemon_thread(self.process_pending)
                 if handled and self.lanes is not None:

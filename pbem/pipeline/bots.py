@@ -39,7 +39,16 @@ from engine.bot import Bot, Decision
 from engine.bot.draws import DrawAnswer, answer_draw
 from engine.core.api import Event, GameSystem
 from pbem.audit import SignedText
-from pbem.pipeline.games import BOT_DOMAIN, GameContext, NewSeat, append_events, is_bot_address
+from pbem.pipeline.games import (
+    AUTOPILOT_SOURCE,
+    AUTOPILOT_TOLD,
+    BOT_DOMAIN,
+    BOT_TOLD,
+    GameContext,
+    NewSeat,
+    append_events,
+    is_bot_address,
+)
 from pbem.pipeline.joins import SignedJoin, join_statement
 from pbem.pipeline.statement_checks import digest_of
 from pbem.pipeline.turns import Env, apply_submission
@@ -111,7 +120,7 @@ def play_bot_turn(
     signed = server_key.sign_text(
         f"{decision.text}# bot:{level}: {decision.explanation}\n", ORDERS_NAMESPACE
     )
-    told = _told("bot", side, level, f"{side} (bot:{level}): {decision.explanation}")
+    told = _told(BOT_TOLD, side, level, f"{side} (bot:{level}): {decision.explanation}")
     _resolve(env, ctx, side, (signed.text, f"bot:{level}", told), signed.signature)
 
 
@@ -148,13 +157,13 @@ def apply_autopilot(
     referee's orders."""
     decision, text = turn
     told = _told(
-        "autopilot",
+        AUTOPILOT_TOLD,
         side,
         level,
         f"{side} missed the deadline; the autopilot (bot:{level}) played the turn: "
         f"{decision.explanation}",
     )
-    _resolve(env, ctx, side, (text, f"autopilot bot:{level}", told), None)
+    _resolve(env, ctx, side, (text, f"{AUTOPILOT_SOURCE} bot:{level}", told), None)
 
 
 def _told(kind: str, side: str, level: int, text: str) -> Event:

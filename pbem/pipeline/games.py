@@ -52,10 +52,16 @@ from pbem.store.locks import is_postgres, lock_row
 from pbem.tablefile import start_with
 
 __all__ = [
+    "ACCEPTED",
+    "AUTOPILOT_SOURCE",
+    "AUTOPILOT_TOLD",
     "BOT_DOMAIN",
+    "BOT_TOLD",
+    "DEFAULT_SOURCE",
     "DICE_LOG",
     "GAME_ID",
     "SETUP_HASH",
+    "TOLD_KINDS",
     "DiceLogs",
     "GameContext",
     "GameError",
@@ -71,6 +77,7 @@ __all__ = [
     "game_join",
     "is_bot_address",
     "load_game",
+    "played_by_referee",
     "shuffles_done",
     "with_game_id",
 ]
@@ -80,6 +87,28 @@ GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 DICE_LOG = "pbem.dice"
 """Event kind holding an epoch's dice log (rolls; shuffles without their secret order)."""
+
+ACCEPTED = "pbem.accepted"
+"""Event kind holding an epoch's orders as accepted: side, source, text, hash, signature."""
+
+BOT_TOLD = "bot"
+AUTOPILOT_TOLD = "autopilot"
+TOLD_KINDS = frozenset((BOT_TOLD, AUTOPILOT_TOLD))
+"""Events the referee tells before the engine's (who played a turn: the bot of a bot's
+seat, the autopilot): the first line of the turn's narrative, stored beside the engine's
+events in the log but never counted among them."""
+
+DEFAULT_SOURCE = "deadline default"
+"""The source of orders the referee applied at a deadline (a question's default)."""
+AUTOPILOT_SOURCE = "autopilot"
+"""The source of a turn the autopilot played for a player who missed it (``autopilot bot:N``)."""
+
+
+def played_by_referee(source: str) -> bool:
+    """Whether orders of this source were the referee's, not the side's own: a default at
+    a deadline, or a turn the autopilot played."""
+    return source == DEFAULT_SOURCE or source.partition(" ")[0] == AUTOPILOT_SOURCE
+
 
 SETUP_HASH = hashlib.sha256(b"pbem setup").digest()
 """The "orders hash" of epoch 0 (setup rolls no dice, so it only fills the field)."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.exc import OperationalError, PendingRollbackError
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, col, select
 
 from pbem.clock import Clock
@@ -73,6 +74,7 @@ from pbem.store import (
     optimistic_transaction,
 )
 from pbem.store.bulk import defer_write
+from pbem.store.sessions import GameMoved
 
 log = logging.getLogger(__name__)
 
@@ -133,12 +135,14 @@ class Processor:
         (:func:`pbem.store.optimistic_transaction`): reading the mail and
         the game, checking the signature, resolving the epoch and drawing the
         board run without the store's write lock, which the first write then
-        takes if nothing was committed since this transaction's snapshot (the
-        game's version read is then still the version written over). If
-        anything was (a deadline sweep, a new inbox row, the outbox), SQLite
-        refuses the lock, the attempt is rolled back whole and the row is
-        processed again under ``BEGIN IMMEDIATE``. Either way exactly one
-        transaction commits the row, the game and its mails (invariant 1).
+        takes (waiting for a writer in progress, like any writer). What was
+        computed is written only if the game is unchanged since it was read
+        (its ``row_version``); a commit that touched other rows meanwhile (a
+        new inbox row, the outbox recording what it sent) costs nothing. If
+        the game changed (a deadline sweep, an operator's command), the
+        attempt is rolled back whole and the row is processed again under
+        ``BEGIN IMMEDIATE``. Either way exactly one transaction commits the
+        row, the game and its mails (invariant 1).
         Returns True: the row is no longer pending once this returns.
         """
         return self._run(inbox_id, None)
@@ -160,10 +164,14 @@ class Processor:
                     with optimistic_transaction(self.store) as session:
                         self._process_in(session, inbox_id, claimed)
                     return True
-                except (OperationalError, PendingRollbackError) as exc:
+                except (OperationalError, PendingRollbackError, GameMoved, StaleDataError) as exc:
                     self.conflicts += 1
-                    log.debug(
-                        "inbox #%d: optimistic attempt lost the lock (%s); redo", inbox_id, exc
+                    log.info(
+                        "inbox #%d: redone under the write lock: the game changed meanwhile "
+                        "(%s: %s)",
+                        inbox_id,
+                        type(exc).__name__,
+                        exc,
                     )
             with self.store.transaction() as session:
                 self._process_in(session, inbox_id, claimed)

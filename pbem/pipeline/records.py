@@ -20,6 +20,7 @@ from engine.dice import EpochLog, RollRecord, ShuffleRecord, deck_stream_key, sh
 from pbem.audit import DICE_PROTOCOL, AuditEpoch, SignedText, build_record
 from pbem.audit_autopilot import Autopilot
 from pbem.pipeline.games import (
+    ACCEPTED,
     DICE_LOG,
     SETUP_HASH,
     GameContext,
@@ -65,7 +66,7 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
     for ev in session.exec(
         select(Event)
         .where(col(Event.game_id) == game_id)
-        .where(col(Event.kind).in_([DICE_LOG, "pbem.accepted"]))
+        .where(col(Event.kind).in_([DICE_LOG, ACCEPTED]))
     ).all():
         (logs if ev.kind == DICE_LOG else accepted)[ev.epoch] = json.loads(ev.payload_json)
     join = game_join(session, ctx) if ctx.game.status != GameStatus.SETUP else None

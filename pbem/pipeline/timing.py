@@ -27,7 +27,7 @@ from pbem.clock import Clock, FakeClock
 from pbem.config import Config
 from pbem.deadlines import Deferred, current_deadline, set_prompt_deadlines
 from pbem.pipeline import bots, listeners, mailkinds
-from pbem.pipeline.games import GameContext, load_game
+from pbem.pipeline.games import DEFAULT_SOURCE, GameContext, load_game
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.turns import Env, apply_submission, finish_game
 from pbem.server_key import ServerKey
@@ -150,7 +150,7 @@ def _fire(
             submission=submission,
             orders_text=text,
             orders_hash=hashlib.sha256(text.encode("utf-8")).digest(),
-            source="deadline default",
+            source=DEFAULT_SOURCE,
         )
         return "default"
     # A missed turn.

@@ -38,6 +38,8 @@ from pbem.deadlines import (
 from pbem.mailviews import model as mv
 from pbem.pipeline import listeners, mailkinds
 from pbem.pipeline.games import (
+    ACCEPTED,
+    DEFAULT_SOURCE,
     DICE_LOG,
     GameContext,
     append_events,
@@ -45,6 +47,7 @@ from pbem.pipeline.games import (
     dice_log_payload,
     dice_logs,
     game_join,
+    played_by_referee,
     remember_shuffles,
     shuffles_before,
     shuffles_done,
@@ -182,7 +185,7 @@ def apply_submission(
     )
     items: list[tuple[str, dict[str, Any]]] = [
         (
-            "pbem.accepted",
+            ACCEPTED,
             {
                 "side": side,
                 "source": source,
@@ -233,7 +236,7 @@ def _engine_events(rows: list[Event]) -> list[dict[str, Any]]:
 def _accepted(rows: list[Event]) -> list[tuple[int, str, str]]:
     out = []
     for row in rows:
-        if row.kind == "pbem.accepted":
+        if row.kind == ACCEPTED:
             data = json.loads(row.payload_json)
             out.append((row.epoch, str(data.get("side", "")), str(data.get("orders_hash", ""))))
     return out
@@ -497,6 +500,15 @@ def _count(env: Env, ctx: GameContext) -> int:
     return len(rows)
 
 
+def _played_by_referee(autopilot: int, defaults: int) -> str:
+    """`` (2 played by the autopilot, 1 by a referee's default)``: the epochs whose orders
+    were not the side's own (empty when there were none)."""
+    parts = [f"{autopilot} played by the autopilot"] if autopilot else []
+    if defaults:
+        parts.append(f"{defaults} by a referee's default")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def finish_game(
     env: Env,
     ctx: GameContext,
@@ -524,15 +536,22 @@ def finish_game(
     assert secret is not None
     epochs = ctx.game.epoch
     rolls = 0
-    for payload in session.exec(
-        select(Event.payload_json)
+    autopilot = defaults = 0
+    for kind, payload in session.exec(
+        select(Event.kind, Event.payload_json)
         .where(col(Event.game_id) == ctx.id)
-        .where(col(Event.kind) == DICE_LOG)
+        .where(col(Event.kind).in_([DICE_LOG, ACCEPTED]))
     ).all():
-        rolls += len(json.loads(payload).get("rolls", []))
+        data = json.loads(payload)
+        if kind == DICE_LOG:
+            rolls += len(data.get("rolls", []))
+        elif played_by_referee(source := str(data.get("source", ""))):
+            autopilot += source != DEFAULT_SOURCE
+            defaults += source == DEFAULT_SOURCE
     summary = (
         f"Result: {result} ({reason}).",
-        f"{epochs} epochs, {rolls} dice rolled, {shuffles_done(session, ctx.id)} shuffles.",
+        f"{epochs} epochs{_played_by_referee(autopilot, defaults)}, {rolls} dice rolled, "
+        f"{shuffles_done(session, ctx.id)} shuffles.",
     )
     record = ""
     key = env.mailer.server_key

@@ -111,6 +111,11 @@ class Store:
             else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         )
 
+    @property
+    def autocommit_engine(self) -> Engine:
+        """The engine as :meth:`autocommit` uses it: no ``BEGIN`` is sent (SQLite)."""
+        return self._autocommit
+
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """Yield a session whose work commits at the end of the block (or rolls back)."""

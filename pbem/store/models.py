@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Index, LargeBinary, MetaData, Text, UniqueConstraint, event
+from sqlalchemy.orm import declared_attr
 from sqlmodel import Field, SQLModel
 
 from pbem.store.types import UTCDateTime
@@ -138,6 +139,15 @@ class Game(SQLModel, table=True):
     # The scenario text, kept while the game waits for its joins: the deck is
     # shuffled (the engine's new_game) only once every player's nonce is known.
     setup_text: str = Field(default="", sa_type=Text, sa_column_kwargs={"server_default": ""})
+    # Bumped by the ORM on every UPDATE of the row, which it sends only where the
+    # row still holds the version read (else StaleDataError): a turn worked out on
+    # SQLite without the write lock writes only if nobody changed the game since
+    # (pbem.store.sessions.optimistic_transaction). Not part of the game's record.
+    row_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+
+    @declared_attr  # type: ignore[arg-type]
+    def __mapper_args__(cls) -> dict[str, Any]:
+        return {"version_id_col": cls.__table__.c.row_version}  # type: ignore[attr-defined]
 
 
 class GameSecret(SQLModel, table=True):
