@@ -12,7 +12,7 @@ hash, and, once the game is over and the deck chain is revealed, checks the
 deck keys the same way, recomputes every shuffle and re-derives every hand
 from the card log (each draw the card at its position of its shuffle, each
 played card one its side held). Last it checks the referee's signature over
-the record's end (counts, final key, tables digest, card log digest), so a
+the record's end (counts, final key, tables digest, card log digest, rule options), so a
 record with epochs or cards cut off does not verify. It prints ``OK`` with counts and
 exits 0, or names the first discrepancy and exits 1 (2: the file cannot be read).
 
@@ -325,17 +325,30 @@ def end_statement(
     cards_sha256: str,
     replacements: int = 0,
     replacements_sha256: str = "",
+    options: str = "",
 ) -> str:
     """The text the referee signs over the record's end (namespace pbem-audit).
 
-    The 'replacements' line is there only when the record has seat changes.
+    The 'replacements' line is there only when the record has seat changes, the
+    'options' line (the game's rule options as canonical JSON) only when it has some.
     """
     seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
+    rules = f"options {options}\n" if options else ""
     return (
         f"pbem-audit {VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
-        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}{rules}"
     )
+
+
+def options_text(record: dict[str, Any]) -> str:
+    """The record's rule options as the canonical JSON its end signs ("" if none)."""
+    if "options" not in record:
+        return ""
+    value = record["options"]
+    if not isinstance(value, dict) or not value:
+        raise Discrepancy("record: 'options' is not a non-empty JSON object")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # --- Reading the record (strict: exact fields, exact types) -----------------------
@@ -348,7 +361,7 @@ class Discrepancy(Exception):
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256", "replacements"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements", "options"}
 
 
 def _fields(
@@ -904,6 +917,7 @@ def check_end(
         cards_sha256=sha256(text.encode("utf-8")).hex(),
         replacements=seats[0],
         replacements_sha256=seats[1],
+        options=options_text(record),
     )
     why = sshsig_verify(
         statement.encode("utf-8"),

@@ -16,6 +16,7 @@ from pbem.audit_model import (
     END_NAMESPACE,
     AuditEpoch,
     end_statement,
+    options_text,
     system_tables,
 )
 from pbem.audit_seats import REPLACEMENT_FIELDS, replacements_digest
@@ -36,6 +37,7 @@ def build_record(
     tables_sha256: str | None = None,
     cards_setup: CardPiles | None = None,
     replacements: Sequence[Mapping[str, Any]] = (),
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -109,6 +111,7 @@ def build_record(
         cards_sha256=cards_digest(card_log),
         replacements=len(replacements),
         replacements_sha256=replacements_digest(replacements),
+        options=options_text(options or {}),
     )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
@@ -134,6 +137,8 @@ def build_record(
     }
     if tables_sha256:
         record["tables_sha256"] = tables_sha256
+    if options:
+        record["options"] = dict(sorted(options.items()))
     if replacements:
         record["replacements"] = [
             {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements

@@ -215,6 +215,7 @@ def _check_end(record: AuditRecord) -> None:
         cards_sha256=cards_digest(record.cards),
         replacements=len(record.replacements),
         replacements_sha256=replacements_digest([r.entry() for r in record.replacements]),
+        options=record.options,
     )
     why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
     if why:

@@ -213,8 +213,16 @@ def forget_absences(session: Session) -> None:
     session.info.pop(ABSENCES_KNOWN, None)
 
 
-def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
-    """Mark every unfired deadline of the game done (the game moved, paused or ended)."""
+def cancel_deadlines(
+    session: Session, game_id: str, now: datetime, *, replaced: bool = False
+) -> None:
+    """Mark every unfired deadline of the game done (the game moved, paused or ended).
+
+    ``replaced``: a new turn or question deadline is about to be inserted, and
+    the database marks the game's earlier deadlines done itself when it is
+    (the ``deadlines_replace`` trigger, migration r0007): nothing is sent
+    unless rows of the game are loaded in the session, which are kept in step.
+    """
     # "fired IS NOT 1" rather than "fired IS 0" (or "= 0") in the per-game
     # queries: with an equality SQLite picks the (fired, due_at) index and scans
     # every pending deadline of every game (2 s a turn with 100,000 games,
@@ -229,7 +237,7 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
     )
     if any(isinstance(o, Deadline) and o.game_id == game_id for o in session.identity_map.values()):
         session.execute(cancel.execution_options(synchronize_session="fetch"))
-    else:
+    elif not replaced:
         defer_write(session, cancel)
 
 
@@ -254,7 +262,7 @@ def set_prompt_deadlines(
     now: datetime,
 ) -> datetime:
     """Replace the game's deadlines with those of a new prompt; return the shown deadline."""
-    cancel_deadlines(session, game.id, now)
+    cancel_deadlines(session, game.id, now, replaced=True)
     deadline = prompt_deadline(session, player_id, period, now)
     rows = [(kind, deadline + grace)]
     for before in sorted(set(reminders), reverse=True):

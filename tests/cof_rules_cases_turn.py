@@ -11,12 +11,16 @@ asks, if any, follows. ``args`` beyond ``play``'s::
     orders = "challenge achil hect 1110"   the mail (``;`` between lines)
     dice = "3 7 5"                 the d10 faces, in order
     how = "momentum"               how the marker came (``draw`` by default)
+    drawn = true                   the marker is drawn from the pool now (the turn's own
+                                   :func:`~engine.cof.turn.next_activation`: eligibility,
+                                   the prompt's choices) rather than already in use
     answer = "accept"              the answer to the question the turn asks (if it asks)
     standing_active = "duelist: endurance"   the active side's standing orders
     rules = ["heroic"]             the battle's special rules
     turn = 2                       the game turn (1 by default; the battle ends with it)
     captured = "hittite 1"         a Standard the enemy destroyed on that turn
     show = "Y hect pool"           units and leaders by id; ``pool``, ``question``,
+                                   ``choices`` (with ``drawn``: the prompt's choices, alone),
                                    ``standard:SIDE``, ``skip:SIDE`` (its next marker is
                                    spent), ``events:KIND`` (how many), ``dice`` (how many
                                    were rolled), ``stacks`` (the CH-2 + RI
@@ -26,10 +30,10 @@ asks, if any, follows. ``args`` beyond ``play``'s::
 
 Both sides play with :data:`QUIET` under their standing orders (no Trump, reaction fire,
 orderly withdrawal or reaction facing) unless the case says otherwise. A unit shows
-``ID HEX hits=N`` and ``routed`` / ``engaged``, or ``ID fled`` / ``ID eliminated``; a leader
-``ID HEX`` with ``hits=N``, ``wounded``, ``foot``, or ``ID killed`` (``ID replaced`` once a
-killed wing leader has his replacement, Phase D). Parts are joined with ``; ``; orders the turn
-refuses show ``refused: `` and the first problem.
+``ID HEX hits=N`` and ``routed`` / ``engaged`` / ``supply=low|no``, or ``ID fled`` /
+``ID eliminated``; a leader ``ID HEX`` with ``hits=N``, ``wounded``, ``foot``, or ``ID killed``
+(``ID replaced`` once a killed wing leader has his replacement, Phase D). Parts are joined
+with ``; ``; orders the turn refuses show ``refused: `` and the first problem.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from engine.cof.orders import carry_out, parse
 from engine.cof.policy import parse_policy
 from engine.cof.state import CofState
 from engine.cof.steps import Ctx as TurnCtx
+from engine.cof.turn import next_activation
 from engine.core.api import Event, OrdersError
 from engine.randomness import ScriptedDice
 
@@ -69,6 +74,8 @@ def state_of(c: Ctx, a: dict[str, Any]) -> CofState:
     s.pool, s.used, s.initiative = [], [marker], "north"
     s.active = {"side": "north", "wing": "" if how == "momentum" else "1", "how": how,
                 "choices": ["1"]}  # fmt: skip
+    if a.get("drawn"):
+        s.pool, s.used, s.active = [marker], [], {}
     return s
 
 
@@ -101,6 +108,7 @@ def _show(s: CofState, what: str, dice: ScriptedDice, events: list[Event]) -> st
     u = next((u for u in s.units if u.id == what), None)
     if u is not None:
         flags = [f for f in ("routed", "engaged") if getattr(u, f)]
+        flags += [f"supply={u.supply}"] * (u.supply != "full")
         return (
             " ".join([u.id, u.hex, f"hits={u.hits}", *flags]) if u.on_map else f"{u.id} {u.status}"
         )
@@ -115,6 +123,10 @@ def _turn(c: Ctx, a: dict[str, Any]) -> str:
     s = state_of(c, a)
     dice = ScriptedDice(str(a.get("dice", "")).split())
     ctx = TurnCtx(s, dice)
+    if a.get("drawn"):
+        next_activation(ctx)
+        if "choices" in str(a.get("show", "")).split():
+            return "choices " + " ".join(ctx.s.active.get("choices", []))
     text = "".join(line.strip() + "\n" for line in str(a.get("orders", "pass")).split(";"))
     try:
         sub = parse(s, "north", text)

@@ -17,31 +17,40 @@ movement_segment`) with the d10 faces of ``args.dice``, every one of which must 
 Optional ``args``: ``stacks`` (``"C R"``: a CH-2 and its runners), ``standing`` (the
 inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``side hex``
 pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
-``"X 2"``), ``shock = true`` (play the Shock Segment too). The answer is each unit of
-``show`` as ``ID HEX FACING hits=N`` and its markers (``stacks``: the CH-2 + RI stacks,
-``stacks C+R``; a leader: ``ID HEX``), ``; `` between units, or
+``"X 2"``), ``moved`` (units already marked Moved this turn: ``"S T"``), ``shock = true``
+(play the Shock Segment too), ``rules`` (the game's special rules and options:
+``["turnover"]``). A case with ``charts = "rulebook"`` plays on the bundled charts with
+every placeholder poisoned. The answer is each unit of ``show`` as ``ID HEX FACING
+hits=N`` and its markers (``stacks``: the CH-2 + RI stacks, ``stacks C+R``; a leader:
+``ID HEX``), ``; `` between units, or
 ``refused line N: why`` for a mail the checks refuse.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from cof_rules_cases_rules import Ctx
-from cof_rules_kit import FIXTURE
+from cof_rules_kit import FIXTURE, RULEBOOK
 
 from engine.cof import state as cof_state
 from engine.cof.orders import movement_segment, orders_phase, parse
 from engine.cof.phase import Phase
 from engine.cof.reactions import REACTIONS
-from engine.cof.state import CofState, Leader, SideState, Unit
+from engine.cof.scenario import load_scenario
+from engine.cof.state import CofState, Leader, SideState, Unit, from_scenario
 from engine.cof.steps import Ctx as TurnCtx
+from engine.cof.turn import markers
 from engine.core.api import OrdersError
 from engine.gboh.grid import side_between
 from engine.randomness import ScriptedDice
 
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios" / "cof"
 FIXTURE_KEY = "# the fixture charts of tests/cof_rules_kit.py\n"
 cof_state._CHARTS[FIXTURE_KEY] = FIXTURE  # a game on the corpus's own chart values
+RULEBOOK_KEY = "# the bundled charts of tests/cof_rules_kit.py, placeholders poisoned\n"
+cof_state._CHARTS[RULEBOOK_KEY] = RULEBOOK  # a case of a confirmed cell (charts = "rulebook")
 
 __all__ = ["RULES_TURN", "game", "stacks"]
 
@@ -59,6 +68,8 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
         )
         for p in c.pieces
     ]  # fmt: skip
+    for u in units:
+        u.moved = u.id in a.get("moved", "").split()
     for pair in a.get("stacks", "").split(";"):
         if pair.strip():
             x, y = pair.split()
@@ -92,7 +103,8 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
         hexsides=[[str(x), side_between(x, y), k]
                   for pair, kinds in g.sides.items() for x, y in [sorted(pair)] for k in kinds],
         units=units, leaders=leaders, sides=sides, first_side="north", turn=2,
-        tables_text=FIXTURE_KEY,
+        tables_text=RULEBOOK_KEY if c.charts is RULEBOOK else FIXTURE_KEY,
+        special_rules=list(a.get("rules", [])),
     )  # fmt: skip
     s.active = {"side": "north", "wing": "1", "how": "initiative", "choices": []}
     return s
@@ -122,7 +134,7 @@ def _show(s: CofState, ids: str) -> str:
         if not u.on_map:
             out.append(f"{u.id} {u.status}")
             continue
-        flags = [f for f in ("column", "routed", "engaged", "moved") if getattr(u, f)]
+        flags = [f for f in ("column", "routed", "rallied", "engaged", "moved") if getattr(u, f)]
         if u.supply != "full":
             flags.append(f"supply={u.supply}")
         out.append(" ".join([u.id, u.hex, u.facing, f"hits={u.hits}", *flags]))
@@ -146,4 +158,23 @@ def _play(c: Ctx, a: dict[str, Any]) -> str:
     return _show(s, a.get("show", " ".join(u.id for u in s.units)))
 
 
-RULES_TURN = {"play": _play}
+def _battle(c: Ctx, a: dict[str, Any]) -> str:
+    """A bundled battle as it starts (``args.scenario``: the file's stem): ``markers:ARMY``
+    its activation markers; ``wing:ARMY:WING`` the leader and units a wing's marker
+    activates (the wing's Orders Phase as the turn builds it); ``leader:ID`` his wing."""
+    path = SCENARIOS / f"{a['scenario']}.toml"
+    s = from_scenario(load_scenario(path.read_text(encoding="utf-8"), path.name))
+    seat = {v.name: k for k, v in s.sides.items()} | {v.army: k for k, v in s.sides.items()}
+    kind, _, rest = str(a["show"]).partition(":")
+    if kind == "markers":
+        return " ".join(m.split(":", 1)[1] for m in markers(s, seat[rest]))
+    if kind == "wing":
+        army, wing = rest.split(":")
+        ph = Phase(s, seat[army], wing)
+        ld = s.wing_leader(seat[army], wing)
+        return f"{ld.id if ld else 'nobody'} and {len(ph.units())} units"
+    ld = s.leader(rest)
+    return f"{ld.id} {ld.role} wing {ld.wing or 'none'}"
+
+
+RULES_TURN = {"play": _play, "battle": _battle}

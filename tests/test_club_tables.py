@@ -181,6 +181,50 @@ def test_a_bad_tables_file_is_refused_with_file_and_line(
     assert f"club.toml:{melee}: units.MI.melee must be a whole number" in err
 
 
+def club_game(tmp_path: Path, db_url: str, scenario: str) -> tuple[Path, list[str]]:
+    """A server's config on ``db_url`` and the ``game create`` words of game ``club-1`` of
+    ``scenario`` for Ann (north) and Bob (south), their keys made (join with :func:`_join`)."""
+    cfg = tmp_path / "pbem.toml"
+    cfg.write_text(
+        f'data_dir = "{tmp_path / "data"}"\n[database]\nurl = "{db_url}"\n'
+        '[mail]\naddress = "pbem@game.test"\n'
+    )
+    north, south = _pub(tmp_path, "ann"), _pub(tmp_path, "bob")
+    create = ["game", "--config", str(cfg), "create", scenario, "--id", "club-1"]
+    create += ["--north", f"Ann:ann@x.test:{north}", "--south", f"Bob:bob@y.test:{south}"]
+    return cfg, create
+
+
+def started_on(
+    tmp_path: Path,
+    cfg: Path,
+    create: list[str],
+    store: Store,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    sha: str,
+) -> str:
+    """Create :func:`club_game`'s game on ``tmp_path/club.toml``, both players join; assert
+    the tables' ``sha`` is named at creation, in both start mails and in the audit record;
+    return the started game's state JSON."""
+    assert main([*create, "--tables", str(tmp_path / "club.toml")]) == 0
+    assert f"rules tables {sha}" in capsys.readouterr().out
+    assert _join(tmp_path, cfg, capsys, side="north", key="ann") == 0
+    assert _join(tmp_path, cfg, capsys, side="south", key="bob") == 0
+    capsys.readouterr()
+    with store.transaction() as s:
+        game = s.get(Game, "club-1")
+        assert game is not None and game.status == GameStatus.ACTIVE
+        state_json = game.state_json
+        starts = [m for m in s.exec(select(OutboxMessage)).all() if m.kind == "start"]
+        bodies = [body_of(r).replace("\r\n", "\n") for r in starts]
+        assert len(bodies) == 2 and all(f"Rules tables (SHA-256):\n  {sha}" in b for b in bodies)
+    out_file = tmp_path / "club-1.json"
+    assert main(["audit", "club-1", "--out", str(out_file), "--config", str(cfg)]) == 0
+    assert json.loads(out_file.read_text())["tables_sha256"] == sha
+    return state_json
+
+
 def _pub(tmp_path: Path, name: str) -> Path:
     sshsig.write_private_key(tmp_path / name, sshsig.generate_private_key(), name)
     return tmp_path / f"{name}.pub"
@@ -201,38 +245,18 @@ def _join(
 def test_game_create_with_a_club_file_plays_on_it_and_names_it(
     tmp_path: Path, db_url: str, store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfg = tmp_path / "pbem.toml"
-    cfg.write_text(
-        f'data_dir = "{tmp_path / "data"}"\n[database]\nurl = "{db_url}"\n'
-        '[mail]\naddress = "pbem@game.test"\n'
-    )
+    cfg, create = club_game(tmp_path, db_url, "001")
     text = club(units__HI=("melee", "5"))
     sha = load_cca_tables(text).sha256
     (tmp_path / "club.toml").write_text(text)
     (tmp_path / "other.toml").write_text(text.replace('system = "cca"', 'system = "ccn"'))
-    north, south = _pub(tmp_path, "ann"), _pub(tmp_path, "bob")
-    create = ["game", "--config", str(cfg), "create", "001", "--id", "club-1"]
-    create += ["--north", f"Ann:ann@x.test:{north}", "--south", f"Bob:bob@y.test:{south}"]
     assert main([*create, "--tables", str(tmp_path / "other.toml")]) == 64
     line = text.splitlines().index('system = "cca"') + 1
     err = capsys.readouterr().err
     assert f"other.toml:{line}: system must be \"cca\" (this file is for 'ccn')" in err
-    assert main([*create, "--tables", str(tmp_path / "club.toml")]) == 0
-    assert f"rules tables {sha}" in capsys.readouterr().out
-    assert _join(tmp_path, cfg, capsys, side="north", key="ann") == 0
-    assert _join(tmp_path, cfg, capsys, side="south", key="bob") == 0
-    capsys.readouterr()
-    with store.transaction() as s:
-        game = s.get(Game, "club-1")
-        assert game is not None and game.status == GameStatus.ACTIVE
-        state = SYS.from_json(game.state_json)  # dealt at the joins: the club's tables kept
-        assert state.tables.units["HI"].melee == 5 and state.tables_sha256 == sha
-        starts = [m for m in s.exec(select(OutboxMessage)).all() if m.kind == "start"]
-        bodies = [body_of(r).replace("\r\n", "\n") for r in starts]
-        assert len(bodies) == 2 and all(f"Rules tables (SHA-256):\n  {sha}" in b for b in bodies)
-    out_file = tmp_path / "club-1.json"
-    assert main(["audit", "club-1", "--out", str(out_file), "--config", str(cfg)]) == 0
-    assert json.loads(out_file.read_text())["tables_sha256"] == sha
+    state_json = started_on(tmp_path, cfg, create, store, capsys, sha=sha)
+    state = SYS.from_json(state_json)  # dealt at the joins: the club's tables kept
+    assert state.tables.units["HI"].melee == 5 and state.tables_sha256 == sha
 
 
 def test_a_stored_state_names_the_bundled_tables_and_carries_a_clubs() -> None:

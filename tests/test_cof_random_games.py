@@ -9,9 +9,10 @@ enemy (§9.4); each side's withdrawal points are the printed TQ of its units off
 times its OC's Initiative if he died (§11); the activation markers are each in the pool or drawn
 once (§5.2); the state survives JSON and the position file unchanged; a reinforcement waits at
 its map-edge hex until its turn. Every game ends within its turn limit. The normal run plays a
-reduced number of games; the ``slow`` run plays 1,000. Some games are played on the heroic
-teaching scenario (scenarios/cof/003-heroes-teaching.toml), so that duels, challenges, Standard
-capture and aggression reactions come up (cof.md §8.10, §9.6, §10).
+reduced number of games and the first three turns of Megiddo and of Kadesh; the ``slow`` run
+(CI runs it too, ``.ci/run``) plays 1,000 and whole Megiddo and Kadesh games. Some games are
+played on the heroic teaching scenario (scenarios/cof/003-heroes-teaching.toml), so that
+duels, challenges, Standard capture and aggression reactions come up (cof.md §8.10, §9.6, §10).
 """
 
 from __future__ import annotations
@@ -39,8 +40,14 @@ NORMAL_GAMES = 6
 HEROIC_GAMES = 2
 SLOW_GAMES = 1000
 SLOW_HEROIC = 100
+SLOW_BATTLES = 4
+"""Whole Megiddo and Kadesh games, each, in the slow run."""
+SHARDS = 2
+"""The slow run in this many pytest processes (CI runs them side by side, one a core)."""
 TURNS = 12
-HEROIC = Path(__file__).resolve().parent.parent / "scenarios" / "cof" / "003-heroes-teaching.toml"
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios" / "cof"
+HEROIC = SCENARIOS / "003-heroes-teaching.toml"
+BATTLES = ("001-megiddo.toml", "002-kadesh.toml")
 
 
 def check(s: CofState) -> None:
@@ -79,6 +86,13 @@ def check(s: CofState) -> None:
 
 def heroic() -> CofScenario:
     return load_scenario(HEROIC.read_text(encoding="utf-8"), HEROIC.name)
+
+
+def battle(name: str, turns: int | None = None) -> CofScenario:
+    """A bundled historical battle, cut to ``turns`` when given."""
+    path = SCENARIOS / name
+    sc = load_scenario(path.read_text(encoding="utf-8"), path.name)
+    return replace(sc, turns=turns) if turns else sc
 
 
 def _late(c: CounterSpec) -> CounterSpec:
@@ -125,16 +139,34 @@ def test_random_games_keep_the_invariants(n: int) -> None:
 
 
 @pytest.mark.slow
-def test_many_random_games_keep_the_invariants(request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS), ids=lambda k: f"shard_{k}")
+def test_many_random_games_keep_the_invariants(shard: int, request: pytest.FixtureRequest) -> None:
+    """1,000 games of the kit's battle, 100 heroic ones, and whole Megiddo and Kadesh games,
+    every state checked; shard ``k`` plays every ``SHARDS``-th game from the ``k``-th (CI:
+    ``.ci/run`` runs the shards side by side; ``-k shard_0`` picks one)."""
     marks = str(request.config.getoption("-m") or "")
     if "slow" not in marks or "not slow" in marks:
         pytest.skip("1,000 games: run with pytest -m slow")
-    results = Counter(play(f"cof-slow-{n}".encode()).result for n in range(SLOW_GAMES))
-    assert sum(results.values()) == SLOW_GAMES
-    battle = heroic()
-    heroes = Counter(play(f"cof-slow-h{n}".encode(), scenario=battle).result
-                     for n in range(SLOW_HEROIC))  # fmt: skip
-    assert sum(heroes.values()) == SLOW_HEROIC
+    mine = range(shard, SLOW_GAMES, SHARDS)
+    results = Counter(play(f"cof-slow-{n}".encode()).result for n in mine)
+    assert sum(results.values()) == len(mine)
+    hero = heroic()
+    heroes = Counter(play(f"cof-slow-h{n}".encode(), scenario=hero).result
+                     for n in range(shard, SLOW_HEROIC, SHARDS))  # fmt: skip
+    assert sum(heroes.values()) == len(range(shard, SLOW_HEROIC, SHARDS))
+    for name in BATTLES:
+        sc = battle(name)
+        for n in range(shard, SLOW_BATTLES, SHARDS):
+            end = play(f"cof-slow-{name}-{n}".encode(), scenario=sc)
+            assert end.result in ("north", "south", "draw")
+
+
+@pytest.mark.parametrize("name", BATTLES)
+def test_random_historical_battles_keep_the_invariants(name: str) -> None:
+    """Megiddo and Kadesh, their first three turns: ground with hills, walls and rivers,
+    more wings, Durusha moving on the Momentum marker, the Ne'arin still on their way."""
+    end = play(f"cof-battle-{name}".encode(), scenario=battle(name, turns=3))
+    assert end.result in ("north", "south", "draw") and end.turn == 3
 
 
 @pytest.mark.parametrize("n", range(HEROIC_GAMES))
@@ -151,3 +183,11 @@ def test_a_game_with_reinforcements_keeps_the_invariants() -> None:
 
 def test_same_seed_same_game() -> None:
     assert SYSTEM.to_json(play(b"again")) == SYSTEM.to_json(play(b"again"))
+
+
+@pytest.mark.parametrize("n", range(2))
+def test_random_games_with_the_turnover_option_keep_the_invariants(n: int) -> None:
+    """The optional Chariot Turnover rule (rulebook §6.8) in play: chariots roll as they turn."""
+    sc = replace(skirmish(TURNS), special_rules=("turnover",))
+    end = play(f"cof-turnover-{n}".encode(), scenario=sc)
+    assert end.result in ("north", "south", "draw")

@@ -5,6 +5,7 @@ Rules sections named are cof.md's; the battle is the test kit's (no scenario fil
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,42 @@ def test_on_turn_1_the_first_side_has_the_initiative_and_chooses_its_first_wing(
     s = _start()
     p = SYSTEM.prompt(s)
     assert p.kind == "orders" and p.side == "north" and p.turn == 1
-    assert "(1, 2, pool)" in p.text
+    assert "(1, 2, momentum, pool)" in p.text
     assert sorted(s.pool) == ["north:1", "north:2", "north:momentum", "south:A", "south:B",
                               "south:momentum"]  # fmt: skip
+
+
+def test_with_the_initiative_a_side_may_open_with_its_momentum_marker() -> None:
+    """§3 A2 (rulebook §5.22, "any of his AMs"): the Momentum marker is set aside, never
+    trumped (§5.34), and used at once: its owner names the wing and rolls (§5.3)."""
+    with pytest.raises(OrdersError) as e:
+        SYSTEM.parse_orders(_start(), "north", HEAD + "wing momentum\nmove E4 face E\n")
+    assert e.value.problems[0].code == "momentum-first"
+    s = _play(_start(), "north", "wing momentum\n")
+    assert "north:momentum" in s.used and "north:momentum" not in s.pool
+    assert s.active["how"] == "momentum" and s.active["side"] == "north"
+    assert not s.pending  # no Trump question
+    # The Egyptian OC (Initiative 5 in the kit) leads wing 1: a 3 passes.
+    s = _play(s, "north", "wing 1\nmove E2 0504\n", dice="3")
+    assert s.unit("E2").hex == "0504"
+
+
+def test_turn_1_initiative_is_rolled_unless_the_battle_gives_it() -> None:
+    """§3 A1 (rulebook §5.1): both sides roll every turn, turn 1 included; only a battle that
+    gives one side the Initiative skips the roll. No die may be rolled before the first mail,
+    so the battle opens with a question whose answer rolls."""
+    s = SYSTEM.new_game(from_scenario(replace(skirmish(), first_side="")))
+    p = SYSTEM.prompt(s)
+    assert p.kind == "question" and p.side == "north" and p.question is not None
+    assert p.question.answers == ("roll",)
+    assert not s.initiative and not s.active
+    sub = SYSTEM.parse_orders(s, "north", HEAD + "answer roll\n")
+    res = SYSTEM.resolve(s, sub, ScriptedDice(["1", "8"] + ["5"] * 50))
+    s = res.state
+    roll = next(e for e in res.events if e.kind == "initiative")
+    assert roll.dice == ("1", "8")
+    assert s.initiative == "south" and s.active["how"] == "initiative"
+    assert SYSTEM.prompt(s).side == "south"
 
 
 def test_every_prompt_says_the_charts_hold_placeholder_values() -> None:

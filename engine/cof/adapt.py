@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.cof.pieces import Chief, Ground, Piece, ground_of, view, view_chief
+from engine.cof.pieces import Chief, Ground, Piece, view, view_chief
 from engine.cof.state import CofState, Leader, Unit
 
 __all__ = ["chief", "chiefs", "counter", "ground", "piece", "pieces"]
@@ -53,9 +53,8 @@ def pieces(s: CofState) -> list[Piece]:
 
 
 def ground(s: CofState) -> Ground:
-    """The map: terrain, levels and hexside features (on the state's own cached grid)."""
-    g = ground_of(s.columns, s.rows, s.terrain, s.elevation, s.hexsides)
-    return replace(g, grid=s.grid)
+    """The map: terrain, levels and hexside features (built once per state)."""
+    return s.ground
 
 
 def chief(ld: Leader) -> Chief:

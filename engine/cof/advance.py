@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from engine.cof import segment, standards
 from engine.cof.adapt import counter
+from engine.cof.leadmove import ride_along
 from engine.cof.movement import terrain_hits
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import policy_of
@@ -82,7 +83,8 @@ def advance_unit(
     fire, not at an Aggression Reactor, §8.10; reaction facing) while a lone leader next to
     it falls back."""
     s = ph.s
-    before = ph.hooks.before(ph, mover) if ph.hooks is not None else set()
+    react = ph.hooks if ph.hooks is not None and mover.side == ph.side else None
+    before = react.before(ph, mover) if react is not None else set()
     start = mover.hex
     to = GHex.parse(h)
     for m in mates:
@@ -92,17 +94,15 @@ def advance_unit(
     facing = _facing(ctx, ph, mover, to)
     for m in mates:
         m.hex, m.engaged, m.facing = h, False, facing
-    for ld in s.leaders_at(start):  # a hero goes along with his unit (cof.md §10.1) [E]
-        if ld.side == mover.side and ld.role == "hero":
-            ld.hex = h
+    ride_along(s, start, mover)  # his heroes go with him (rulebook §10.16)
     ctx.log("advance", f"{mover.id} advances {start} -> {h} facing {facing}",
             {"unit": mover.id, "from": start, "to": h, "facing": facing})  # fmt: skip
     displace_lone_leaders(ctx, mover)
     standards.update(ctx)
     if reactions:
         ph.entry_fire(mover)
-    if ph.hooks is not None and mover.on_map and not mover.routed:
-        ph.hooks.arrived(ph, mover, before)
+    if react is not None and mover.on_map and not mover.routed:  # (not at its own side)
+        react.arrived(ph, mover, before)
 
 
 def entry_hits(s: CofState, u: Unit, h: str) -> int:

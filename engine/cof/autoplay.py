@@ -13,13 +13,15 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof.firing import PICKS, pick_problem
 from engine.cof.heroics import challenge_problem, heroic
+from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
-from engine.cof.state import CofState, Unit, clone, other
+from engine.cof.state import MOMENTUM, CofState, Leader, Unit, clone, other
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
-from engine.gboh.grid import VERTICES, GHex, front_hexes
+from engine.gboh.grid import SIDES, VERTICES, GHex, column_front, front_hexes
 from engine.randomness import Randomness
 
 __all__ = ["AutoPlayer", "body", "header", "plan", "play_random_game", "unit_options"]
@@ -34,6 +36,7 @@ _STANDING = (
     ("challenge", ("ask", "accept", "decline")),
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
+    ("fire-at-stack", ("weaker", "chariot", "runners")),
     ("shock-hits", ("safest", "runners", "chariot")),
     ("withdraw-to", ("far", "standard")),
     ("replacement", ("rear", "front")),
@@ -64,6 +67,14 @@ def _targets(ph: Phase, u: Unit) -> list[str]:
     )
 
 
+def _pick(ph: Phase, target: str, rng: Randomness) -> tuple[str, ...]:
+    """At a CH-2 with runners, now and then the counter the fire hits (rulebook §7.13)."""
+    if pick_problem(ph, target, PICKS[0]) is not None:
+        return ()
+    k = below(rng, len(PICKS) + 1, "which counter")
+    return (PICKS[k],) if k < len(PICKS) else ()
+
+
 def _fire_and_run(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
     """A fire-and-run order of a CH-2 at an enemy within 3 hexes, if one is allowed."""
     near = sorted(e.hex for e in ph.enemies() if e.at.distance(u.at) <= 3)
@@ -90,22 +101,29 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
             return got
     if targets and roll < 4:
         t = targets[below(rng, len(targets), "target")]
-        if ph.fire(Action(0, "", "fire", u.id, (t,))) is None:
-            return [f"fire {u.id} {t}"]
+        aim = (t, *_pick(ph, t, rng))
+        if ph.fire(Action(0, "", "fire", u.id, aim)) is None:
+            return [f"fire {u.id} {' '.join(aim)}"]
     if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
         return [f"recover {u.id}"]
     if roll >= 8:
         return []
     for attempt in range(4):
-        face = _towards(s, u) if below(rng, 3, "lean") else VERTICES[below(rng, 6, "vertex")]
-        steps = [face] if face != u.facing else []
-        here, facing = u.at, face
-        for _ in range(1 + below(rng, max(1, u.ma // 2), f"length {attempt}")):
-            here = front_hexes(here, facing)[below(rng, 2, "which front hex")]
-            if here not in s.grid:
-                break
-            steps.append(str(here))
-        form = _formation(ph, u, rng)
+        if u.column:  # a column turns from hexside to hexside, or only by moving (§6.3)
+            face = SIDES[below(rng, 6, "hexside")] if below(rng, 4, "column turn") == 0 else ""
+            steps = [face] if face and face != u.facing else []
+            ahead = [h for h in column_front(u.at, face or u.facing) if h in s.grid]
+            steps += [str(ahead[below(rng, len(ahead), "ahead")])] if ahead else []
+        else:
+            face = _towards(s, u) if below(rng, 3, "lean") else VERTICES[below(rng, 6, "vertex")]
+            steps = [face] if face != u.facing else []
+            here, facing = u.at, face
+            for _ in range(1 + below(rng, max(1, u.ma // 2), f"length {attempt}")):
+                here = front_hexes(here, facing)[below(rng, 2, "which front hex")]
+                if here not in s.grid:
+                    break
+                steps.append(str(here))
+        form = _formation(ph, u, rng) + _riders(ph, u, rng)
         shot = _moving_shot(ph, u, rng)
         alone = "alone " if len(ph.stack(u)) == 2 and not below(rng, 6, f"alone {u.id}") else ""
         for cut in range(len(steps), 0, -1):
@@ -113,6 +131,46 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
                 words = alone + " ".join(steps[:cut]) + extra
                 if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
                     return [f"move {u.id} {words}"]
+    return []
+
+
+def _riders(ph: Phase, u: Unit, rng: Randomness) -> str:
+    """Now and then the heroes stacked with a unit ride with its move (rulebook §10.16)."""
+    heroes = [ld.id for ld in ph.s.leaders_at(u.hex) if ld.side == u.side and is_hero(ld)]
+    if not heroes or below(rng, 2, f"riders {u.id}"):
+        return ""
+    return "".join(f" with {h}" for h in heroes if h not in ph.acted)
+
+
+def _leader_lines(ph: Phase, rng: Randomness) -> list[str]:
+    """Now and then the wing's leader (on the Momentum marker, its own leaders too) moves a
+    hex or two, with the Standard if it is with him half the time (rulebook §5.46, §9.32,
+    §10.14)."""
+    s = ph.s
+    movers = [s.wing_leader(ph.side, ph.wing)]
+    if ph.momentum:
+        movers += [ld for ld in s.leaders if ld.side == ph.side and momentum_leader(ld)]
+    lines = []
+    for ld in movers:
+        if ld is not None and ld.on_map and ld.id not in ph.acted:
+            lines += _leader_move(ph, ld, rng)
+    return lines
+
+
+def _leader_move(ph: Phase, ld: Leader, rng: Randomness) -> list[str]:
+    s = ph.s
+    if below(rng, 4, f"{ld.id} moves"):
+        return []
+    here, words = GHex.parse(ld.hex), []
+    for _ in range(1 + below(rng, 2, "leader steps")):
+        around = [h for h in here.neighbours() if h in s.grid]
+        here = around[below(rng, len(around), "leader step")]
+        words.append(str(here))
+    if s.sides[ph.side].standard == ld.hex and below(rng, 2, "with the Standard") == 0:
+        words += ["with", "standard"]
+    for cut in (words, words[:1]):
+        if ph.move(Action(0, "", "move", ld.id, tuple(cut))) is None:
+            return [f"move {ld.id} {' '.join(cut)}"]
     return []
 
 
@@ -178,8 +236,10 @@ def header(state: CofState, side: str) -> str:
 
 
 def body(lines: list[str]) -> str:
-    """Order lines as a submission's text after its header (``pass`` when there are none)."""
-    return "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+    """Order lines as a submission's text after its header (``pass`` when there are none
+    but standing orders: a mail of standing orders alone gives no orders)."""
+    orders = any(not ln.startswith("standing ") for ln in lines)
+    return "".join(ln + "\n" for ln in lines) + ("" if orders else "pass\n")
 
 
 def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
@@ -196,12 +256,17 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
         lines.append(f"standing {key}: {values[below(rng, len(values), 'value')]}")
     wing = a["wing"]
     if not wing:
-        real = [c for c in a["choices"] if c not in ("pool", "none")]
+        real = [c for c in a["choices"] if c not in ("pool", "none", MOMENTUM)]
         wing = real[below(rng, len(real), "wing")] if real else a["choices"][0]
+        if MOMENTUM in a["choices"] and below(rng, 6, "open with momentum") == 0:
+            wing = MOMENTUM  # the Initiative player opens with his Momentum marker (§5.22)
         lines.append(f"wing {wing}")
-    if wing not in ("pool", "none"):
+    momentum = a["how"] == "momentum"
+    if momentum and wing == "none":  # the Momentum marker's own leaders still move (§5.46)
+        lines += _leader_lines(Phase(clone(state), side, "none", momentum=True), rng)
+    if wing not in ("pool", "none", MOMENTUM):
         lines += _heroic_lines(state, side, wing, rng)
-        ph = Phase(clone(state), side, wing)
+        ph = Phase(clone(state), side, wing, momentum=momentum)
         engaged = [u for u in ph.units() if u.engaged]
         if engaged and below(rng, 4, "withdraw") == 0:
             lines.append("order withdraw")
@@ -214,6 +279,7 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
                     lines.append(f"shock {u.id}")
                 if not below(rng, 4, f"advance {u.id}"):  # (if it advances after combat)
                     lines.append(f"advance {u.id} face {VERTICES[below(rng, 6, 'advance')]}")
+            lines += _leader_lines(ph, rng)
     return wing, lines
 
 

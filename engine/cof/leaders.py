@@ -33,8 +33,10 @@ def displaced(pieces: Sequence[Piece], chief: Chief, enemy_at: GHex) -> list[GHe
     cof.md §4.2): ``[]`` if he is not alone (stacked with a friendly combat unit) or the enemy
     is not adjacent; else the hexes of the nearest friendly combat units (ties: the owner's
     choice, all listed); ``None``: his side has no combat unit left and he is eliminated.
-    Not a move, no cost; a Standard with him goes along (§9.33). Heroes alike (§10.16)."""
-    if chief.hex is None or not adjacent(chief.hex, enemy_at):
+    Not a move, no cost; a Standard with him goes along (§9.33). Heroes alike (§10.16).
+    An enemy unit entering his very hex (§6.56 lets it) is nearer than next to him: he falls
+    back alike (the rulebook captures no leader)."""
+    if chief.hex is None or chief.hex.distance(enemy_at) > 1:
         return []
     here = chief.hex
     friends = [p.hex for p in pieces if p.side == chief.side]

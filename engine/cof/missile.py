@@ -56,12 +56,14 @@ def line_of_sight(
     *,
     blocks: Callable[[GHex], bool],
     occupied: Callable[[GHex], bool],
+    ground: Ground | None = None,
 ) -> bool:
-    """Line of sight on one level (cof.md §7.3): adjacent targets always; otherwise no
-    blocking hex (woods) between, and at most one combat unit between. Where the line runs
-    along a hexside it is blocked only if both hexes block (the firer's benefit). Across
-    levels: :func:`engine.cof.elevation.sight`."""
-    return sight(Ground(), firer, target, occupied=occupied, blocks=blocks)
+    """Line of sight (cof.md §7.3): adjacent targets always; otherwise no blocking hex
+    (woods) between, and at most one combat unit between. Where the line runs along a
+    hexside it is blocked only if both hexes block (the firer's benefit). On ``ground``
+    (the battle's map; a flat one when absent) hills block as
+    :func:`engine.cof.elevation.sight` says (rulebook §7.14)."""
+    return sight(ground or Ground(), firer, target, occupied=occupied, blocks=blocks)
 
 
 def missile_drm(

@@ -18,7 +18,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from engine.cof.tables import CofTables, TroopType
-from engine.gboh.grid import VERTICES, GHex, column_front, front_hexes, side_between, turns
+from engine.gboh.grid import (
+    SIDES,
+    VERTICES,
+    GHex,
+    column_front,
+    front_hexes,
+    side_between,
+    turns,
+)
 
 __all__ = [
     "MoveTrace",
@@ -27,6 +35,8 @@ __all__ = [
     "enemy_front_hexes",
     "entry_cost",
     "facing_cost",
+    "facing_mp",
+    "is_facing",
     "may_turn_in",
     "moved_again_hits",
     "out_of_command_may_enter",
@@ -98,9 +108,34 @@ def terrain_hits(
     return hits
 
 
-def facing_cost(charts: CofTables, start: str, end: str) -> int:
-    """MP to turn from vertex ``start`` to ``end`` the short way (cof.md §6.5)."""
-    return turns(start, end) * _chart(charts, "facing_vertex")
+def is_facing(step: str) -> bool:
+    """Whether a move's step is a facing (a vertex, or a hexside in column), not a hex."""
+    return step in VERTICES or step in SIDES
+
+
+def _turns(start: str, end: str, in_column: bool) -> int:
+    """Vertices turned from ``start`` to ``end``; in column, hexsides."""
+    if not in_column:
+        return turns(start, end)
+    d = (SIDES.index(end) - SIDES.index(start)) % 6
+    return min(d, 6 - d)
+
+
+def facing_cost(charts: CofTables, start: str, end: str, *, in_column: bool = False) -> int:
+    """MP to turn from vertex ``start`` to ``end`` the short way (cof.md §6.5); in column,
+    from hexside to hexside, as much a hexside (see :func:`trace_move`)."""
+    return _turns(start, end, in_column) * _chart(charts, "facing_vertex")
+
+
+def facing_mp(charts: CofTables, facing: str, steps: Sequence[str], *, in_column: bool) -> int:
+    """MP a move spends turning where it starts (``steps`` up to the first hex entered)."""
+    mp = 0
+    for x in steps:
+        if not is_facing(x):
+            break
+        mp += facing_cost(charts, facing, x, in_column=in_column)
+        facing = x
+    return mp
 
 
 def turn_hits(
@@ -158,7 +193,10 @@ def withdrawal_allowance(own_ma: int, enemy_ma: int) -> int:
 
 @dataclass
 class MoveTrace:
-    """What a traced move costs and where it ends; ``problem`` says why it stopped short."""
+    """What a traced move costs and where it ends; ``problem`` says why it stopped short.
+    ``hits_at`` lists the hits as they come, ``(i, kind, n)``: ``n`` hits in ``path[i]``,
+    ``enter`` for entering it, ``turn`` for turning in it (rulebook §6.22: every hit of a
+    move is taken at once, where it happens)."""
 
     hex: GHex
     facing: str
@@ -166,6 +204,18 @@ class MoveTrace:
     hits: int = 0
     path: list[GHex] = field(default_factory=list)
     problem: str = ""
+    hits_at: list[tuple[int, str, int]] = field(default_factory=list)
+    facings: list[str] = field(default_factory=list)
+    """The facing with which the move entered each hex of ``path`` after the first."""
+
+    def hits_in(self, i: int, kind: str) -> int:
+        """The hits of ``kind`` (``enter`` or ``turn``) the move takes in ``path[i]``."""
+        return sum(n for j, k, n in self.hits_at if j == i and k == kind)
+
+    def _hit(self, kind: str, n: int) -> None:
+        if n:
+            self.hits += n
+            self.hits_at.append((len(self.path) - 1, kind, n))
 
 
 def trace_move(
@@ -183,27 +233,34 @@ def trace_move(
     friends: frozenset[GHex] = frozenset(),
     enemy_chariots: frozenset[GHex] = frozenset(),
     in_column: bool = False,
+    level: Callable[[GHex], int] = lambda h: 0,
 ) -> MoveTrace:
     """Follow ``steps`` (a hex number to enter, or a vertex to face: ``"1424"``, ``"NE"``)
     from ``start`` facing ``facing`` (a hexside in column) within ``ma`` MP (cof.md §6.1-§6.6).
 
     A unit enters only a front hex (in column: the hex ahead or either beside it, re-facing
     free); turning costs MP per vertex, up to the type's limit per hex, never in an enemy
-    front hex it has entered; ``blocked`` hexes (enemy units, prohibited) are not entered;
+    front hex it has entered (a column turns from hexside to hexside for the same MP a
+    hexside: the rulebook, §6.33-§6.34, prices only the free turn into the hexes beside the
+    one ahead; pbem reads any other turn as infantry's, §6.62, as cof.md §6.3 [E] does);
+    ``blocked`` hexes (enemy units, prohibited) are not entered;
     passing a friend costs the extra MP and SI/HI hits. A chariot may pass through
     ``enemy_chariots`` (non-engaged enemy CH or CH-2+RI hexes, cof.md §6.7) at the terrain's
     cost, never turning or stopping there; the block roll is the caller's (it ends the move
-    in the hex before). Stops at the first illegal step.
+    in the hex before). A step up to a higher ``level`` (elevation) pays the chart's
+    ``climb`` row (cof.md §6.2, §12.1). Stops at the first illegal step.
     """
     t = MoveTrace(start, facing, path=[start])
     turned_here = 0
     for step in steps:
-        if step in VERTICES:
-            if in_column:
-                t.problem = "a unit in column faces a hexside: it turns only by moving"
+        if is_facing(step):
+            ways = SIDES if in_column else VERTICES
+            if step not in ways:
+                what = "in column a unit faces a hexside" if in_column else "a unit faces a vertex"
+                t.problem = f"{what} ({' '.join(ways)}), not {step}"
                 return t
-            n = turns(t.facing, step)
-            cost = facing_cost(charts, t.facing, step)
+            n = _turns(t.facing, step, in_column)
+            cost = facing_cost(charts, t.facing, step, in_column=in_column)
             limit = troop.max_turns_in_hex
             if limit and turned_here + n > limit:
                 t.problem = f"{troop.code} may turn at most {limit} vertices in one hex"
@@ -218,7 +275,7 @@ def trace_move(
                 t.problem = f"turning to {step} needs {cost} MP, {ma - t.mp} left"
                 return t
             t.mp += cost
-            t.hits += turn_hits(charts, troop, terrain(t.hex), n, in_column=in_column)
+            t._hit("turn", turn_hits(charts, troop, terrain(t.hex), n, in_column=in_column))
             turned_here += n
             t.facing = step
             continue
@@ -231,7 +288,14 @@ def trace_move(
             t.problem = f"{target} may not be entered"
             return t
         sides = hexsides(t.hex, target)
-        price = entry_cost(charts, troop, terrain(target), sides, through_friend=target in friends)
+        price = entry_cost(
+            charts,
+            troop,
+            terrain(target),
+            sides,
+            climb=level(target) > level(t.hex),
+            through_friend=target in friends,
+        )
         if price is None:
             t.problem = f"{troop.code} may not enter {target} ({terrain(target)})"
             return t
@@ -239,13 +303,15 @@ def trace_move(
             t.problem = f"entering {target} needs {price} MP, {ma - t.mp} left"
             return t
         t.mp += price
-        t.hits += terrain_hits(charts, troop, terrain(target), sides, in_column=in_column)
-        if target in friends and troop.heavy:
-            t.hits += charts.events["through_friend"].hits
         if in_column:
             t.facing = side_between(t.hex, target)
         t.hex = target
         t.path.append(target)
+        t.facings.append(t.facing)
+        got = terrain_hits(charts, troop, terrain(target), sides, in_column=in_column)
+        if target in friends and troop.heavy:
+            got += charts.events["through_friend"].hits
+        t._hit("enter", got)
         turned_here = 0
     if t.hex in enemy_chariots:
         t.problem = f"a chariot may not stop in {t.hex}, an enemy chariot's hex"

@@ -4,13 +4,18 @@ One order a line (``#`` starts a comment; ``game``, ``turn`` and ``side`` lines 
 mail's header)::
 
     wing 1                    the wing my marker activates, when I choose (Initiative,
-                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline
+                              Momentum, Trump); ``wing pool`` / ``wing none`` to decline;
+                              with the Initiative ``wing momentum`` opens with my Momentum
+                              marker (its wing named in the next mail)
     order move                the Orders Phase's order: move (default), withdraw, rally
     move E1 0404 0405 face S  a unit (id or hex) enters hexes and turns to vertices, in order
     move E1 0404 fire 0807 0405   ... and fires at 0807 on the way (cof.md §7.1, §7.7)
     move E4 0405 column N     ... and ends it entering (``deploy NE``: leaving) column (§6.3)
-    move ramesses 0404        a leader of the wing moves (no facing)
+    move ramesses 0404        a leader of the wing moves (no facing); on a Momentum marker
+                              also an OC without a wing, whatever the roll (§5.46)
     fire E5 0807              fire at the unit in 0807
+    fire E5 0807 runners      ... at the runners of the CH-2 + RI stack there (or ``chariot``;
+                              without it the standing order ``fire-at-stack`` picks, §7.13)
     fire-and-run E1 0807      a CH-2's fire and run at the unit in 0807 (cof.md §7.10)
     recover E4                remove 2 hits (cof.md §9.3)
     rally E4                  under ``order rally`` (cof.md §9.8)
@@ -28,7 +33,8 @@ mail's header)::
                               challenges an enemy leader along a path ending at his hex
                               (cof.md §10.2 #2); nothing else that phase
     pass                      nothing this phase
-    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``)
+    answer trump              the answer to a question (``trump``/``no``, ``accept``/``decline``,
+                              ``roll`` for turn 1's Initiative)
     standing trump: never     a standing order (any time)
 
 Orders run in the order written (rally attempts first); the Shock Segment follows.
@@ -47,6 +53,7 @@ from engine.cof.heroics import (
     challenge_question,
     set_mode,
 )
+from engine.cof.leadmove import momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.policy import parse_policy
 from engine.cof.reactions import REACTIONS
@@ -54,14 +61,17 @@ from engine.cof.shocks import plan_problem, shock_segment
 from engine.cof.skirmish import fire_and_run
 from engine.cof.standards import restore
 from engine.cof.standards import update as update_standards
-from engine.cof.state import CofState, Unit, clone
+from engine.cof.state import MOMENTUM, CofState, Leader, Unit, clone
 from engine.cof.steps import Ctx, separate
 from engine.cof.turn import (
+    answer_initiative,
     answer_trump,
     finish_activation,
+    initiative_question,
     momentum_roll,
     next_activation,
     trump_question,
+    use_momentum,
 )
 from engine.core.api import OrdersError, OrdersProblem
 from engine.gboh.grid import GHex, MapNotationError
@@ -75,6 +85,7 @@ __all__ = [
     "movement_segment",
     "orders_phase",
     "parse",
+    "plan_of",
     "planned",
     "question",
     "read",
@@ -84,7 +95,7 @@ ORDERS = ("move", "withdraw", "rally")
 VERBS = ("move", "fire", "fire-and-run", "recover", "rally", "shock", "mode", "attack", "advance")
 HEADER = ("game", "turn", "side")
 WORDS = (*VERBS, "wing", "order", "pass", "answer", "standing", "challenge")
-ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline")}
+ANSWERS = {"trump": ("trump", "no"), "challenge": ("accept", "decline"), "initiative": ("roll",)}
 """The answers each kind of question (``pending['label']``) takes."""
 
 
@@ -106,6 +117,8 @@ def question(s: CofState) -> tuple[str, tuple[str, ...], str]:
     """The text, answers and default of the question waiting (``s.pending``)."""
     if s.pending.get("label") == "challenge":
         return challenge_question(s)
+    if s.pending.get("label") == "initiative":
+        return initiative_question(s)
     return trump_question(s)
 
 
@@ -222,14 +235,30 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
                       (f"wing {a['wing']}",))]
         )  # fmt: skip
     out = Submission(sub.side, "orders", wing, sub.order, sub.actions, "", sub.standing)
-    if wing in ("pool", "none") or not dry:
+    if a["how"] == "initiative" and wing == MOMENTUM and out.actions:
+        first = out.actions[0]
+        msg = "the Momentum marker names its wing first: send the orders in the next mail"
+        raise OrdersError([_problem(first.line, first.quote, "momentum-first", msg)])
+    momentum = a["how"] == "momentum"
+    if wing in ("pool", MOMENTUM) or (wing == "none" and not momentum) or not dry:
         return out
-    ph = Phase(clone(s), sub.side, wing, sub.order)
+    ph = Phase(clone(s), sub.side, "" if wing == "none" else wing, sub.order, momentum=momentum)
+    if wing == "none":  # the Momentum marker's own leaders may still move (leadmove.py)
+        found = [
+            _dry(ph, x)
+            if _momentum_line(ph, x)
+            else _problem(x.line, x.quote, "no-wing", "wing none: no unit acts; only a leader "
+                          "who moves on the Momentum marker may (rulebook §5.46, §10.14)")
+            for x in in_order(out.actions)
+        ]  # fmt: skip
+        if any(found):
+            raise OrdersError([p for p in found if p is not None])
+        return out
     problems = [p for p in (_dry(ph, x) for x in in_order(out.actions)) if p is not None]
     if problems:
         raise OrdersError(problems)
     attacks = [x for x in out.actions if x.verb == "attack"]
-    problem = plan_problem(ph, _plan_of(out.actions)) if attacks else None
+    problem = plan_problem(ph, plan_of(out.actions)) if attacks else None
     if problem is not None:
         first = attacks[0]
         raise OrdersError([_problem(first.line, first.quote, "bad-attack", problem)])
@@ -293,7 +322,7 @@ def _attack(x: Action) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return tuple(words[:k]), tuple(words[k + 1 :])
 
 
-def _plan_of(actions: tuple[Action, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+def plan_of(actions: tuple[Action, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """The target plan the ``attack`` lines write (cof.md §8.3)."""
     return [a for a in (_attack(x) for x in actions if x.verb == "attack") if a is not None]
 
@@ -335,22 +364,46 @@ def carry_out(ctx: Ctx, sub: Submission) -> None:
             s.active = {}
             next_activation(ctx)
             return
+        if wing == MOMENTUM:
+            use_momentum(ctx, side)
+            return
         marker = f"{side}:{wing}"
         s.pool.remove(marker)
         s.used.append(marker)
-    if wing == "none":
-        ctx.log("activation", f"{side} activates no wing", {"side": side})
-        finish_activation(ctx)
-        return
-    if how == "momentum" and not momentum_roll(ctx, side, wing):
+    if wing == "none" or (how == "momentum" and not momentum_roll(ctx, side, wing)):
+        if wing == "none":
+            ctx.log("activation", f"{side} activates no wing", {"side": side})
+        if how == "momentum":
+            _momentum_leaders(ctx, side, sub.actions)
         finish_activation(ctx)
         return
     ctx.log("activation", f"{s.sides[side].name}: wing {wing} takes its Orders Phase",
             {"side": side, "wing": wing, "how": how, "order": sub.order})  # fmt: skip
     restore(ctx, side, "momentum" if how == "momentum" else f"wing:{wing}")
-    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS)
+    ph = Phase(s, side, wing, sub.order, ctx, hooks=REACTIONS, momentum=how == "momentum")
     orders_phase(ph, sub.actions)
     finish_activation(ctx)
+
+
+def _momentum_line(ph: Phase, x: Action) -> bool:
+    """A ``move`` of a leader who moves on the Momentum marker (:mod:`engine.cof.leadmove`)."""
+    who = ph.find(x.who)
+    return x.verb == "move" and isinstance(who, Leader) and momentum_leader(who)
+
+
+def _momentum_leaders(ctx: Ctx, side: str, actions: tuple[Action, ...]) -> None:
+    """No wing acts on the Momentum marker (``wing none``, or a failed attempt): its own
+    leaders' moves are carried out all the same (rulebook §5.46, §10.14), and a captured
+    Standard comes back to an overall commander who may move (§9.33)."""
+    restore(ctx, side, "momentum")
+    ph = Phase(ctx.s, side, "", "move", ctx, hooks=REACTIONS, momentum=True)
+    for x in in_order(actions):
+        if not _momentum_line(ph, x):
+            continue
+        msg = do_order(ph, x)
+        if msg is not None:
+            ctx.log("not-done", f"line {x.line} not carried out: {msg}", {"line": x.line})
+        update_standards(ctx)
 
 
 def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:
@@ -359,7 +412,7 @@ def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:
     assert ph.ctx is not None
     movement_segment(ph, actions)
     since = len(ph.ctx.events)
-    shock_segment(ph, _plan_of(actions))
+    shock_segment(ph, plan_of(actions))
     revert_shocked_columns(ph.ctx, since)
 
 
@@ -397,6 +450,9 @@ def _challenge(ctx: Ctx, sub: Submission) -> None:
 
 def _answer(ctx: Ctx, answer: str) -> None:
     s = ctx.s
+    if s.pending.get("label") == "initiative":
+        answer_initiative(ctx)
+        return
     if s.pending.get("label") != "challenge":
         answer_trump(ctx, answer)
         return

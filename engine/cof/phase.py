@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, missile, movement, stacking
+from engine.cof import cohesion, command, firing, leadmove, missile, movement, stacking, turnover
 from engine.cof.adapt import ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
@@ -33,8 +33,9 @@ from engine.cof.steps import (
     chart_type,
     displace_lone_leaders,
     rout,
+    within_command,
 )
-from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, side_between
+from engine.gboh.grid import GHex, MapNotationError, front_hexes, side_between
 
 __all__ = ["Action", "Hooks", "Phase"]
 
@@ -66,7 +67,7 @@ class Hooks(Protocol):
         ...
 
     def arrived(self, ph: Phase, mover: Unit, before: set[str]) -> None:
-        """Called once the mover stands in its last hex."""
+        """Called each time the mover stands in a hex it entered (reaction facing)."""
         ...
 
     def fired(self, ph: Phase, firer: Unit, target: str, distance: int) -> None:
@@ -77,7 +78,8 @@ class Hooks(Protocol):
 
 @dataclass
 class Phase:
-    """The activated wing's Orders Phase; ``ctx`` is ``None`` when only checking orders."""
+    """The activated wing's Orders Phase; ``ctx`` is ``None`` when only checking orders;
+    ``momentum``: the Momentum marker's, whose own leaders move too (:mod:`engine.cof.leadmove`)."""
 
     s: CofState
     side: str
@@ -94,9 +96,13 @@ class Phase:
     faced: set[str] = field(default_factory=set)
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
+    picks: dict[str, str] = field(default_factory=dict)
+    turnover: dict[str, turnover.Checks] = field(default_factory=dict)
+    riding: dict[str, list[str]] = field(default_factory=dict)
     carried: dict[str, int] = field(default_factory=dict)
     advance: dict[str, tuple[str, str]] = field(default_factory=dict)
     hooks: Hooks | None = None
+    momentum: bool = False
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
@@ -119,27 +125,22 @@ class Phase:
     def units(self) -> list[Unit]:
         return [u for u in self.s.live(self.side) if u.wing == self.wing]
 
+    def place(self, who: Unit, h: GHex | str) -> None:
+        """``who``, the runners or chariot stacked with it and the heroes riding with it
+        (:mod:`engine.cof.leadmove`) stand in ``h``."""
+        for m in self.stack(who):
+            if m.status == IN_PLAY:
+                m.hex = str(h)
+        for lid in self.riding.get(who.id, ()):
+            ld = self.s.leader(lid)
+            if ld.on_map:
+                ld.hex = str(h)
+
     def enemies(self) -> list[Unit]:
         return list(self.s.live(other(self.side)))
 
     def _in_command(self, ld: Leader | None, u: Unit) -> bool:
-        if ld is None:
-            return False
-        s = self.s
-        enemy = {x.hex for x in self.enemies()}
-        engaged_here = any(x.engaged for x in s.units_at(ld.hex))
-        rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
-        column = "infantry" if ld.on_foot else "chariot"
-        home = GHex.parse(ld.hex)
-        if home.distance(u.at) > rng:
-            return False
-
-        def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
-            if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
-                return False
-            return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
-
-        return command.in_command(s.grid, home, u.at, rng, passable)
+        return ld is not None and within_command(self.s, ld, u.at)
 
     def _fronting(self, u: Unit) -> int:
         return sum(
@@ -205,7 +206,7 @@ class Phase:
         friends = frozenset(x.at for x in s.live(self.side) if x.id not in mates)
         fronts = movement.enemy_front_hexes((e.at, e.facing) for e in enemy if not e.routed)
         for step in steps:
-            if step not in VERTICES:
+            if not movement.is_facing(step):
                 try:
                     if GHex.parse(step) not in s.grid:
                         return f"{step} is not on the map"
@@ -225,6 +226,7 @@ class Phase:
             friends=friends - stacking.joined_hex(self, u, steps, alone),
             enemy_chariots=passing,
             in_column=u.column,
+            level=s.ground.level,
         )
         if t.problem:
             return t.problem
@@ -240,10 +242,10 @@ class Phase:
                     return (
                         f"{u.id} is out of command: it may not enter {h}, next to the enemy (§5.5)"
                     )
-        turns = [x for x in steps if x in VERTICES]
+        turns = [x for x in steps if movement.is_facing(x)]
         if turns and self.fronting[u.id]:
             allowance = movement.start_turn_allowance(u.ma, self.fronting[u.id])
-            spent = _facing_mp(s, u.facing, steps)
+            spent = movement.facing_mp(s.charts, u.facing, steps, in_column=u.column)
             if allowance is not None and spent > allowance:
                 return (
                     f"{u.id} starts in an enemy front hex: it may spend {allowance} MP on "
@@ -261,16 +263,22 @@ class Phase:
             return words
         steps = list(words.steps)
         if isinstance(who, Leader):
-            if words.form or words.fire_at:
+            if words.form or words.fire_at or words.speed is not None:
                 return f"{who.name} is a leader: he only moves (cof.md §4.6)"
-            return self._move_leader(who, steps)
+            return leadmove.move_leader(self, who, steps, words.riders)
         alone = stacking.moves_alone(self, who, words.alone)
         t = self.trace(who, steps, alone)
         if isinstance(t, str):
             return t
+        riders = leadmove.riders(self, who, words.riders)
+        if isinstance(riders, str):
+            return riders
         s = self.s
+        ma = movement.column_ma(s.charts, who.ma, who.column)
+        problem = turnover.speed_problem(s, who, words.speed, t.mp, ma)
+        if problem:
+            return problem
         if words.form:
-            ma = movement.column_ma(s.charts, who.ma, who.column)
             problem = formation_problem(
                 s.charts, chart_type(s, who), in_column=who.column, form=words.form,
                 engaged=who.engaged, routed=who.routed, mp_left=ma - t.mp,
@@ -284,18 +292,25 @@ class Phase:
         joins = alone and any(x.id != who.id for x in s.units_at(str(t.hex)))  # (checked)
         mates = self.stack(who)
         start = who.hex
+        self.riding[who.id] = [ld.id for ld in riders]
+        self.acted.update(ld.id for ld in riders)
         before: set[str] = set()
         blocked = self._blocked(who, t) if self.ctx is not None else None
         if blocked is not None:
             i, routs = blocked
-            if routs:
-                for m in mates:
-                    m.hex = str(t.path[i])
-                    self.moved.add(m.id)
-                assert self.ctx is not None
-                for m in mates:  # caught between enemy chariots: each counter routs (§6.7)
-                    if m.on_map and not m.routed:
-                        rout(self.ctx, m)
+            if routs:  # caught between enemy chariots: each counter routs there (§6.7)
+                self._begin(who, t, going_on)
+                for k in range(1, i + 1):
+                    for kind in ("turn", "enter") if k > 1 else ("enter",):
+                        if who.on_map and not who.routed:
+                            self._hits(who, t, k - (kind == "turn"), kind)
+                if who.on_map and not who.routed:
+                    self.place(who, t.path[i])
+                    self.moved.update(m.id for m in mates)
+                    assert self.ctx is not None
+                    for m in mates:
+                        if m.on_map and not m.routed:
+                            rout(self.ctx, m)
                 return None
             t = self._stop_short(who, steps, t.path[: i + 1])
         fire = self._fire_point(who, steps, words, t) if words.fire_at else None
@@ -305,9 +320,14 @@ class Phase:
             return fire
         if fire is not None:
             self.fired.add(who.id)
+            if words.fire_pick:
+                self.picks[who.id] = words.fire_pick
         if self.ctx is not None:
+            turnover.prepare(self, who, steps, words.speed or t.mp)
             before = self.hooks.before(self, who) if self.hooks is not None else set()
-            if not self._walk(who, t.path, fire, words.fire_at):
+            self._begin(who, t, going_on)
+            gone = not who.on_map or who.routed
+            if gone or not self._walk(who, t, fire, words.fire_at, before):
                 self.moved.update(m.id for m in mates)
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
@@ -324,16 +344,17 @@ class Phase:
             self.carried[m.id] = t.mp
         if len(mates) == 1:
             self.carried.pop(who.id, None)
+        self.place(who, end)
         if alone and who.on_map:
             stacking.join(self, who)
-        if self.fronting[who.id] and any(x in VERTICES for x in steps):
+        if self.fronting[who.id] and any(movement.is_facing(x) for x in steps):
             self.turned.update(m.id for m in mates)
-        if len(t.path) > 1 and steps and steps[-1] not in VERTICES:
+        if len(t.path) > 1 and steps and not movement.is_facing(steps[-1]):
             self.last_step[who.id] = (t.path[-2], t.path[-1])
         formed = ""
         if words.form and end == t.hex:
             cost = s.charts.actions["column_change"].value
-            t = movement.MoveTrace(t.hex, t.facing, t.mp + cost, t.hits, t.path)
+            t = movement.MoveTrace(t.hex, t.facing, t.mp + cost, t.hits, t.path, "", t.hits_at)
             who.column = words.form == "column"
             who.facing = self._form_facing(t, words.form, words.form_facing, apply=True)
             formed = " and forms column" if who.column else " and leaves column"
@@ -352,19 +373,34 @@ class Phase:
                 "mp": t.mp,
             },
         )
-        if who.hex != start and self.hooks is not None:
-            self.hooks.arrived(self, who, before)
-        troop = s.charts.types[who.type]
-        again = 0 if going_on else movement.moved_again_hits(s.charts, troop, who.moved)
-        if troop.moved_hits:
-            who.moved = True
-        add_hits(ctx, who, t.hits + again, "movement")
-        displace_lone_leaders(ctx, who)
+        if len(t.path) > 1:
+            self._hits(who, t, len(t.path) - 1, "turn")
         if who.on_map and who.hex != start:
             self.entry_fire(who)
         if fire is not None and fire[0] == len(t.path) - 1:
             self._fire_moving(who, fire, words.fire_at)
         return None
+
+    def _begin(self, who: Unit, t: movement.MoveTrace, going_on: bool) -> None:
+        """A move starts (cof.md §6.1, rulebook §6.13, §6.22): an SI/HI takes the Moved
+        marker, and its hit if it had it already (not a counter going on alone after it
+        moved with its stack: ``going_on``); the hits for turning where it stands. Every
+        hit of a move is taken where it happens, so a move cut short keeps them."""
+        ctx = self.ctx
+        assert ctx is not None
+        troop = self.s.charts.types[who.type]
+        again = 0 if going_on else movement.moved_again_hits(self.s.charts, troop, who.moved)
+        if troop.moved_hits:
+            who.moved = True
+        add_hits(ctx, who, again, "moving again this turn")
+        self._hits(who, t, 0, "turn")
+
+    def _hits(self, who: Unit, t: movement.MoveTrace, i: int, kind: str) -> None:
+        """The hits of ``kind`` the move takes in ``t.path[i]`` (:class:`movement.MoveTrace`)."""
+        assert self.ctx is not None
+        if who.on_map:
+            why = f"{'entering' if kind == 'enter' else 'turning in'} {t.path[i]}"
+            add_hits(self.ctx, who, t.hits_in(i, kind), why)
 
     # --- fire during a move (cof.md §7.1, §7.7) ----------------------------------------------
 
@@ -376,30 +412,34 @@ class Phase:
         hex nearer its target (rulebook §7.11); a chariot inside an enemy chariot's hex it
         passes through fires at it on the Pass-Thru row (§7.31)."""
         pre = steps[: words.fire_after]
-        n = sum(1 for x in pre if x not in VERTICES)
+        n = sum(1 for x in pre if not movement.is_facing(x))
         if n >= len(t.path):
             return None  # a block stopped the move before it got there: no fire
         here, facing = t.path[n], who.facing
         for k, x in enumerate(pre):
-            if x in VERTICES:
+            if movement.is_facing(x):
                 facing = x
             elif who.column:
-                facing = side_between(t.path[sum(1 for y in pre[:k] if y not in VERTICES)], here)
+                entered = sum(1 for y in pre[:k] if not movement.is_facing(y))
+                facing = side_between(t.path[entered], here)
         try:
             target = GHex.parse(words.fire_at)
         except MapNotationError:
             return f"{words.fire_at!r} is not a hex"
-        if self.fronting[who.id] and any(x in VERTICES for x in steps):
+        if self.fronting[who.id] and any(movement.is_facing(x) for x in steps):
             return f"{who.id} turns in an enemy front hex: it may not fire (cof.md §6.5)"
         if who.type == "LI" and (
             not pre
-            or pre[-1] in VERTICES
+            or movement.is_facing(pre[-1])
             or here.distance(target) >= t.path[n - 1].distance(target)
         ):
             return (
                 f"{who.id} is light infantry: it fires during its move only right after "
                 f"entering a hex nearer its target (cof.md §7.1)"
             )
+        pick = firing.pick_problem(self, str(target), words.fire_pick)
+        if pick:
+            return pick
         if target == here:
             problem = self._pass_fire_problem(who, here)
             return problem if problem else (n, here, facing)
@@ -424,14 +464,26 @@ class Phase:
         return None
 
     def _walk(
-        self, who: Unit, path: list[GHex], fire: tuple[int, GHex, str] | None, target: str
+        self,
+        who: Unit,
+        t: movement.MoveTrace,
+        fire: tuple[int, GHex, str] | None,
+        target: str,
+        before: set[str],
     ) -> bool:
-        """Move ``who`` hex by hex along ``path`` with every reaction on the way (leaving
+        """Move ``who`` hex by hex along ``t.path`` with every reaction on the way (leaving
         fire, orderly withdrawal, entry fire) and its own fire where the order puts it;
-        False when it routs or is eliminated on the way (the move ends there)."""
+        False when it routs or is eliminated on the way (the move ends there). In each hex
+        entered, in order: the hits for entering it (rulebook §6.22: at once), lone enemy
+        leaders next to it fall back (§4.24), enemy units next to it may turn to face it
+        (§6.66), entry fire (§7.4; in the last hex once the move is over); the hits for
+        turning in it before it leaves."""
         s = self.s
+        path = t.path
         mates = self.stack(who)
         ma = min(movement.column_ma(s.charts, m.ma, m.column) for m in mates)
+        ctx = self.ctx
+        assert ctx is not None
 
         def gone() -> bool:  # (Engaged: by an Aggression Reaction against its fire)
             return not who.on_map or who.routed or who.engaged
@@ -439,6 +491,8 @@ class Phase:
         for i in range(1, len(path)):
             if fire is not None and fire[0] == i - 1:
                 self._fire_moving(who, fire, target)
+            if i > 1 and not gone():
+                self._hits(who, t, i - 1, "turn")
             if gone():
                 return False
             firing.leaving_fire(self, who, path[i])
@@ -449,11 +503,21 @@ class Phase:
             if self.hooks is not None:
                 self.hooks.step(self, who, path, i, ma)
             else:
-                for m in mates:
-                    m.hex = str(path[i])
+                self.place(who, path[i])
             stacking.pass_friends(self, who, path, i)
+            for m in mates:  # (facing the way it entered the hex)
+                if m.on_map and m.hex == str(path[i]):
+                    m.facing = t.facings[i - 1]
+            if not gone():
+                self._hits(who, t, i, "enter")
+            if not gone():
+                displace_lone_leaders(ctx, who)
+                if self.hooks is not None:
+                    self.hooks.arrived(self, who, before)
             if i < len(path) - 1 and not gone():
                 firing.entry_fire(self, who)
+            if not gone():
+                turnover.checks_at(self, who, i)
             if gone():
                 return False
         return True
@@ -525,45 +589,6 @@ class Phase:
             return i - 1, routs
         return None
 
-    def _move_leader(self, ld: Leader, steps: list[str]) -> str | None:
-        s = self.s
-        if ld.side != self.side or not ld.on_map:
-            return f"{ld.name} is not on the map"
-        if not (ld.wing == self.wing and ld.role in ("OC", "WC")):
-            return f"{ld.name} does not lead wing {self.wing}: he moves with his own wing (§4.6)"
-        if ld.id in self.acted:
-            return f"{ld.name} has already moved this phase"
-        ma = s.charts.actions["leader_foot_ma" if ld.on_foot else "leader_ma"].value
-        column = "infantry" if ld.on_foot else "chariot"
-        here, mp = GHex.parse(ld.hex), 0
-        enemy = {e.hex for e in self.enemies()}
-        for step in steps:
-            try:
-                nxt = GHex.parse(step)
-            except MapNotationError:
-                return f"{step!r} is not a hex (leaders have no facing)"
-            if nxt not in here.neighbours() or nxt not in s.grid:
-                return f"{nxt} is not next to {here}"
-            if str(nxt) in enemy:
-                return f"{ld.name} may not enter {nxt}: an enemy unit is there"
-            troop = s.charts.types["CH2" if column == "chariot" else "SI"]
-            cost = movement.entry_cost(
-                s.charts, troop, s.terrain_at(nxt), s.hexside_kinds(here, nxt), column=column
-            )
-            if cost is None:
-                return f"{ld.name} may not enter {nxt}"
-            if s.units_at(str(nxt)):
-                cost += s.charts.actions["leader_into_unit"].value
-            mp += cost
-            if mp > ma:
-                return f"{ld.name} has {ma} MP: entering {nxt} needs {mp}"
-            here = nxt
-        start, ld.hex = ld.hex, str(here)
-        self.acted.add(ld.id)
-        if self.ctx is not None:
-            self.ctx.log("leader-move", f"{ld.name} moves {start} -> {ld.hex}", {"leader": ld.id})
-        return None
-
     # --- missile fire --------------------------------------------------------------------
 
     def fire_problem(self, u: Unit, target: str, *, reaction: bool = False) -> str | None:
@@ -593,8 +618,8 @@ class Phase:
         except MapNotationError:
             return f"{target!r} is not a hex"
         targets = [x for x in s.units_at(str(h)) if x.side != u.side]
-        if not targets:
-            return f"no enemy unit in {h}"
+        if not targets and (reaction or not any(x.side != u.side for x in s.leaders_at(str(h)))):
+            return f"no enemy unit in {h}"  # a lone leader: active fire only (rulebook §7.18)
         if any(x.engaged for x in targets):
             return f"the unit in {h} is Engaged: it may not be fired at (cof.md §9.4)"
         d = u.at.distance(h)
@@ -611,25 +636,31 @@ class Phase:
         return self._sight(a, b)
 
     def _sight(self, a: GHex, b: GHex) -> bool:
+        """Across the battle's own ground: hills block (rulebook §7.14, cof.md §7.3)."""
         s = self.s
         occupied = {x.at for x in s.live()}
+        terrain = s.charts.terrain
         return missile.line_of_sight(
             a,
             b,
-            blocks=lambda h: s.charts.terrain[s.terrain_at(h)].blocks_los,
+            blocks=lambda h: terrain[s.terrain_at(h)].blocks_los,
             occupied=lambda h: h in occupied,
+            ground=s.ground,
         )
 
     def fire(self, a: Action) -> str | None:
         who = self.find(a.who)
         if not isinstance(who, Unit):
             return f"no unit {a.who!r} of {self.side}"
-        if len(a.args) != 1:
-            return "fire names one target hex: fire UNIT HEX"
-        problem = self.fire_problem(who, a.args[0])
+        pick = a.args[1].lower() if len(a.args) == 2 else ""
+        if len(a.args) not in (1, 2) or (pick and pick not in firing.PICKS):
+            return "fire names one target hex (of a CH-2 with runners, which): fire E5 0807 runners"
+        problem = self.fire_problem(who, a.args[0]) or firing.pick_problem(self, a.args[0], pick)
         if problem:
             return problem
         self.fired.add(who.id)
+        if pick:
+            self.picks[who.id] = pick
         if self.ctx is not None:
             target = str(GHex.parse(a.args[0]))
             distance = who.at.distance(GHex.parse(target))
@@ -651,12 +682,16 @@ class Phase:
     # --- recovery, rally, withdrawal -----------------------------------------------------
 
     def _threatened(self, u: Unit) -> bool:
-        """Next to an enemy unit, or in range and sight of an enemy missile unit with missiles."""
+        """Next to an enemy unit, or under its missiles (:meth:`under_missiles`)."""
+        foes = list(self.s.live(other(u.side)))
+        return any(e.at.distance(u.at) == 1 for e in foes) or self.under_missiles(u)
+
+    def under_missiles(self, u: Unit) -> bool:
+        """In range and sight of an enemy missile unit not out of missiles (rulebook §7.16,
+        §9.14, §9.51): what stops a unit reloading, and recovering or rallying too."""
         for e in self.s.live(other(u.side)):
-            d = e.at.distance(u.at)
-            if d == 1:
-                return True
             armed = e.missile in self.s.charts.weapons and e.supply != "no"
+            d = e.at.distance(u.at)
             if armed and missile.in_range(self.s.charts, e.missile, d) and self._sight(e.at, u.at):
                 return True
         return False
@@ -762,8 +797,10 @@ class Phase:
             ctx.log("withdraw", f"{u.id} has nowhere to withdraw to: it stays Engaged")
             return
         dest = str(ok[0])
+        start = u.hex
         for m in self.stack(u):
             m.hex, m.engaged = dest, False
+        leadmove.ride_along(s, start, u)  # his heroes go with him (rulebook §10.16)
         ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
         self.acted.add(u.id)
 
@@ -780,17 +817,6 @@ def _forward(last: tuple[GHex, GHex] | None, target: str) -> bool:
 def _prefix(steps: list[str], last: GHex) -> list[str]:
     """The steps up to entering ``last`` (the hex a blocked move stops in), or none."""
     for k, x in enumerate(steps):
-        if x not in VERTICES and GHex.parse(x) == last:
+        if not movement.is_facing(x) and GHex.parse(x) == last:
             return steps[: k + 1]
     return []
-
-
-def _facing_mp(s: CofState, facing: str, steps: list[str]) -> int:
-    """MP spent turning among ``steps`` (before the first hex entered)."""
-    mp, f = 0, facing
-    for x in steps:
-        if x not in VERTICES:
-            break
-        mp += movement.facing_cost(s.charts, f, x)
-        f = x
-    return mp

@@ -81,8 +81,7 @@ def orderly_withdrawals(ph: Phase, mover: Unit, path: list[GHex], i: int, mover_
     s = ph.s
     h = path[i]
     triggered = _triggered(ph, mover, h, i == 1)  # the mover still in the hex it leaves
-    for m in ph.stack(mover):
-        m.hex = str(h)
+    ph.place(mover, h)
     ahead = set(path[i + 1 :])
     for x in triggered:
         if not mover.on_map or mover.routed:

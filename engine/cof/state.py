@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
+from engine.cof.pieces import Ground, ground_of
 from engine.cof.scenario.spec import SEATS, CofScenario
 from engine.cof.tables import CofTables, TroopType, bundled, load_cof_text
 from engine.gboh.grid import GHex, HexMap
@@ -192,6 +193,13 @@ class CofState:
             first_row=self.rows[0],
         )
 
+    @cached_property
+    def ground(self) -> Ground:
+        """The map as the rule modules read it (terrain, levels, hexsides), built once per
+        state: the map never changes during a battle (:func:`clone` builds it again)."""
+        g = ground_of(self.columns, self.rows, self.terrain, self.elevation, self.hexsides)
+        return replace(g, grid=self.grid)
+
     @property
     def charts(self) -> CofTables:
         return charts_of(self.tables_text)
@@ -347,10 +355,10 @@ def from_scenario(sc: CofScenario) -> CofState:
         units=units,
         leaders=leaders,
         sides=sides,
-        first_side=seat[sc.first_side],
+        first_side=seat.get(sc.first_side, ""),
         turns=sc.turns or 0,
         special_rules=list(sc.special_rules),
-        initiative=seat[sc.first_side],
+        initiative=seat.get(sc.first_side, ""),
     )
 
 
@@ -410,6 +418,7 @@ def clone(s: CofState) -> CofState:
     out.sources, out.special_rules = list(s.sources), list(s.special_rules)
     out.terrain, out.elevation = dict(s.terrain), dict(s.elevation)
     out.hexsides = [list(x) for x in s.hexsides]
+    out.__dict__.pop("ground", None)  # a copy's map may be edited (a test's): built anew
     out.pool, out.used = list(s.pool), list(s.used)
     out.active = copy.deepcopy(s.active)
     out.pending = copy.deepcopy(s.pending)

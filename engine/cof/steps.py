@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cof import cohesion
+from engine.cof import cohesion, command
 from engine.cof.adapt import chief, counter, ground, piece, pieces
 from engine.cof.choices import replacement_hex
 from engine.cof.heroes import checks_casualty
@@ -29,6 +29,7 @@ from engine.randomness import D10, Randomness
 __all__ = [
     "CHARIOTS",
     "Ctx",
+    "Roll",
     "add_hits",
     "chart_type",
     "displace_lone_leaders",
@@ -38,10 +39,23 @@ __all__ = [
     "leader_check",
     "rout",
     "unstack",
+    "within_command",
 ]
 
 CHARIOTS = frozenset({"CH2", "CH3"})
 """Enemy chariots for rout placement and pass-through (not BW, cof.md §9.7)."""
+
+
+@dataclass(frozen=True)
+class Roll:
+    """What a d10 is rolled for, as data: its ``kind`` (``fire``, ``pre-shock check``,
+    ``defender check``, ``shock``, ``aggression reaction``, ``casualty check``...), the unit
+    or leader it is for (``who``) and the hex it aims at (``at``). The odds
+    (:mod:`engine.cof.forecast`) serve their faces by it, never by the purpose's text."""
+
+    kind: str
+    who: str = ""
+    at: str = ""
 
 
 @dataclass
@@ -52,15 +66,16 @@ class Ctx:
     rng: Randomness
     events: list[Event] = field(default_factory=list)
 
-    def d10(self, purpose: str) -> int:
-        """Roll one d10, 0-9 (cof.md §2.1)."""
+    def d10(self, purpose: str, roll: Roll | None = None) -> int:
+        """Roll one d10, 0-9 (cof.md §2.1); ``purpose`` goes with it on the dice stream,
+        ``roll`` says what it is for as data."""
         (face,) = self.rng.roll(D10, 1, purpose)
         return int(face)
 
-    def rolls(self, purpose: str) -> Iterator[int]:
+    def rolls(self, purpose: str, roll: Roll | None = None) -> Iterator[int]:
         """As many d10 as a rule asks for, one at a time."""
         while True:
-            yield self.d10(purpose)
+            yield self.d10(purpose, roll)
 
     def log(
         self,
@@ -203,7 +218,7 @@ def leader_check(ctx: Ctx, ld: Leader, kind: str, first: int | None = None) -> N
     if not checks_casualty(chief(ld)):
         return
     rating = ld.initiative if ld.role == "OC" else ld.ability
-    rolls = ctx.rolls(f"casualty check of {ld.name}")
+    rolls = ctx.rolls(f"casualty check of {ld.name}", Roll("casualty check", ld.id))
     seq: Iterator[int] = rolls if first is None else _chain(first, rolls)
     got = cohesion.leader_casualty(ctx.s.charts, kind, seq, rating, wounded=ld.wounded)
     if got == "unhurt":
@@ -227,10 +242,13 @@ def displace_lone_leaders(ctx: Ctx, mover: Unit) -> None:
     s = ctx.s
     if not mover.on_map:
         return
-    board = pieces(s)
-    for ld in s.leaders:
-        if ld.side == mover.side or not ld.on_map:
-            continue
+    near = [
+        ld
+        for ld in s.leaders
+        if ld.side != mover.side and ld.on_map and GHex.parse(ld.hex).distance(mover.at) <= 1
+    ]
+    board = pieces(s) if near else []
+    for ld in near:
         where = displaced(board, chief(ld), mover.at)
         if where is None:
             kill_leader(ctx, ld, "alone among the enemy")
@@ -280,3 +298,24 @@ def replace_leaders(ctx: Ctx) -> None:
             f"a replacement for {ld.name} takes command of wing {ld.wing} at {ld.hex}",
             {"leader": ld.id, "hex": ld.hex},
         )
+
+
+def within_command(s: CofState, ld: Leader, at: GHex) -> bool:
+    """Whether ``at`` lies within ``ld``'s command range (rulebook §5.42, cof.md §5.5): a path
+    of hexes no longer than his range (halved with an Engaged unit in his hex, one less
+    wounded), through no enemy unit and no terrain he may not enter. A unit's command, and a
+    wing commander within his OC's reach for Momentum and Trump (§5.25, §5.32)."""
+    engaged_here = any(x.engaged for x in s.units_at(ld.hex))
+    rng = command.command_range(ld.command_range, wounded=ld.wounded, with_engaged=engaged_here)
+    home = GHex.parse(ld.hex)
+    if home.distance(at) > rng:
+        return False
+    enemy = {x.hex for x in s.live(other(ld.side))}
+    column = "infantry" if ld.on_foot else "chariot"
+
+    def passable(h: GHex) -> bool:  # a path of at most rng hexes stays within rng
+        if h.distance(home) > rng or h not in s.grid or str(h) in enemy:
+            return False
+        return s.charts.terrain[s.terrain_at(h)].cost(column) is not None
+
+    return command.in_command(s.grid, home, at, rng, passable)

@@ -9,10 +9,11 @@ or his standing order), and stops at the Orders Phase of the wing activated, whe
 owner's orders are needed. When the pool is empty it plays Phases D and E and rolls the
 next turn's Initiative.
 
-pbem's reading [E]: on turn 1 the scenario's first side holds the Initiative (cof.md §3 A1:
-"some scenarios give a player the Initiative"), so a battle starts without a die; after a
-failed Trump the drawn side's Momentum marker returns to the pool (a choice no player
-would decline); a killed wing commander's replacement keeps his ratings.
+On turn 1 both sides roll for the Initiative unless the battle gives it to one side
+(rulebook §5.1: "in some battles one player begins the game with the Initiative"; the
+scenario's ``first``). pbem's reading [E]: after a failed Trump the drawn side's Momentum
+marker returns to the pool (a choice no player would decline); a killed wing commander's
+replacement keeps his ratings.
 """
 
 from __future__ import annotations
@@ -22,21 +23,26 @@ from typing import Any
 from engine.cof import command, standards
 from engine.cof.arrivals import arrive, present_wings
 from engine.cof.heroics import skip_marker
+from engine.cof.leadmove import momentum_leader
 from engine.cof.phase import Phase
 from engine.cof.policy import policy_of
-from engine.cof.state import MOMENTUM, SIDES, CofState, other
-from engine.cof.steps import Ctx, replace_leaders
+from engine.cof.state import MOMENTUM, SIDES, CofState, Leader, other
+from engine.cof.steps import Ctx, replace_leaders, within_command
 from engine.gboh.grid import GHex
 
 __all__ = [
+    "answer_initiative",
     "answer_trump",
     "eligible_wings",
     "end_turn",
     "finish_activation",
+    "free_leaders",
+    "initiative_question",
     "next_activation",
     "opening",
     "pick",
     "trump_question",
+    "use_momentum",
 ]
 
 
@@ -47,19 +53,45 @@ def markers(s: CofState, side: str) -> list[str]:
 
 
 def opening(s: CofState) -> None:
-    """Turn 1 set up without a die: the first side holds the Initiative."""
+    """Turn 1 (cof.md §3 A1, rulebook §5.1). A battle that gives one side the Initiative
+    (its ``first``) starts with that side's choice, without a die. Otherwise both sides roll
+    as on every turn; no die may be rolled before the game's first mail (the setup epoch has
+    none), so the battle opens with a question to the first seat, ``answer roll``, whose
+    resolution rolls (:func:`answer_initiative`)."""
     s.pool = sorted(m for side in SIDES for m in markers(s, side))
     s.used, s.pending, s.step = [], {}, 0
-    _initiative_choice(s, s.first_side)
+    if s.first_side:
+        _initiative_choice(s, s.first_side)
+        return
+    s.initiative, s.active, s.step = "", {}, 1
+    s.pending = {"id": "initiative-1", "side": SIDES[0], "label": "initiative", "step": 1}
+
+
+def initiative_question(s: CofState) -> tuple[str, tuple[str, ...], str]:
+    """The text, answers and default of the turn-1 Initiative question."""
+    names = " and ".join(s.sides[side].name for side in SIDES)
+    text = (
+        f"The battle begins: {names} roll a d10 plus their overall commander's Initiative "
+        "for the Initiative of turn 1 (cof.md §3 A1, §5.1). Answer 'roll' to roll."
+    )
+    return text, ("roll",), "roll"
+
+
+def answer_initiative(ctx: Ctx) -> None:
+    """Turn 1's Initiative roll, once the opening question is answered."""
+    ctx.s.pending = {}
+    _roll_initiative(ctx)
 
 
 def _initiative_choice(s: CofState, side: str) -> None:
+    """The Initiative player picks the marker that opens the turn: a wing's or his Momentum
+    marker (rulebook §5.22: "any of his AMs"), or puts them all in the pool."""
     s.initiative = side
     s.active = {
         "side": side,
         "wing": "",
         "how": "initiative",
-        "choices": [*present_wings(s, side), "pool"],
+        "choices": [*present_wings(s, side), MOMENTUM, "pool"],
     }
 
 
@@ -85,8 +117,12 @@ def _rating(s: CofState, side: str) -> int:
 def begin_turn(ctx: Ctx) -> None:
     """Phase A (cof.md §3 A): reinforcements due enter (:mod:`engine.cof.arrivals`); the
     Initiative roll; every marker into the pool."""
-    s = ctx.s
     arrive(ctx)
+    _roll_initiative(ctx)
+
+
+def _roll_initiative(ctx: Ctx) -> None:
+    s = ctx.s
     s.pool = sorted(m for side in SIDES for m in markers(s, side))
     s.used, s.pending, s.step, s.active = [], {}, 0, {}
     rolls = (ctx.d10("north's Initiative roll"), ctx.d10("south's Initiative roll"))
@@ -109,28 +145,26 @@ def begin_turn(ctx: Ctx) -> None:
 
 def eligible_wings(s: CofState, side: str) -> list[str]:
     """Wings a Momentum or Trump may activate (cof.md §5.3, §5.4): led by the OC, or by a
-    wing commander within the OC's command range."""
+    wing commander within the OC's command range, measured as for command (rulebook §5.42:
+    no enemy unit or terrain he may not enter on the path, halved with an Engaged unit)."""
     oc = s.oc(side)
     if oc is None or not oc.on_map:
         return []
-    rng = command.command_range(oc.command_range, wounded=oc.wounded)
-    enemy = {u.hex for u in s.live(other(side))}
-
-    home = GHex.parse(oc.hex)
-
-    def passable(h: GHex) -> bool:
-        return h.distance(home) <= rng and h in s.grid and str(h) not in enemy
-
     out = []
     for wing in s.sides[side].wings:
         ld = s.wing_leader(side, wing)
         if ld is None:
             continue
-        if ld.id == oc.id or command.in_command(
-            s.grid, GHex.parse(oc.hex), GHex.parse(ld.hex), rng, passable
-        ):
+        if ld.id == oc.id or within_command(s, oc, GHex.parse(ld.hex)):
             out.append(wing)
     return out
+
+
+def free_leaders(s: CofState, side: str) -> list[Leader]:
+    """The leaders of ``side`` on the map that move on its Momentum marker whatever the
+    attempt (:func:`engine.cof.leadmove.momentum_leader`: an overall commander without a
+    wing, a hero who leads nobody; rulebook §5.46, §10.14)."""
+    return [ld for ld in s.leaders if ld.side == side and ld.on_map and momentum_leader(ld)]
 
 
 def _trump_allowed(s: CofState, side: str) -> bool:
@@ -242,6 +276,9 @@ def _use(ctx: Ctx, marker: str) -> None:
         wings = eligible_wings(s, side)
         if not wings:
             ctx.log("momentum", f"{side} has no wing its Momentum may activate", {"side": side})
+            if free_leaders(s, side):  # the Momentum is lost, the king still moves (§5.25)
+                s.active = {"side": side, "wing": "", "how": "momentum", "choices": ["none"]}
+                return
             _momentum_back(ctx, side)
             return
         s.active = {"side": side, "wing": "", "how": "momentum", "choices": [*wings, "none"]}
@@ -275,6 +312,20 @@ def finish_activation(ctx: Ctx) -> None:
     next_activation(ctx)
 
 
+def use_momentum(ctx: Ctx, side: str) -> None:
+    """The Initiative player opens the turn with his Momentum marker (rulebook §5.22): set
+    aside like any marker he picks, never trumped (§5.34), then used as when drawn."""
+    s = ctx.s
+    marker = f"{side}:{MOMENTUM}"
+    s.pool.remove(marker)
+    s.used.append(marker)
+    s.active = {}
+    ctx.log("initiative", f"{side} opens with its Momentum marker", {"side": side})
+    _use(ctx, marker)
+    if not s.active:
+        next_activation(ctx)
+
+
 def momentum_roll(ctx: Ctx, side: str, wing: str) -> bool:
     """A Momentum attempt for ``wing`` (cof.md §5.3)."""
     s = ctx.s
@@ -299,11 +350,7 @@ def _reload(ctx: Ctx) -> None:
     for u in s.live():
         if u.supply == "full" or u.engaged:
             continue
-        ph = Phase(s, u.side, u.wing)
-        if any(
-            e.missile and e.supply != "no" and ph.fire_problem(e, u.hex, reaction=True) is None
-            for e in s.live(other(u.side))
-        ):
+        if Phase(s, u.side, u.wing).under_missiles(u):  # rulebook §7.16: range and sight
             continue
         u.supply = "full"
         ctx.log("reload", f"{u.id} reloads", {"unit": u.id})

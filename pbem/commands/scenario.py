@@ -70,7 +70,7 @@ def _list(args: argparse.Namespace) -> int:
     rows = [("ID", "NAME", "YEAR", "ARMIES (north v south)", "BANNERS", "FIRST")]
     for s in scenarios:
         armies = " v ".join(s.sides.values())
-        rows.append((s.id, s.name, s.year, armies, s.goal, s.first))
+        rows.append((s.id, s.name, s.year, armies, s.goal, s.first or "-"))  # "": rolled
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         out("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
@@ -193,11 +193,11 @@ def _balance(args: argparse.Namespace) -> int:
         if decided:
             lo, hi = _wilson(r[a], decided)
             pct = f"{100 * r[a] / decided:5.1f} ({100 * lo:4.1f}-{100 * hi:5.1f})"
-            first = f"{100 * r[s.first] / decided:6.1f}"
+            first = f"{100 * r[s.first] / decided:6.1f}" if s.first in r else f"{'-':>6}"
         else:
             pct, first = f"{'-':>20}", f"{'-':>6}"
         out(
             f"{s.id:<25} {args.games:>5}  {r[a]:>5}  {r[b]:>5}  {r['draw']:>4}"
-            f"  {r['unfinished']:>10}  {pct}   {s.first:<5}  {first}"
+            f"  {r['unfinished']:>10}  {pct}   {s.first or '-':<5}  {first}"
         )
     return 0

@@ -139,6 +139,7 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
         tables_sha256=tables_sha256(ctx.system, ctx.state) or None,
         cards_setup=setup,
         replacements=replacement_records(session, game_id),
+        options=ctx.options.engine,
     )
 
 

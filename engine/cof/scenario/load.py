@@ -3,7 +3,8 @@
 The file is a ``pbem-position/1`` TOML text with ``system = "cof"`` (docs/cof-scenarios.md)::
 
     [meta]      id, name, year, source (prose: where the facts come from)
-    [battle]    battle (armies.toml key, optional), approximation, sources, first, turns, rules
+    [battle]    battle (armies.toml key, optional), approximation, sources, first (optional:
+                the side holding the Initiative on turn 1), turns, rules
     [map]       columns = [1, 40], rows = [1, 30]; terrain = ["woods 1203 1204"],
                 elevation = ["1 1010..1014"], hexsides = ["stream 1203-1204"]
     [sides.S]   army, name, withdrawal_level, standard
@@ -556,7 +557,7 @@ def check_text(
     sources = ck.strings(raw_battle, bp, "sources", True)
     if "sources" in raw_battle and not sources:
         ck.add((*bp, "sources"), "empty", "battle.sources: say where the facts come from")
-    first = ck.typed(raw_battle, bp, "first", str)
+    first = ck.typed(raw_battle, bp, "first", str, required=False)
     turns = ck.typed(raw_battle, bp, "turns", int, required=False)
     if turns is not None and turns < 1:
         ck.add((*bp, "turns"), "bad-value", "battle.turns must be at least 1")
@@ -593,7 +594,7 @@ def check_text(
         armies=(armies[0], armies[1]),
         counters=_paired(sides),
         leaders=tuple(ldr for s in sides for ldr in s.leaders),
-        first_side=str(first),
+        first_side=first or "",
         turns=turns,
         special_rules=tuple(rules),
         notes=notes,

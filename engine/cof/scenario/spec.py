@@ -140,7 +140,8 @@ class ArmySpec:
 
 @dataclass(frozen=True)
 class CofScenario:
-    """A battle ready to set up. ``first_side`` moves first when the rules leave it open.
+    """A battle ready to set up. ``first_side`` holds the Initiative on turn 1 where the
+    battle gives it to one side (rulebook §5.1); ``""``: both sides roll, as every turn.
 
     ``turns`` is the turn limit (``None``: play until one side withdraws).
     ``special_rules`` are short ids the rules check (``heroic``, ``learning``, ``turnover``...).

@@ -58,7 +58,7 @@ def _map_line(s: CofScenario) -> str:
 def _side_lines(s: CofScenario, army: ArmySpec) -> list[str]:
     tables = bundled()
     army_name = tables.armies[army.army].name if army.army in tables.armies else army.army
-    first = "; moves first" if s.first_side == army.side else ""
+    first = "; holds the Initiative on turn 1" if s.first_side == army.side else ""
     standard = f", Standard at {army.standard_hex}" if army.standard_hex else ", no Standard"
     out = [
         f"{army.side}: {army.name} ({army_name}), Withdrawal Level {army.withdrawal_level}"
