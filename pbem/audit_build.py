@@ -19,6 +19,7 @@ from pbem.audit_model import (
     options_text,
     system_tables,
 )
+from pbem.audit_outcome import OUTCOME_FIELD, OUTCOME_FIELDS, outcome_digest
 from pbem.audit_seats import REPLACEMENT_FIELDS, replacements_digest
 from pbem.server_key import ServerKey
 
@@ -38,6 +39,7 @@ def build_record(
     cards_setup: CardPiles | None = None,
     replacements: Sequence[Mapping[str, Any]] = (),
     options: Mapping[str, Any] | None = None,
+    outcome: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -112,6 +114,8 @@ def build_record(
         replacements=len(replacements),
         replacements_sha256=replacements_digest(replacements),
         options=options_text(options or {}),
+        outcome=len(outcome),
+        outcome_sha256=outcome_digest(outcome),
     )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
@@ -143,4 +147,6 @@ def build_record(
         record["replacements"] = [
             {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements
         ]
+    if outcome:  # signed resign and draw statements (pbem.audit_outcome)
+        record[OUTCOME_FIELD] = [{name: o[name] for name in OUTCOME_FIELDS} for o in outcome]
     return record

@@ -19,6 +19,7 @@ from engine.randomness import Die
 from engine.systems import BUILT_IN
 from pbem.audit_autopilot import Autopilot
 from pbem.audit_cards import CardLog
+from pbem.audit_outcome import OutcomeStatement
 from pbem.audit_seats import Replacement
 from pbem.sshsig import SshPublicKey
 
@@ -137,6 +138,7 @@ class AuditRecord:
     end: End
     replacements: tuple[Replacement, ...] = ()
     options: str = ""  # the game's rule options as canonical JSON ("" when none)
+    outcome: tuple[OutcomeStatement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,16 +184,20 @@ def end_statement(
     replacements: int = 0,
     replacements_sha256: str = "",
     options: str = "",
+    outcome: int = 0,
+    outcome_sha256: str = "",
 ) -> str:
     """The text the referee signs over a record's end (docs/audit.md, section 5).
 
     The ``replacements`` line is there only when the record has seat changes,
     the ``options`` line (the canonical JSON of :func:`options_text`) only when
-    the game was created with rule options, so a record without any signs
-    exactly the text it always did.
+    the game was created with rule options, the ``outcome`` line only when it has
+    resign or draw statements (:mod:`pbem.audit_outcome`), so a record without
+    any signs exactly the text it always did.
     """
     seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
     rules = f"options {options}\n" if options else ""
+    rules += f"outcome {outcome} {outcome_sha256}\n" if outcome else ""
     return (
         f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"

@@ -27,6 +27,7 @@ from pbem.audit_model import (
     options_text,
     system_tables,
 )
+from pbem.audit_outcome import OUTCOME_FIELD, parse_outcome
 from pbem.audit_schema import (
     AuditFormatError,
     AuditMismatch,
@@ -40,7 +41,7 @@ from pbem.sshsig import SshPublicKey, SshSigError
 
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256", "replacements", "options"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements", "options", OUTCOME_FIELD}
 _fields = fields_of
 _field = field_of
 _hex32 = hex32
@@ -210,6 +211,9 @@ def parse_record(data: object) -> AuditRecord:
         options=_options(rec["options"]) if "options" in rec else "",
         replacements=parse_replacements(_field(rec, "replacements", list, "record"), _key)
         if "replacements" in rec
+        else (),
+        outcome=parse_outcome(_field(rec, OUTCOME_FIELD, list, "record"))
+        if OUTCOME_FIELD in rec
         else (),
         end=End(
             epochs=_field(end, "epochs", int, "end"),

@@ -47,6 +47,15 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   fired; the game's new deadline row gets its own turn) or ``apply`` returns
   a new :class:`Deferred` to think again (at most :data:`RETHINKS` times,
   then the row is left for a later sweep).
+- A player's mail never waits for a bot's search: the scheduler holds its
+  sweep lock only while it fires a row, never while a :class:`Deferred`
+  thinks, and the judgement before a mail (``slow=False``) leaves a bot's
+  or the autopilot's due row to the regular sweep (``SweepReport.left``),
+  which it arms at once. Orders received after such a row was due stay late
+  all the same: the pipeline refuses a player's orders while a turn deadline
+  of his, due before the mail was received, waits for the autopilot
+  (:mod:`pbem.pipeline.orders`); any other mail of the game is processed
+  first, and the bot's ``apply`` finds the game moved if it changed it.
 """
 
 from __future__ import annotations
@@ -336,6 +345,7 @@ class SweepReport:
     stale: int = 0
     deferred: int = 0
     bots: int = 0  # turns a bot's seat played (pbem.pipeline.bots)
+    left: int = 0  # a bot's work due, left to the regular sweep (judged before a mail)
 
     @property
     def fired(self) -> int:
@@ -412,23 +422,35 @@ def sweep(
     fire: FireHandler,
     *,
     before: datetime | None = None,
+    slow: bool = True,
+    lock: contextlib.AbstractContextManager[Any] | None = None,
 ) -> SweepReport:
     """Fire every due deadline once with ``fire`` (see the module docstring); return the counts.
 
     With ``before``, only deadlines due strictly before it (the inbox worker
     judges those before it processes a mail received at ``before``). A
     deadline that mail received by its time is still waiting for is left for
-    a later sweep (:func:`mail_waiting`).
+    a later sweep (:func:`mail_waiting`). With ``slow=False``, a row whose
+    handler would think first (a :class:`Deferred`: the bot's search) is left
+    unfired for a sweep that may think (counted as ``left``). ``lock`` is held
+    while each row is fired, never while a :class:`Deferred` thinks.
     """
     now = clock.now()
+    guard = lock if lock is not None else contextlib.nullcontext()
     counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0, "bot": 0}
+    counts["left"] = 0
     for deadline_id in due_ids(store, now):
-        what = _fire_one(store, deadline_id, now, before, fire)
+        with guard:
+            what = _fire_one(store, deadline_id, now, before, fire)
         for _ in range(RETHINKS):
             if what is None or isinstance(what, str):
                 break
+            if not slow:
+                what = "left"
+                break
             what.think()  # no transaction open: the other games' mail goes on meanwhile
-            what = _fire_one(store, deadline_id, now, before, what.apply)
+            with guard:
+                what = _fire_one(store, deadline_id, now, before, what.apply)
         if what is not None:
             key = what if isinstance(what, str) else "deferred"
             counts[key] = counts.get(key, 0) + 1
@@ -439,6 +461,7 @@ def sweep(
         counts["stale"],
         counts["deferred"],
         counts["bot"],
+        counts["left"],
     )
     if report != SweepReport():
         log.info("deadlines: %s", report)
@@ -506,7 +529,7 @@ class DeadlineScheduler:
         self.fire = fire
         self.on_fired = on_fired
         self._lock = asyncio.Lock()
-        self._sweeping = threading.Lock()  # one sweep at a time, loop or inbox worker
+        self._sweeping = threading.Lock()  # one row fired at a time, loop or inbox worker
         self._deferred = False
         self._armed: datetime | None = None
         self._arm_lock = threading.Lock()
@@ -543,11 +566,14 @@ class DeadlineScheduler:
             self.on_fired()
         return report
 
-    def sweep_now(self, before: datetime | None = None) -> SweepReport:
-        """Sweep in this thread (one sweep at a time); remember whether it deferred any."""
-        with self._sweeping:
-            report = sweep(self.store, self.clock, self.fire, before=before)
-        if report.deferred:
+    def sweep_now(self, before: datetime | None = None, *, slow: bool = True) -> SweepReport:
+        """Sweep in this thread (one row fired at a time: a sweep thinking for a bot holds
+        nothing meanwhile); remember whether it deferred or left any (``slow``: see
+        :func:`sweep`)."""
+        report = sweep(
+            self.store, self.clock, self.fire, before=before, slow=slow, lock=self._sweeping
+        )
+        if report.deferred or report.left:
             self._deferred = True
         return report
 
@@ -577,9 +603,11 @@ class DeadlineScheduler:
 
         The inbox worker's listing says which mails had a deadline due
         before them (:class:`pbem.mailin.worker.InboxWorker`), so a mail
-        with none costs no read here.
+        with none costs no read here. A bot's search is never done here: its
+        row is left to the regular sweep, armed once the mail is processed
+        (:meth:`after_mail`), so the mail does not wait for it.
         """
-        report = self.sweep_now(before=received)
+        report = self.sweep_now(before=received, slow=False)
         if report.fired and self.on_fired is not None:
             self.on_fired()
 
