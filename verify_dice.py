@@ -12,7 +12,7 @@ hash, and, once the game is over and the deck chain is revealed, checks the
 deck keys the same way, recomputes every shuffle and re-derives every hand
 from the card log (each draw the card at its position of its shuffle, each
 played card one its side held). Last it checks the referee's signature over
-the record's end (counts, final key, tables digest, card log digest), so a
+the record's end (counts, final key, tables digest, card log digest, rule options), so a
 record with epochs or cards cut off does not verify. It prints ``OK`` with counts and
 exits 0, or names the first discrepancy and exits 1 (2: the file cannot be read).
 
@@ -325,17 +325,34 @@ def end_statement(
     cards_sha256: str,
     replacements: int = 0,
     replacements_sha256: str = "",
+    options: str = "",
+    outcome: int = 0,
+    outcome_sha256: str = "",
 ) -> str:
     """The text the referee signs over the record's end (namespace pbem-audit).
 
-    The 'replacements' line is there only when the record has seat changes.
+    The 'replacements' line is there only when the record has seat changes, the
+    'options' line (the game's rule options as canonical JSON) only when it has some,
+    the 'outcome' line only when it has resign or draw statements.
     """
     seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
+    rules = f"options {options}\n" if options else ""
+    rules += f"outcome {outcome} {outcome_sha256}\n" if outcome else ""
     return (
         f"pbem-audit {VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
-        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}{rules}"
     )
+
+
+def options_text(record: dict[str, Any]) -> str:
+    """The record's rule options as the canonical JSON its end signs ("" if none)."""
+    if "options" not in record:
+        return ""
+    value = record["options"]
+    if not isinstance(value, dict) or not value:
+        raise Discrepancy("record: 'options' is not a non-empty JSON object")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # --- Reading the record (strict: exact fields, exact types) -----------------------
@@ -348,7 +365,7 @@ class Discrepancy(Exception):
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256", "replacements"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements", "options", "outcome"}
 
 
 def _fields(
@@ -573,6 +590,67 @@ def check_dice(
                 )
             n_rolls += 1
     return len(epochs), n_rolls, n_orders, final
+
+
+_DRAW_VERBS = {"resign": "resign", "draw": "propose", "draw propose": "propose",
+               "draw offer": "propose", "draw accept": "accept", "draw yes": "accept",
+               "draw decline": "decline", "draw no": "decline"}  # fmt: skip
+
+
+def check_outcome(
+    record: dict[str, Any],
+    game_id: str,
+    keys: dict[str, bytes],
+    changes: dict[str, list[tuple[int, bytes]]],
+    epochs: int,
+) -> tuple[int, str]:
+    """Check every signed resign or draw statement (docs/audit.md, "Resignations and
+    draws"); return how many there are and the digest of their text."""
+    items = _get(record, "outcome", list, "record")
+    text = ""
+    offer = None
+    last = 0
+    for i, item in enumerate(items):
+        where = f"outcome[{i}]"
+        _fields(item, where, {"side", "epoch", "statement", "signature"})
+        side = _get(item, "side", str, where)
+        epoch = _get(item, "epoch", int, where)
+        statement = _get(item, "statement", str, where)
+        signature = _get(item, "signature", str, where)
+        if side not in keys:
+            raise Discrepancy(f"{where}: side {side!r} is unknown")
+        if epoch < last or epoch > epochs:
+            raise Discrepancy(
+                f"{where}: after epoch {epoch}, out of order (after {last}, at most {epochs})"
+            )
+        last = epoch
+        what = f"{where} ({side}, after epoch {epoch})"
+        key = key_at(keys, changes, side, epoch + 1)
+        why = sshsig_verify(statement.encode("utf-8"), signature, key, ORDERS_NAMESPACE)
+        if why:
+            raise Discrepancy(f"{what}: {why}")
+        lines = _statement_lines(statement, what)
+        verb = _DRAW_VERBS.get(" ".join(lines.get("command", "").split()))
+        if lines.get("game") != game_id or not lines.get("nonce") or verb is None:
+            raise Discrepancy(
+                f"{what}: the statement is not a resign or draw command for game {game_id} "
+                "with a nonce"
+            )
+        if lines.get("side", side) != side:
+            raise Discrepancy(f"{what}: the statement names side {lines.get('side')!r}")
+        if verb == "propose":
+            if offer is not None:
+                raise Discrepancy(f"{what}: a draw offered while {offer}'s offer is open")
+            offer = side
+        elif verb in ("accept", "decline"):
+            if offer is None or offer == side:
+                raise Discrepancy(f"{what}: a draw {verb} with no offer from the other side")
+            offer = None
+        if verb in ("resign", "accept") and (i != len(items) - 1 or epoch != epochs):
+            raise Discrepancy(f"{what}: the game ended there, but the record goes on")
+        h = [sha256(x.encode("utf-8")).hex() for x in (statement, signature)]
+        text += f"{side} {epoch} {h[0]} {h[1]}\n"
+    return len(items), sha256(text.encode("utf-8")).hex()
 
 
 def _check_orders(ep: dict[str, Any], e: int, side: str, orders_hash: str, key: bytes) -> int:
@@ -872,10 +950,12 @@ def check_end(
     revealed: bool,
     cards: list[str],
     seats: tuple[int, str] = (0, ""),
+    outcome: tuple[int, str] = (0, ""),
 ) -> str:
     """Check the referee's signature over the record's end; return the referee's fingerprint.
 
-    ``seats``: the number of seat changes and the digest of their text.
+    ``seats``: the number of seat changes and the digest of their text; ``outcome``:
+    the number of resign or draw statements and the digest of theirs.
     """
     end = _get(record, "end", dict, "record")
     _fields(end, "end", {"epochs", "final_key", "shuffles", "cards", "signature"})
@@ -904,6 +984,9 @@ def check_end(
         cards_sha256=sha256(text.encode("utf-8")).hex(),
         replacements=seats[0],
         replacements_sha256=seats[1],
+        options=options_text(record),
+        outcome=outcome[0],
+        outcome_sha256=outcome[1],
     )
     why = sshsig_verify(
         statement.encode("utf-8"),
@@ -927,6 +1010,7 @@ def verify(record: Any) -> str:
     )
     n_changes = sum(len(c) for c in changes.values())
     n_epochs, n_rolls, n_orders, final = check_dice(record, game_id, join, keys, changes)
+    ended = check_outcome(record, game_id, keys, changes, n_epochs) if "outcome" in record else None
     revealed, shuffles = check_deck(record, game_id, n_epochs, join, system)
     n_shuffles = len(shuffles)
     lines, draws = check_cards(record, system, shuffles, n_epochs, revealed)
@@ -939,6 +1023,7 @@ def verify(record: Any) -> str:
         revealed=revealed,
         cards=lines,
         seats=(n_changes, digest),
+        outcome=ended or (0, ""),
     )
     if revealed:
         deck = f"{n_shuffles} shuffles recomputed, {draws} draws re-derived"

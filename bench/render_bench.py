@@ -9,19 +9,24 @@ demonstration board (41 units, 6 leaders, moves and battles).
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import platform
 import statistics
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import replace
 
 import PIL
+from PIL import Image
 
 from engine.core.picture import Picture
 from pbem.render.ascii import render_ascii
-from pbem.render.png import _base, _palette, render_png_uncached
+from pbem.render.geometry import Layout
+from pbem.render.png import _base, _palette, draw_board, mail_radius, render_png_uncached
 from pbem.render.sample import sample_picture
+from pbem.render.scene import base_of
 from pbem.render.svg import render_svg
 
 
@@ -60,6 +65,9 @@ def _summary(name: str, ms: tuple[list[float], list[float]]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--boards", type=int, default=300)
+    ap.add_argument(
+        "--encodings", action="store_true", help="split a PNG's time; try other zlib settings"
+    )
     args = ap.parse_args()
     views = _views(args.boards)
     render_png_uncached(views[0])  # warm the base image, palette and fonts
@@ -84,6 +92,39 @@ def main() -> None:
     print(_summary("SVG per board", svg_ms))
     print(_summary("ASCII per board", ascii_ms))
     print(f"{'new terrain map (base+PNG)':<28} {base_ms:7.2f} ms once per board layout")
+    if args.encodings:
+        _encodings(views)
+
+
+def _encodings(views: list[Picture]) -> None:
+    """Where a PNG's time goes, and what other zlib settings would cost (same pixels)."""
+    layout = Layout(views[0].size, mail_radius(views[0]))
+    pal = _palette(layout, base_of(views[0]))
+    drawn = {id(v): draw_board(v) for v in views}
+    print(_summary("  drawing (base, overlay, tokens)", _times(draw_board, views)))
+
+    def quantize(v: Picture) -> Image.Image:
+        return drawn[id(v)].quantize(palette=pal, dither=Image.Dither.NONE)
+
+    print(_summary("  palette mapping", _times(quantize, views)))
+    mapped = {id(v): quantize(v) for v in views}
+    for level, strategy, name in (
+        (1, None, "zlib level 1 (pbem's)"),
+        (1, zlib.Z_RLE, "zlib level 1, RLE"),
+        (1, zlib.Z_HUFFMAN_ONLY, "zlib Huffman only"),
+        (6, None, "zlib level 6"),
+        (0, None, "stored (no compression)"),
+    ):
+        options: dict[str, int] = {"compress_level": level}
+        if strategy is not None:
+            options["compress_type"] = strategy
+
+        def save(v: Picture, options: dict[str, int] = options) -> bytes:
+            buf = io.BytesIO()
+            mapped[id(v)].save(buf, format="PNG", **options)
+            return buf.getvalue()
+
+        print(_summary(f"  {name}: {len(save(views[0]))} B", _times(save, views)))
 
 
 if __name__ == "__main__":

@@ -157,11 +157,20 @@ def bulk_load(template: Path, target: Path, games: int, history: bool = True) ->
     if not history:
         for table in HISTORY:
             del statements[table]
+    # The rows copied are a finished history: the database's own rules for new
+    # rows (a new turn deadline retires the game's earlier ones) stay off meanwhile.
+    triggers = dst.execute(
+        "select name, sql from main.sqlite_master where type = 'trigger'"
+    ).fetchall()
+    for name, _ in triggers:
+        dst.execute(f"DROP TRIGGER main.{name}")
     bar = Progress("bulk insert tables", len(statements))
     for n, sql in enumerate(statements.values()):
         dst.execute(sql)
         bar.update(n + 1)
     bar.close()
+    for _, sql in triggers:
+        dst.execute(sql)
     dst.execute("COMMIT")
     dst.execute("DETACH DATABASE t")
     dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")

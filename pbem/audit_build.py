@@ -16,8 +16,10 @@ from pbem.audit_model import (
     END_NAMESPACE,
     AuditEpoch,
     end_statement,
+    options_text,
     system_tables,
 )
+from pbem.audit_outcome import OUTCOME_FIELD, OUTCOME_FIELDS, outcome_digest
 from pbem.audit_seats import REPLACEMENT_FIELDS, replacements_digest
 from pbem.server_key import ServerKey
 
@@ -36,6 +38,8 @@ def build_record(
     tables_sha256: str | None = None,
     cards_setup: CardPiles | None = None,
     replacements: Sequence[Mapping[str, Any]] = (),
+    options: Mapping[str, Any] | None = None,
+    outcome: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Build the JSON-ready audit record from every finished epoch, in order.
 
@@ -109,6 +113,9 @@ def build_record(
         cards_sha256=cards_digest(card_log),
         replacements=len(replacements),
         replacements_sha256=replacements_digest(replacements),
+        options=options_text(options or {}),
+        outcome=len(outcome),
+        outcome_sha256=outcome_digest(outcome),
     )
     record: dict[str, Any] = {
         "format": AUDIT_FORMAT,
@@ -134,8 +141,12 @@ def build_record(
     }
     if tables_sha256:
         record["tables_sha256"] = tables_sha256
+    if options:
+        record["options"] = dict(sorted(options.items()))
     if replacements:
         record["replacements"] = [
             {name: r[name] for name in REPLACEMENT_FIELDS} for r in replacements
         ]
+    if outcome:  # signed resign and draw statements (pbem.audit_outcome)
+        record[OUTCOME_FIELD] = [{name: o[name] for name in OUTCOME_FIELDS} for o in outcome]
     return record

@@ -21,6 +21,7 @@ from pbem import sshsig
 from pbem.audit_autopilot import check_autopilot
 from pbem.audit_cards import cards_digest, check_cards
 from pbem.audit_model import END_NAMESPACE, AuditEpoch, AuditRecord, AuditSummary, end_statement
+from pbem.audit_outcome import check_outcome, outcome_digest
 from pbem.audit_schema import AuditMismatch
 from pbem.audit_seats import SeatKeys, check_replacements, replacements_digest
 from pbem.orders_text import canonicalize
@@ -215,6 +216,9 @@ def _check_end(record: AuditRecord) -> None:
         cards_sha256=cards_digest(record.cards),
         replacements=len(record.replacements),
         replacements_sha256=replacements_digest([r.entry() for r in record.replacements]),
+        options=record.options,
+        outcome=len(record.outcome),
+        outcome_sha256=outcome_digest([o.entry() for o in record.outcome]),
     )
     why = _why_not(text.encode("utf-8"), end.signature, record.referee_key, END_NAMESPACE)
     if why:
@@ -233,6 +237,14 @@ def check_record(record: AuditRecord) -> AuditSummary:
         statement_lines=statement_lines,
     )
     n_rolls, n_orders = _check_epochs(record, join, keys)
+    check_outcome(
+        record.outcome,
+        game_id=record.game_id,
+        keys=keys,
+        epochs=len(record.epochs),
+        why_not=_why_not,
+        statement_lines=statement_lines,
+    )
     _check_shuffles(record, join)
     draws = check_cards(
         record.cards,

@@ -8,8 +8,10 @@ Built by :mod:`pbem.audit_build`, read by :mod:`pbem.audit_read`, checked by
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine.core.api import CardMove
 from engine.dice import EpochLog, ShuffleRecord
@@ -17,6 +19,7 @@ from engine.randomness import Die
 from engine.systems import BUILT_IN
 from pbem.audit_autopilot import Autopilot
 from pbem.audit_cards import CardLog
+from pbem.audit_outcome import OutcomeStatement
 from pbem.audit_seats import Replacement
 from pbem.sshsig import SshPublicKey
 
@@ -134,6 +137,8 @@ class AuditRecord:
     tables_sha256: str
     end: End
     replacements: tuple[Replacement, ...] = ()
+    options: str = ""  # the game's rule options as canonical JSON ("" when none)
+    outcome: tuple[OutcomeStatement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,15 +183,31 @@ def end_statement(
     cards_sha256: str,
     replacements: int = 0,
     replacements_sha256: str = "",
+    options: str = "",
+    outcome: int = 0,
+    outcome_sha256: str = "",
 ) -> str:
     """The text the referee signs over a record's end (docs/audit.md, section 5).
 
     The ``replacements`` line is there only when the record has seat changes,
-    so a record without any signs exactly the text it always did.
+    the ``options`` line (the canonical JSON of :func:`options_text`) only when
+    the game was created with rule options, the ``outcome`` line only when it has
+    resign or draw statements (:mod:`pbem.audit_outcome`), so a record without
+    any signs exactly the text it always did.
     """
     seats = f"replacements {replacements} {replacements_sha256}\n" if replacements else ""
+    rules = f"options {options}\n" if options else ""
+    rules += f"outcome {outcome} {outcome_sha256}\n" if outcome else ""
     return (
         f"pbem-audit {AUDIT_VERSION}\ngame {game_id}\nepochs {epochs}\nfinal-key {final_key}\n"
         f"shuffles {shuffles}\ndeck {'revealed' if revealed else 'hidden'}\n"
-        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}"
+        f"tables {tables}\ncards {cards} {cards_sha256}\n{seats}{rules}"
     )
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    """A game's rule options (``pbem game create --option``) as the one line of canonical
+    JSON the record's end signs: keys sorted, no spaces ("" when there are none)."""
+    if not options:
+        return ""
+    return json.dumps(dict(options), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

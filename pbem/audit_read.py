@@ -24,8 +24,10 @@ from pbem.audit_model import (
     Join,
     SignedText,
     SystemTables,
+    options_text,
     system_tables,
 )
+from pbem.audit_outcome import OUTCOME_FIELD, parse_outcome
 from pbem.audit_schema import (
     AuditFormatError,
     AuditMismatch,
@@ -39,10 +41,17 @@ from pbem.sshsig import SshPublicKey, SshSigError
 
 _TOP = {"format", "version", "game_id", "system", "system_version", "referee_key", "dice",
         "deck", "joins", "die_faces", "epochs", "shuffles", "cards", "end"}  # fmt: skip
-_TOP_OPTIONAL = {"tables_sha256", "replacements"}
+_TOP_OPTIONAL = {"tables_sha256", "replacements", "options", OUTCOME_FIELD}
 _fields = fields_of
 _field = field_of
 _hex32 = hex32
+
+
+def _options(value: object) -> str:
+    """The record's ``options`` (a non-empty JSON object) as :func:`options_text`."""
+    if not isinstance(value, dict) or not value:
+        raise AuditFormatError("record: 'options' is not a non-empty JSON object")
+    return options_text(value)
 
 
 def _key(text: object, what: str) -> SshPublicKey:
@@ -199,8 +208,12 @@ def parse_record(data: object) -> AuditRecord:
         ),
         cards=parse_cards(_field(rec, "cards", dict, "record"), revealed, tables.sides),
         tables_sha256=rec.get("tables_sha256", ""),
+        options=_options(rec["options"]) if "options" in rec else "",
         replacements=parse_replacements(_field(rec, "replacements", list, "record"), _key)
         if "replacements" in rec
+        else (),
+        outcome=parse_outcome(_field(rec, OUTCOME_FIELD, list, "record"))
+        if OUTCOME_FIELD in rec
         else (),
         end=End(
             epochs=_field(end, "epochs", int, "end"),

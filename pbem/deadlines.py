@@ -47,6 +47,15 @@ The ``deadlines`` table is the truth; the scheduler only decides when to look.
   fired; the game's new deadline row gets its own turn) or ``apply`` returns
   a new :class:`Deferred` to think again (at most :data:`RETHINKS` times,
   then the row is left for a later sweep).
+- A player's mail never waits for a bot's search: the scheduler holds its
+  sweep lock only while it fires a row, never while a :class:`Deferred`
+  thinks, and the judgement before a mail (``slow=False``) leaves a bot's
+  or the autopilot's due row to the regular sweep (``SweepReport.left``),
+  which it arms at once. Orders received after such a row was due stay late
+  all the same: the pipeline refuses a player's orders while a turn deadline
+  of his, due before the mail was received, waits for the autopilot
+  (:mod:`pbem.pipeline.orders`); any other mail of the game is processed
+  first, and the bot's ``apply`` finds the game moved if it changed it.
 """
 
 from __future__ import annotations
@@ -213,8 +222,16 @@ def forget_absences(session: Session) -> None:
     session.info.pop(ABSENCES_KNOWN, None)
 
 
-def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
-    """Mark every unfired deadline of the game done (the game moved, paused or ended)."""
+def cancel_deadlines(
+    session: Session, game_id: str, now: datetime, *, replaced: bool = False
+) -> None:
+    """Mark every unfired deadline of the game done (the game moved, paused or ended).
+
+    ``replaced``: a new turn or question deadline is about to be inserted, and
+    the database marks the game's earlier deadlines done itself when it is
+    (the ``deadlines_replace`` trigger, migration r0007): nothing is sent
+    unless rows of the game are loaded in the session, which are kept in step.
+    """
     # "fired IS NOT 1" rather than "fired IS 0" (or "= 0") in the per-game
     # queries: with an equality SQLite picks the (fired, due_at) index and scans
     # every pending deadline of every game (2 s a turn with 100,000 games,
@@ -229,7 +246,7 @@ def cancel_deadlines(session: Session, game_id: str, now: datetime) -> None:
     )
     if any(isinstance(o, Deadline) and o.game_id == game_id for o in session.identity_map.values()):
         session.execute(cancel.execution_options(synchronize_session="fetch"))
-    else:
+    elif not replaced:
         defer_write(session, cancel)
 
 
@@ -254,7 +271,7 @@ def set_prompt_deadlines(
     now: datetime,
 ) -> datetime:
     """Replace the game's deadlines with those of a new prompt; return the shown deadline."""
-    cancel_deadlines(session, game.id, now)
+    cancel_deadlines(session, game.id, now, replaced=True)
     deadline = prompt_deadline(session, player_id, period, now)
     rows = [(kind, deadline + grace)]
     for before in sorted(set(reminders), reverse=True):
@@ -328,6 +345,7 @@ class SweepReport:
     stale: int = 0
     deferred: int = 0
     bots: int = 0  # turns a bot's seat played (pbem.pipeline.bots)
+    left: int = 0  # a bot's work due, left to the regular sweep (judged before a mail)
 
     @property
     def fired(self) -> int:
@@ -404,23 +422,35 @@ def sweep(
     fire: FireHandler,
     *,
     before: datetime | None = None,
+    slow: bool = True,
+    lock: contextlib.AbstractContextManager[Any] | None = None,
 ) -> SweepReport:
     """Fire every due deadline once with ``fire`` (see the module docstring); return the counts.
 
     With ``before``, only deadlines due strictly before it (the inbox worker
     judges those before it processes a mail received at ``before``). A
     deadline that mail received by its time is still waiting for is left for
-    a later sweep (:func:`mail_waiting`).
+    a later sweep (:func:`mail_waiting`). With ``slow=False``, a row whose
+    handler would think first (a :class:`Deferred`: the bot's search) is left
+    unfired for a sweep that may think (counted as ``left``). ``lock`` is held
+    while each row is fired, never while a :class:`Deferred` thinks.
     """
     now = clock.now()
+    guard = lock if lock is not None else contextlib.nullcontext()
     counts = {"reminder": 0, "missed": 0, "default": 0, "stale": 0, "deferred": 0, "bot": 0}
+    counts["left"] = 0
     for deadline_id in due_ids(store, now):
-        what = _fire_one(store, deadline_id, now, before, fire)
+        with guard:
+            what = _fire_one(store, deadline_id, now, before, fire)
         for _ in range(RETHINKS):
             if what is None or isinstance(what, str):
                 break
+            if not slow:
+                what = "left"
+                break
             what.think()  # no transaction open: the other games' mail goes on meanwhile
-            what = _fire_one(store, deadline_id, now, before, what.apply)
+            with guard:
+                what = _fire_one(store, deadline_id, now, before, what.apply)
         if what is not None:
             key = what if isinstance(what, str) else "deferred"
             counts[key] = counts.get(key, 0) + 1
@@ -431,6 +461,7 @@ def sweep(
         counts["stale"],
         counts["deferred"],
         counts["bot"],
+        counts["left"],
     )
     if report != SweepReport():
         log.info("deadlines: %s", report)
@@ -498,7 +529,7 @@ class DeadlineScheduler:
         self.fire = fire
         self.on_fired = on_fired
         self._lock = asyncio.Lock()
-        self._sweeping = threading.Lock()  # one sweep at a time, loop or inbox worker
+        self._sweeping = threading.Lock()  # one row fired at a time, loop or inbox worker
         self._deferred = False
         self._armed: datetime | None = None
         self._arm_lock = threading.Lock()
@@ -535,11 +566,14 @@ class DeadlineScheduler:
             self.on_fired()
         return report
 
-    def sweep_now(self, before: datetime | None = None) -> SweepReport:
-        """Sweep in this thread (one sweep at a time); remember whether it deferred any."""
-        with self._sweeping:
-            report = sweep(self.store, self.clock, self.fire, before=before)
-        if report.deferred:
+    def sweep_now(self, before: datetime | None = None, *, slow: bool = True) -> SweepReport:
+        """Sweep in this thread (one row fired at a time: a sweep thinking for a bot holds
+        nothing meanwhile); remember whether it deferred or left any (``slow``: see
+        :func:`sweep`)."""
+        report = sweep(
+            self.store, self.clock, self.fire, before=before, slow=slow, lock=self._sweeping
+        )
+        if report.deferred or report.left:
             self._deferred = True
         return report
 
@@ -569,9 +603,11 @@ class DeadlineScheduler:
 
         The inbox worker's listing says which mails had a deadline due
         before them (:class:`pbem.mailin.worker.InboxWorker`), so a mail
-        with none costs no read here.
+        with none costs no read here. A bot's search is never done here: its
+        row is left to the regular sweep, armed once the mail is processed
+        (:meth:`after_mail`), so the mail does not wait for it.
         """
-        report = self.sweep_now(before=received)
+        report = self.sweep_now(before=received, slow=False)
         if report.fired and self.on_fired is not None:
             self.on_fired()
 

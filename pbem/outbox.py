@@ -206,11 +206,13 @@ class RawMail:
 
 def queue_raws(
     session: Session, mails: Sequence[RawMail], *, clock: Clock, inbox_id: int | None = None
-) -> int:
+) -> None:
     """Queue several mails in the caller's transaction, in one statement.
 
     Like :func:`queue_raw` for each (a Message-ID already queued, or twice in
-    ``mails``, is queued once); returns how many rows were added.
+    ``mails``, is queued once). The ``INSERT`` is sent with the transaction's
+    other queued writes (:func:`pbem.store.bulk.defer_write`: on PostgreSQL
+    in the same statement as them), before its next read or at commit.
     """
     now = clock.now()
     values = []
@@ -220,7 +222,7 @@ def queue_raws(
             continue
         seen.add(mail.message_id)
         values.append(_row_values(mail, now, inbox_id))
-    return insert_new(session, OutboxMessage, values, unique=("message_id",))
+    insert_new(session, OutboxMessage, values, unique=("message_id",), deferred=True)
 
 
 def _existing(session: Session, message_id: str) -> OutboxMessage | None:

@@ -145,10 +145,12 @@ def record(
     tables: str | None = None,
     colon: str = "",
     replaced_from: int | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The audit record as the referee exports it (``upto``: only the first epochs;
     ``tables``: the SHA-256 of the rules tables the referee names; ``replaced_from``:
-    a replacement took north's seat and signs its orders from that epoch on)."""
+    a replacement took north's seat and signs its orders from that epoch on; ``options``:
+    the rule options the game was created with)."""
     dice_chain, deck, epochs, shuffles = play(mixed=mixed, replaced_from=replaced_from)
     if upto is not None:
         epochs = epochs[: upto + 1]
@@ -166,6 +168,7 @@ def record(
         cards_setup=SETUP,
         tables_sha256=tables,
         replacements=[] if replaced_from is None else [replacement(from_epoch=replaced_from)],
+        options=options,
     )
 
 

@@ -150,7 +150,7 @@ def _shocks(c: Ctx, groups: list[str]) -> list[tuple[list[Piece], list[Piece]]]:
 
 
 def _collapse(c: Ctx, a: dict[str, Any]) -> str:
-    got = segment.collapse(_shocks(c, a["shocks"]), advance_hits=a.get("advance_hits"))
+    got = segment.collapse(c.charts, _shocks(c, a["shocks"]), advance_hits=a.get("advance_hits"))
     hits = " ".join(f"{k}={v}" for k, v in sorted(got.hits.items()))
     return f"routs={ids(got.routs)} hits={hits or 'none'}"
 

@@ -86,7 +86,14 @@ def _fixture() -> CofTables:
     terrain = {
         "clear": make_terrain("clear", 1, 1),
         "rough": make_terrain(
-            "rough", 2, 3, heavy_hit=True, chariot_hit=True, turn_hit=True, fire_and_run_ok=False
+            "rough",
+            2,
+            3,
+            heavy_hit=True,
+            chariot_hit=True,
+            turn_hit=True,
+            turnover=True,
+            fire_and_run_ok=False,
         ),
         "woods": make_terrain(
             "woods",
@@ -102,7 +109,13 @@ def _fixture() -> CofTables:
         "road": make_terrain("road", 1, 1),
         "wall": make_terrain("wall", 0, 0, where="hexside", infantry_ok=False, chariot_ok=False),
         "minor_river": make_terrain(
-            "minor_river", 1, 2, where="hexside", heavy_hit=True, fire_and_run_ok=False
+            "minor_river",
+            1,
+            2,
+            where="hexside",
+            heavy_hit=True,
+            turnover=True,
+            fire_and_run_ok=False,
         ),
         "stream": make_terrain("stream", 1, 1, where="hexside"),
         "climb": make_terrain("climb", 1, 1, where="climb"),

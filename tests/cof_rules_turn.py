@@ -18,7 +18,9 @@ Optional ``args``: ``stacks`` (``"C R"``: a CH-2 and its runners), ``standing`` 
 inactive side's standing orders, one ``key: value`` a ``;``), ``standards`` (``side hex``
 pairs; a side without one flees when it routs), ``wing`` (another unit wing than ``1``:
 ``"X 2"``), ``moved`` (units already marked Moved this turn: ``"S T"``), ``shock = true``
-(play the Shock Segment too). The answer is each unit of ``show`` as ``ID HEX FACING
+(play the Shock Segment too), ``rules`` (the game's special rules and options:
+``["turnover"]``). A case with ``charts = "rulebook"`` plays on the bundled charts with
+every placeholder poisoned. The answer is each unit of ``show`` as ``ID HEX FACING
 hits=N`` and its markers (``stacks``: the CH-2 + RI stacks, ``stacks C+R``; a leader:
 ``ID HEX``), ``; `` between units, or
 ``refused line N: why`` for a mail the checks refuse.
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from cof_rules_cases_rules import Ctx
-from cof_rules_kit import FIXTURE
+from cof_rules_kit import FIXTURE, RULEBOOK
 
 from engine.cof import state as cof_state
 from engine.cof.orders import movement_segment, orders_phase, parse
@@ -47,6 +49,8 @@ from engine.randomness import ScriptedDice
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios" / "cof"
 FIXTURE_KEY = "# the fixture charts of tests/cof_rules_kit.py\n"
 cof_state._CHARTS[FIXTURE_KEY] = FIXTURE  # a game on the corpus's own chart values
+RULEBOOK_KEY = "# the bundled charts of tests/cof_rules_kit.py, placeholders poisoned\n"
+cof_state._CHARTS[RULEBOOK_KEY] = RULEBOOK  # a case of a confirmed cell (charts = "rulebook")
 
 __all__ = ["RULES_TURN", "game", "stacks"]
 
@@ -99,7 +103,8 @@ def game(c: Ctx, a: dict[str, Any]) -> CofState:
         hexsides=[[str(x), side_between(x, y), k]
                   for pair, kinds in g.sides.items() for x, y in [sorted(pair)] for k in kinds],
         units=units, leaders=leaders, sides=sides, first_side="north", turn=2,
-        tables_text=FIXTURE_KEY,
+        tables_text=RULEBOOK_KEY if c.charts is RULEBOOK else FIXTURE_KEY,
+        special_rules=list(a.get("rules", [])),
     )  # fmt: skip
     s.active = {"side": "north", "wing": "1", "how": "initiative", "choices": []}
     return s

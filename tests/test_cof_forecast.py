@@ -166,3 +166,44 @@ def test_pbem_check_prints_the_cof_odds_for_a_position_file(
     data = json.loads(capsys.readouterr().out)
     (shock,) = [b for b in data["battles"] if b["kind"] == "shock"]
     assert shock["column"] == 4 and shock["results_by_roll"][9] == [0, 2]
+
+
+def test_the_odds_play_the_players_own_attack_lines() -> None:
+    """§8.3 (rulebook §8.12): E4 and E6 may both shock H3; ordered to, pbem's plan sends
+    both, but the player's ``attack E4 on H3`` sends E4 alone: the odds are of that
+    shock (column 4, as in the test above), not of pbem's plan."""
+    s = _start()
+    _one_on_one(s)
+    e4, e6 = s.unit("E4"), s.unit("E6")
+    e4.hex, e4.facing = "0706", "SE"
+    e6.hex, e6.facing = "0807", "W"
+    (pbem,) = _forecast(s, "wing 2\nshock E4\nshock E6\n").shocks
+    assert pbem.attackers == ("E4", "E6")
+    (own,) = _forecast(s, "wing 2\nshock E4\nshock E6\nattack E4 on H3\n").shocks
+    assert (own.attackers, own.defenders, own.column) == (("E4",), ("0707",), 4)
+    assert own.results == ((1, 1),) * 6 + ((0, 2),) * 4
+
+
+def _hittite_stack(s: CofState) -> None:
+    """H2 and H5 made a Hittite CH-2 with runners in 0507 (H5: RI, TQ 4, 3 hits), E5's
+    bow 2 hexes away."""
+    ch, ri = s.unit("H2"), s.unit("H5")
+    ch.type, ch.tq, ri.type, ri.tq, ri.hits = "CH2", 6, "RI", 4, 3
+    ch.stacked_with, ri.stacked_with, ri.hex, ri.facing = "H5", "H2", ch.hex, ch.facing
+    e5 = s.unit("E5")
+    e5.hex, e5.facing = "0505", "SE"
+
+
+def test_the_odds_of_fire_at_a_chariot_with_runners_are_of_the_counter_named() -> None:
+    """Rulebook §7.13: the firer picks the counter of a CH-2 + RI stack his fire hits. The
+    runners (one hit from routing) rout on any hit, rolls 0-5; the chariot (no hits) never;
+    without a word the firer's standing order (``fire-at-stack: weaker``) picks the runners."""
+    s = _start()
+    _hittite_stack(s)
+    (runners,) = _forecast(s, "wing 2\nfire E5 0507 runners\n").fires
+    assert (runners.target_units, runners.p_rout) == (("H5",), Fraction(3, 5))
+    (chariot,) = _forecast(s, "wing 2\nfire E5 0507 chariot\n").fires
+    assert (chariot.target_units, chariot.p_rout) == (("H2",), 0)
+    assert chariot.hits_by_roll == runners.hits_by_roll
+    (default,) = _forecast(s, "wing 2\nfire E5 0507\n").fires
+    assert default.target_units == ("H5",)

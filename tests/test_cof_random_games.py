@@ -183,3 +183,11 @@ def test_a_game_with_reinforcements_keeps_the_invariants() -> None:
 
 def test_same_seed_same_game() -> None:
     assert SYSTEM.to_json(play(b"again")) == SYSTEM.to_json(play(b"again"))
+
+
+@pytest.mark.parametrize("n", range(2))
+def test_random_games_with_the_turnover_option_keep_the_invariants(n: int) -> None:
+    """The optional Chariot Turnover rule (rulebook §6.8) in play: chariots roll as they turn."""
+    sc = replace(skirmish(TURNS), special_rules=("turnover",))
+    end = play(f"cof-turnover-{n}".encode(), scenario=sc)
+    assert end.result in ("north", "south", "draw")

@@ -152,6 +152,18 @@ def test_it_reads_a_record_of_a_game_over_or_in_progress(tmp_path: Path, game_ov
     assert out.startswith("OK club-2026-007: 5 epochs, 32 rolls, 2 shuffles, 15 draws"), out
 
 
+def test_a_record_with_rule_options_verifies_and_a_changed_option_is_refused(
+    tmp_path: Path,
+) -> None:
+    # docs/audit.md: the referee's end signs the game's rule options (e.g. turnover).
+    rec = record(game_over=True, options={"turnover": True})
+    assert verdict(tmp_path, rec, "options.json").startswith("OK club-2026-007: "), rec
+    rec["options"] = {"turnover": False}
+    assert verdict(tmp_path, rec, "changed.json").startswith("BAD "), rec
+    del rec["options"]
+    assert verdict(tmp_path, rec, "dropped.json").startswith("BAD "), rec
+
+
 def test_dice_rolled_without_the_players_nonces_are_refused(tmp_path: Path) -> None:
     # The referee's seed alone (protocol v1), the nonces shown for form's sake.
     out = verdict(tmp_path, record(game_over=True, mixed=False), "seed-only.json")

@@ -85,6 +85,7 @@ def test_a_version_that_moved_meanwhile_makes_the_turn_redo_on_the_new_state(
 ) -> None:
     before = kit.last_id()
     events = _event_count(kit)
+    unplayed = kit.game().state_json
     inbox_id = kit.deliver(mail(NORTH, orders(kit, "north", "2"), key=kit.keys["north"]))
     other = Store(db_url, busy_timeout_ms=50)
     moved: list[int] = []
@@ -104,8 +105,16 @@ def test_a_version_that_moved_meanwhile_makes_the_turn_redo_on_the_new_state(
     # Built on the moved version (1), not on the one first read (0): one epoch, once.
     assert game.epoch == 1 and game.state_version == 2
     with kit.store.transaction() as s:
-        versions = s.exec(select(Snapshot.version).where(col(Snapshot.game_id) == game.id)).all()
-    assert 1 not in versions and 2 in versions
+        states = dict(
+            s.exec(
+                select(Snapshot.version, Snapshot.state_json).where(
+                    col(Snapshot.game_id) == game.id
+                )
+            ).all()
+        )
+    # Version 1 is the other writer's (the database keeps every version): the state
+    # first worked out was not written.
+    assert sorted(states) == [0, 1, 2] and states[1] == unplayed != states[2]
     assert sorted(m.recipient for m in kit.new_mail(before)) == [NORTH, SOUTH]
     assert all(".turn.2." in m.message_id for m in kit.new_mail(before))
     accepted = _event_count(kit) - events

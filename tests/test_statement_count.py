@@ -1,21 +1,24 @@
 """How many SQL statements one orders mail costs the inbox worker, like a query-count assertion.
 
 Every statement the store's engine sends while the worker handles a signed
-orders mail that resolves a turn (the common case: the listing, which also
-says whether a deadline was due before the mail; the claim, which counts the
-attempt and returns the row; the one processing transaction with its events,
-snapshot, deadlines and result mails) is counted with a SQLAlchemy
-``before_cursor_execute`` listener. On SQLite the transaction's ``BEGIN``
-counts too (pbem sends it itself; PostgreSQL's driver begins implicitly).
+orders mail that resolves a turn (the common case: the claim, which finds the
+oldest pending row, counts the attempt, returns the row and says whether a
+deadline was due before it and whether more mail waits; the one processing
+transaction with its events, deadlines and result mails) is counted with a
+SQLAlchemy ``before_cursor_execute`` listener. On SQLite the transaction's
+``BEGIN IMMEDIATE`` counts too (pbem sends it itself, at the turn's first
+write; PostgreSQL's driver begins implicitly).
 
-On PostgreSQL a turn's writes but the game's row and the outbox go as one
-statement (data-modifying ``WITH``, :func:`pbem.store.bulk.defer_write`):
-8. SQLite has no such statement, so it sends one per table a turn writes
-(dice epoch, game, snapshot, events, deadlines twice, outbox, signed
-statement, inbox row): 13, all in-process calls. The budget catches a
-change that adds a query per mail, or a loop of queries (per seat, per
-event, per recipient), without anyone noticing; bench/README.md gives the
-history of the figure.
+On PostgreSQL a turn's writes but the game's row go as one statement
+(data-modifying ``WITH``, :func:`pbem.store.bulk.defer_write`): 5 (the
+claim, the game's row locked, the game read, its new state, the rest).
+SQLite has no such statement, so it sends one per table a turn writes (game,
+dice epoch, events, deadlines, outbox, signed statement, inbox row): 10, all
+in-process calls. On both the database itself keeps the snapshot of each
+version and retires a game's old deadlines when a new one is set (triggers,
+migration r0007). The budget catches a change that adds a query per mail, or
+a loop of queries (per seat, per event, per recipient), without anyone
+noticing; bench/README.md gives the history of the figure.
 """
 
 from __future__ import annotations
@@ -40,9 +43,9 @@ from pbem.store import InboxMessage, InboxStatus, Store, migrate
 
 pg_url = test_store_migrations.pg_url  # the PostgreSQL fixture (skips without PBEM_TEST_PG_URL)
 
-BUDGET = {"sqlite": 13, "postgresql": 8}
+BUDGET = {"sqlite": 10, "postgresql": 5}
 """Statements per orders mail, common case (57 and 40 before issue 20, 32 and 28 after its
-first batching)."""
+first batching, 13 and 8 after its first session)."""
 REPLY = 6
 """A turn that also sends the player a note: the rate limit's read and write, the note (and on
 PostgreSQL the reads between them send the last queued writes on their own)."""

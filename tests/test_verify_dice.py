@@ -190,6 +190,32 @@ def test_the_tables_digest_is_covered_by_the_signed_end(
     assert out.startswith("FAIL end: the referee's signature: "), out
 
 
+def test_a_record_carries_the_rule_options_the_game_was_created_with(
+    check: Runner, tmp_path: Path
+) -> None:
+    # pbem game create --option turnover=true (Chariots of Fire's optional Turnover rule)
+    rec = record(game_over=True, options={"turnover": True})
+    assert rec["options"] == {"turnover": True}
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 0, out
+    assert parse_record(json.loads(json.dumps(rec))).options == '{"turnover":true}'
+    assert "options" not in record(game_over=True)  # a game without options: as before
+
+
+@pytest.mark.parametrize("change", ["added", "altered", "removed"])
+def test_the_rule_options_are_covered_by_the_signed_end(
+    check: Runner, tmp_path: Path, change: str
+) -> None:
+    rec = record(game_over=True, options=None if change == "added" else {"turnover": True})
+    if change == "removed":
+        del rec["options"]
+    else:
+        rec["options"] = {"turnover": False}
+    rc, out = check(write(tmp_path, rec))
+    assert rc == 1, out
+    assert out.startswith("FAIL end: the referee's signature: "), out
+
+
 # --- Tampering is found and named -----------------------------------------------
 
 

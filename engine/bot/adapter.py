@@ -39,6 +39,7 @@ __all__ = [
     "Turn",
     "deal_unseen",
     "describe_text",
+    "random_rollout",
     "template_head",
 ]
 
@@ -91,6 +92,10 @@ class Playout(Protocol):
         """The state after ``side`` plays ``action`` with dice from ``rng``."""
         ...
 
+    def rollout(self, state: Any, rng: SimRng, horizon: int) -> Any:
+        """The state after ``horizon`` random decisions (:func:`random_rollout`'s state)."""
+        ...
+
     def evaluate(self, state: Any, side: str) -> float:
         """How good ``state`` looks for ``side``: 1 won, 0 lost, else an estimate."""
         ...
@@ -102,6 +107,17 @@ class Playout(Protocol):
     def mail_text(self, state: Any, side: str, action: Action) -> str:
         """``action`` as the text a player would mail (headers included)."""
         ...
+
+
+def random_rollout(game: Playout, state: Any, rng: SimRng, horizon: int) -> Any:
+    """Random legal actions (:meth:`Playout.random_action`) for ``horizon`` decisions, or
+    until the game ends; the state reached."""
+    for _ in range(horizon):
+        turn = game.turn(state)
+        if turn.kind == "over" or turn.side is None:
+            break
+        state = game.apply(state, turn.side, game.random_action(state, turn.side, rng), rng)
+    return state
 
 
 def deal_unseen(data: dict[str, Any], side: str, rng: SimRng) -> dict[str, Any]:
@@ -192,6 +208,9 @@ class TextPlayout:
     def apply(self, state: Any, side: str, action: Action, rng: SimRng) -> Any:
         sub = self.system.parse_orders(state, side, str(action))
         return self.system.resolve(state, sub, rng).state
+
+    def rollout(self, state: Any, rng: SimRng, horizon: int) -> Any:
+        return random_rollout(self, state, rng, horizon)
 
     def evaluate(self, state: Any, side: str) -> float:
         return evaluate_view(self.system.public_view(state), side, self.turn(state).result)

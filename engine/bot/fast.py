@@ -13,10 +13,18 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from engine.bot.adapter import Action, Playout, TextPlayout, Turn, describe_text, template_head
+from engine.bot.adapter import (
+    Action,
+    Playout,
+    TextPlayout,
+    Turn,
+    describe_text,
+    random_rollout,
+    template_head,
+)
 from engine.bot.evaluate import evaluate_view
 from engine.bot.rng import SimRng
-from engine.core.api import GameSystem
+from engine.core.api import GameSystem, Question
 from engine.core.playout import Playout as EnginePlayout
 from engine.core.playout import playout_for as engine_playout_for
 
@@ -54,6 +62,35 @@ class FastPlayout:
 
     def apply(self, state: Any, side: str, action: Action, rng: SimRng) -> Any:
         return self.po.apply(state, cast(Any, action), _fast(rng))
+
+    def rollout(self, state: Any, rng: SimRng, horizon: int) -> Any:
+        """:func:`~engine.bot.adapter.random_rollout`'s state, the same draws from ``rng``;
+        where the engine's playout can (:meth:`engine.cc.playout.CCPlayout.apply_answering`),
+        the questions of a turn are answered as they arise instead of pausing the turn and
+        replaying it for each answer: the answer drawn as :meth:`random_action` draws it,
+        then the dice as :meth:`apply` would."""
+        answering = getattr(self.po, "apply_answering", None)
+        if answering is None:
+            return random_rollout(self, state, rng, horizon)
+        left = horizon
+
+        def answer(q: Question) -> tuple[str, Any]:
+            choices = q.answers or (q.default,)
+            pick = choices[_fast(rng).below(len(choices))]
+            return pick, _fast(rng)
+
+        while left > 0:
+            turn = self.turn(state)
+            if turn.kind == "over" or turn.side is None:
+                break
+            action = self.random_action(state, turn.side, rng)
+            left -= 1
+            if turn.kind == "orders":
+                state, answered = answering(state, action, _fast(rng), answer, left)
+                left -= answered
+            else:
+                state = self.apply(state, turn.side, action, rng)
+        return state
 
     def evaluate(self, state: Any, side: str) -> float:
         view = self.system.public_view(self.po.game_state(state))

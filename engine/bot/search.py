@@ -185,21 +185,12 @@ def _iterate(
         actions = game.actions(state, acting, rng.spawn(("node", depth)), budget.deep_width)
         if not actions:
             break
-    state = _rollout(game, state, rng, budget.horizon)
+    state = game.rollout(state, rng, budget.horizon)
     scores = {s: game.evaluate(state, s) for s in game.sides}
     for n in path[1:]:
         n.visits += 1
         n.total += scores.get(n.mover or side, 0.5)
     root.visits += 1
-
-
-def _rollout(game: Playout, state: Any, rng: SimRng, horizon: int) -> Any:
-    for _ in range(horizon):
-        turn = game.turn(state)
-        if turn.kind == "over" or turn.side is None:
-            break
-        state = game.apply(state, turn.side, game.random_action(state, turn.side, rng), rng)
-    return state
 
 
 def _ucb(node: Node, c: float) -> float:

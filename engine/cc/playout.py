@@ -16,13 +16,15 @@ from typing import Any, cast
 
 from engine.cc.autoplay import RandomRules
 from engine.cc.roster import GameOver
+from engine.cc.turnloop import LiveAnswers, StandingPolicies
 from engine.core.api import GameSystem, Question, Resolution
-from engine.core.playout import Action, FastRandomness, TextPlayout
+from engine.core.playout import Action, FastRandomness, TextPlayout, redeal, redeal_start
 from engine.core.replay import AnswerBook
 from engine.randomness import Randomness
 
 __all__ = [
     "PLANNER_LINES",
+    "Answerer",
     "CCPlayout",
     "PlannedPlayout",
     "RandomBook",
@@ -38,34 +40,16 @@ Resolver = Callable[[Any, Any, Randomness, AnswerBook | None], Resolution]
 """A system's ``resolve(state, submission, rng, answers)`` (``engine.<system>.turn``)."""
 
 
+Answerer = Callable[[Question], tuple[str, Randomness]]
+"""A question's answer and the dice the turn goes on with (:meth:`CCPlayout.apply_answering`)."""
+
+
 class Unplannable(Exception):
     """The planner found no orders it could write (the mail path's random player takes over)."""
 
 
 PLANNER_LINES = ("",) * 64
 """Quotes for problems the planner drops (never shown)."""
-
-
-class StandingPolicies:
-    """Each side's standing orders over the defaults, parsed once per text (a system's own
-    ``parse_policy`` and ``DEFAULT_STANDING``; each system keeps its own cache)."""
-
-    def __init__(self, parse: Callable[[str], Any], default: str) -> None:
-        self._parse = parse
-        self._default = default
-        self._cache: dict[str, Any] = {}
-
-    def __call__(self, state: Any) -> dict[str, Any]:
-        out = {}
-        for side, v in state.sides.items():
-            text = v.standing
-            pol = self._cache.get(text)
-            if pol is None:
-                pol = self._parse(self._default).merged(self._parse(text))
-                if len(self._cache) < 256:
-                    self._cache[text] = pol
-            out[side] = pol
-        return out
 
 
 def first_line(sub: Any) -> int:
@@ -195,6 +179,17 @@ class CCPlayout(TextPlayout):
     def apply(self, ps: Any, action: Action, rng: Any) -> Any:
         return self._resolver(ps, action.payload, rng, None).state
 
+    def apply_answering(
+        self, ps: Any, action: Action, rng: Randomness, answer: Answerer, budget: int
+    ) -> tuple[Any, int]:
+        """:meth:`apply` of orders, with up to ``budget`` of the questions the turn asks
+        answered the moment they arise: ``answer(question)`` gives the answer and the dice
+        the turn goes on with (:class:`~engine.cc.turnloop.LiveAnswers`). The state and how
+        many were answered; the state is the one :meth:`apply` of the orders and then of
+        each answer (with those dice) reaches, without pausing and replaying the turn."""
+        book = LiveAnswers(answer, budget)
+        return self._resolver(ps, action.payload, rng, book).state, len(book.given)
+
     def play_turn(
         self, ps: Any, rng: FastRandomness, dice: Randomness | None = None
     ) -> tuple[Any, list[Action]]:
@@ -242,6 +237,22 @@ class CCPlayout(TextPlayout):
 
     def _answers(self, ps: Any, q: Question) -> list[Action]:
         return [self._answer(q.side, a) for a in (q.answers or (q.default,))]
+
+    def determinize(self, ps: Any, side: str, rng: FastRandomness) -> Any:
+        """:func:`~engine.core.playout.redeal_json` on the state itself, not its JSON: the
+        same cards dealt the same way (the hands taken in the sides' sorted order, as in the
+        JSON), a waiting turn's start dealt alike; a state the JSON made is equal to it."""
+        sides = ps.sides
+        names = sorted(sides)
+        hands = {k: list(sides[k].hand or ()) for k in names}
+        deck = list(ps.deck)
+        new_hands, new_deck = redeal(hands, deck, side, rng)
+        dealt = {k: replace(sides[k], hand=tuple(new_hands[k])) for k in names}
+        pending = ps.pending
+        if pending is not None and pending.start:
+            start = redeal_start(pending.start, side, (hands, deck), (new_hands, new_deck))
+            pending = replace(pending, start=start)
+        return replace(ps, sides=dealt, deck=tuple(new_deck), pending=pending)
 
     def rollout(self, ps: Any, rng: FastRandomness, max_epochs: int = 2000) -> Any:
         epochs = 0

@@ -19,12 +19,19 @@ from engine.cc.orders import Submission
 from engine.cc.pending import Pending
 from engine.cc.policy import Policy
 from engine.cc.roster import GameOver
-from engine.core.api import CardMove, Event, Resolution
+from engine.core.api import CardMove, Event, Question, Resolution
 from engine.core.canonical import canonical_json, load_json
 from engine.core.replay import AnswerBook, NeedDecision, ReplayRandomness
 from engine.randomness import Randomness
 
-__all__ = ["StandingRules", "TurnRules", "TurnWork", "resolve_turn"]
+__all__ = [
+    "LiveAnswers",
+    "StandingPolicies",
+    "StandingRules",
+    "TurnRules",
+    "TurnWork",
+    "resolve_turn",
+]
 
 
 class TurnWork(Protocol):
@@ -65,17 +72,47 @@ class TurnRules(Protocol):
     def from_dict(self, d: Any) -> Any: ...
 
 
+class StandingPolicies:
+    """Each side's standing orders over the defaults, parsed once per text (a system's own
+    ``parse_policy`` and ``DEFAULT_STANDING``): a :class:`Policy` is a value, so the one
+    parsed for a text serves every turn that has it."""
+
+    def __init__(self, parse: Callable[[str], Policy], default: str) -> None:
+        self._parse = parse
+        self._default = default
+        self._cache: dict[str, Policy] = {}
+
+    def __call__(self, state: Any) -> dict[str, Policy]:
+        out = {}
+        for side, v in state.sides.items():
+            text = v.standing
+            pol = self._cache.get(text)
+            if pol is None:
+                pol = self._parse(self._default).merged(self._parse(text))
+                if len(self._cache) < 256:
+                    self._cache[text] = pol
+            out[side] = pol
+        return out
+
+
+_STANDING: dict[tuple[Callable[[str], Policy], str], StandingPolicies] = {}
+"""One :class:`StandingPolicies` per system (its parser and defaults)."""
+
+
 class StandingRules:
     """The standing-order half of a :class:`TurnRules`, from a system's parser and defaults."""
 
     def __init__(self, parse: Callable[[str], Policy], defaults: str) -> None:
         self._parse = parse
         self._defaults = defaults
+        found = _STANDING.get((parse, defaults))
+        if found is None:
+            found = _STANDING[parse, defaults] = StandingPolicies(parse, defaults)
+        self._policies = found
 
     def policies(self, state: Any) -> dict[str, Policy]:
-        """Each side's standing orders over the defaults."""
-        base = self._parse(self._defaults)
-        return {s: base.merged(self._parse(v.standing)) for s, v in state.sides.items()}
+        """Each side's standing orders over the defaults (each text parsed once)."""
+        return self._policies(state)
 
     def with_standing(self, state: Any, side: str, lines: tuple[str, ...]) -> Any:
         """``state`` with ``lines`` merged into ``side``'s standing orders."""
@@ -84,6 +121,29 @@ class StandingRules:
         pol = self._parse(state.sides[side].standing or self._defaults)
         pol = pol.merged(self._parse("\n".join(lines)))
         return state.with_side(side, standing=pol.text())
+
+
+class LiveAnswers(AnswerBook):
+    """A playout's answers, each given the moment its question arises (a bot's imagined game,
+    never a real one), with the dice the turn goes on with: ``answer(question)`` returns
+    both. Up to ``budget`` questions are answered so; the next one pauses the turn as the
+    mail path does (the answers given, every die rolled), and the state is the one mailing
+    the orders, then those answers with those dice, reaches, without the pauses and replays.
+    """
+
+    def __init__(self, answer: Callable[[Question], tuple[str, Randomness]], budget: int) -> None:
+        super().__init__(())
+        self._answer = answer
+        self._budget = budget
+        self.given: list[str] = []
+        self.dice: ReplayRandomness | None = None  # the turn's dice (set by the loop)
+
+    def next_answer(self, question: Question) -> str:
+        if len(self.given) >= self._budget or self.dice is None:
+            raise NeedDecision(question)
+        ans, self.dice.live = self._answer(question)
+        self.given.append(ans)
+        return ans
 
 
 def resolve_turn(
@@ -140,8 +200,11 @@ def _run(  # noqa: PLR0917
     book: AnswerBook | None = None,
 ) -> Resolution:
     rr = ReplayRandomness([dict(d) for d in dice], rng)  # type: ignore[call-overload]
+    live = book if isinstance(book, LiveAnswers) else None
+    if live is not None:  # it switches the dice at each answer, and a pause records them
+        live.dice = rr
     decider = Decider(rules.policies(start), book or AnswerBook(answers))
-    w = rules.begin(start, rng if book is not None else rr, decider)
+    w = rules.begin(start, rng if book is not None and live is None else rr, decider)
     try:
         final = rules.play(w, side, orders)
     except GameOver as over:
@@ -160,7 +223,7 @@ def _run(  # noqa: PLR0917
         pending = Pending(
             side=side,
             orders=orders,
-            answers=answers,
+            answers=answers if live is None else (*answers, *live.given),
             dice=tuple(rr.record),
             reported=done,
             question=q,

@@ -2,9 +2,10 @@
 
 It plays legal orders at random, leaning towards the enemy so that battles are fought:
 each unit of the activated wing turns towards the nearest enemy or at random, moves a few
-hexes ahead, fires at a target it may hit, recovers, or stands; a unit that may shock
-does so half the time. Every move is tried on a copy first (the orders' own checks), so
-the orders it writes are accepted.
+hexes ahead (a CH-2 now and then leaving its runners), fires at a target it may hit,
+recovers, or stands; a unit that may shock does so half the time, and now and then names
+the vertex it turns to if it advances after combat. Every move is tried on a copy first
+(the orders' own checks), so the orders it writes are accepted.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof.firing import PICKS, pick_problem
 from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
@@ -34,6 +36,7 @@ _STANDING = (
     ("challenge", ("ask", "accept", "decline")),
     ("duel", ("fight", "withdraw")),
     ("duelist", ("combat", "endurance")),
+    ("fire-at-stack", ("weaker", "chariot", "runners")),
     ("shock-hits", ("safest", "runners", "chariot")),
     ("withdraw-to", ("far", "standard")),
     ("replacement", ("rear", "front")),
@@ -64,6 +67,14 @@ def _targets(ph: Phase, u: Unit) -> list[str]:
     )
 
 
+def _pick(ph: Phase, target: str, rng: Randomness) -> tuple[str, ...]:
+    """At a CH-2 with runners, now and then the counter the fire hits (rulebook §7.13)."""
+    if pick_problem(ph, target, PICKS[0]) is not None:
+        return ()
+    k = below(rng, len(PICKS) + 1, "which counter")
+    return (PICKS[k],) if k < len(PICKS) else ()
+
+
 def _fire_and_run(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
     """A fire-and-run order of a CH-2 at an enemy within 3 hexes, if one is allowed."""
     near = sorted(e.hex for e in ph.enemies() if e.at.distance(u.at) <= 3)
@@ -90,8 +101,9 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
             return got
     if targets and roll < 4:
         t = targets[below(rng, len(targets), "target")]
-        if ph.fire(Action(0, "", "fire", u.id, (t,))) is None:
-            return [f"fire {u.id} {t}"]
+        aim = (t, *_pick(ph, t, rng))
+        if ph.fire(Action(0, "", "fire", u.id, aim)) is None:
+            return [f"fire {u.id} {' '.join(aim)}"]
     if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
         return [f"recover {u.id}"]
     if roll >= 8:
@@ -113,9 +125,10 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
                 steps.append(str(here))
         form = _formation(ph, u, rng) + _riders(ph, u, rng)
         shot = _moving_shot(ph, u, rng)
+        alone = "alone " if len(ph.stack(u)) == 2 and not below(rng, 6, f"alone {u.id}") else ""
         for cut in range(len(steps), 0, -1):
             for extra in (f"{shot}{form}", form, ""):
-                words = " ".join(steps[:cut]) + extra
+                words = alone + " ".join(steps[:cut]) + extra
                 if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
                     return [f"move {u.id} {words}"]
     return []
@@ -223,8 +236,10 @@ def header(state: CofState, side: str) -> str:
 
 
 def body(lines: list[str]) -> str:
-    """Order lines as a submission's text after its header (``pass`` when there are none)."""
-    return "".join(ln + "\n" for ln in lines) + ("pass\n" if not lines else "")
+    """Order lines as a submission's text after its header (``pass`` when there are none
+    but standing orders: a mail of standing orders alone gives no orders)."""
+    orders = any(not ln.startswith("standing ") for ln in lines)
+    return "".join(ln + "\n" for ln in lines) + ("" if orders else "pass\n")
 
 
 def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
@@ -262,6 +277,8 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
                 lines += _unit_lines(ph, u, rng)
                 if u.id not in ph.moved and below(rng, 2, "shock"):
                     lines.append(f"shock {u.id}")
+                if not below(rng, 4, f"advance {u.id}"):  # (if it advances after combat)
+                    lines.append(f"advance {u.id} face {VERTICES[below(rng, 6, 'advance')]}")
             lines += _leader_lines(ph, rng)
     return wing, lines
 

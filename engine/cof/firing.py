@@ -17,8 +17,11 @@ take it is his standing order ``reaction-fire: always | never``. The rules of wh
   once the active fire is resolved; not by a pass-through target, nor after entry fire at
   the same unit.
 
-pbem's readings [E]: entry fire comes at every hex entered next to the firer, units in
-the order of their ids; of a stack fired at, the hits are shared as in shock (§9.2).
+Fire at a CH-2 with its runners hits one of the two counters, the firer's choice (rulebook
+§7.13, §7.32; :func:`aimed`): the one his order names (``fire E5 0807 runners``), else his
+standing order ``fire-at-stack`` (reaction fire always); the counter's own armor counts.
+pbem's reading [E]: entry fire comes at every hex entered next to the firer, units in the
+order of their ids.
 """
 
 from __future__ import annotations
@@ -30,13 +33,64 @@ from engine.cof.adapt import piece
 from engine.cof.policy import policy_of
 from engine.cof.shock import distribute_hits
 from engine.cof.state import Unit, other
-from engine.cof.steps import add_hits, chart_type, leader_check
+from engine.cof.steps import Roll, add_hits, chart_type, leader_check
+from engine.cof.tables import TroopType
 from engine.gboh.grid import GHex
 
 if TYPE_CHECKING:
     from engine.cof.phase import Phase
 
-__all__ = ["entry_fire", "leaving_fire", "reacts", "retreat_fire", "return_fire", "volley"]
+__all__ = [
+    "PICKS",
+    "aimed",
+    "entry_fire",
+    "leaving_fire",
+    "pick_problem",
+    "reacts",
+    "retreat_fire",
+    "return_fire",
+    "volley",
+]
+
+PICKS = ("chariot", "runners")
+"""The words naming the counter of a CH-2 with runners a fire order hits (rulebook §7.13)."""
+
+
+def _stack(units: list[Unit]) -> bool:
+    """Whether ``units`` (the enemy counters of one hex) are a CH-2 with its runners."""
+    return len(units) == 2 and {x.type for x in units} == {"CH2", "RI"}
+
+
+def pick_problem(ph: Phase, target: str, pick: str) -> str | None:
+    """Why a fire order may not name ``pick`` (``chariot`` / ``runners``) in ``target``."""
+    if not pick:
+        return None
+    if pick not in PICKS:
+        return f"{pick!r} is no counter of a stack: chariot or runners (rulebook §7.13)"
+    units = [x for x in ph.s.units_at(str(GHex.parse(target))) if x.side != ph.side]
+    if not _stack(units):
+        return f"{pick} names a counter of a CH-2 with runners: {target} holds none (§7.13)"
+    return None
+
+
+def aimed(ph: Phase, u: Unit, units: list[Unit]) -> tuple[list[Unit], TroopType]:
+    """The counters ``u``'s volley hits among the enemy ``units`` of one hex, and the chart
+    line read for them: of a CH-2 with runners one counter, the firer's choice (rulebook
+    §7.13, §7.32), on its own line: the one its order names (``ph.picks``), else its side's
+    standing order ``fire-at-stack``; ``weaker`` is the one fewer hits from routing, the
+    runners on a tie."""
+    s = ph.s
+    if not _stack(units):
+        return units, chart_type(s, units[0])
+    pick = ph.picks.get(u.id, "") if u.side == ph.side else ""
+    if not pick:
+        pick = policy_of(s, u.side).get("fire-at-stack")
+    ri = next(x for x in units if x.type == "RI")
+    ch = next(x for x in units if x.type == "CH2")
+    if pick == "weaker":
+        pick = "chariot" if ch.tq - ch.hits < ri.tq - ri.hits else "runners"
+    x = ch if pick == "chariot" else ri
+    return [x], s.charts.types[x.type]
 
 
 def reacts(ph: Phase, u: Unit) -> bool:
@@ -72,12 +126,13 @@ def volley(
         _at_leaders(ph, u, target, kind)
         return
     d = u.at.distance(h) if distance is None else distance
-    dr = ctx.d10(f"{kind} of {u.id} at {target}")
+    dr = ctx.d10(f"{kind} of {u.id} at {target}", Roll(kind, u.id, target))
+    units, troop = aimed(ph, u, units)
     got = missile.resolve_fire(
         s.charts,
         u.missile,
         d,
-        chart_type(s, units[0]),
+        troop,
         dr,
         supply=u.supply,
         pass_through=pass_through,
@@ -86,12 +141,13 @@ def volley(
         lower_target=s.elevation.get(target, 0) < s.elevation.get(u.hex, 0),
     )
     at = "passing through" if pass_through else f"{d} hex{'es' if d > 1 else ''}"
+    one = f" ({units[0].id} of the stack)" if troop.code != chart_type(s, units[0]).code else ""
     ctx.log(
         "fire",
-        f"{u.id} ({u.missile}) {kind} at {target}, {at}: "
+        f"{u.id} ({u.missile}) {kind} at {target}{one}, {at}: "
         f"rolls {dr}, modified {got.modified}: {got.hits} hit{'s' if got.hits != 1 else ''}",
         {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": got.modified,
-         "hits": got.hits, "kind": kind},
+         "hits": got.hits, "kind": kind, "hit": [x.id for x in units]},
         (dr,),
     )  # fmt: skip
     if got.supply != u.supply:
@@ -117,13 +173,13 @@ def _at_leaders(ph: Phase, u: Unit, target: str, kind: str) -> None:
     if not leaders:
         return
     d = u.at.distance(GHex.parse(target))
-    dr = ctx.d10(f"{kind} of {u.id} at {target}")
+    dr = ctx.d10(f"{kind} of {u.id} at {target}", Roll(kind, u.id, target))
     names = ", ".join(ld.name for ld in leaders)
     ctx.log(
         "fire",
         f"{u.id} ({u.missile}) {kind} at {names} alone in {target}: rolls {dr}",
         {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": dr, "hits": 0,
-         "kind": kind},
+         "kind": kind, "hit": []},
         (dr,),
     )  # fmt: skip
     supply = missile.supply_after(s.charts, u.supply, dr)

@@ -8,7 +8,8 @@ not react), then asks the engine itself for the numbers:
   board for each face of its d10, giving the range, the die-roll modifier and the hits of
   every roll, and whether the target routs;
 * each shock the orders bring (the designation is the engine's: the Shock Segment,
-  :func:`engine.cof.shocks.shock_segment`, run on a copy): the Clash of Arms column
+  :func:`engine.cof.shocks.shock_segment`, run on a copy with the player's own ``attack``
+  lines when he wrote them, else pbem's target plan): the Clash of Arms column
   (:func:`engine.cof.shock.base_column`), the column after the shifts, the superiority,
   the leaders' and heroes' modifier, the result of every d10 on the Shock CRT, and the
   chances of a pre-shock TQ check failing and of the defender routing (its hits reaching
@@ -17,7 +18,9 @@ not react), then asks the engine itself for the numbers:
 The odds are exact fractions: every face of the fire's d10; for a shock, every face of its
 roll with every outcome of its pre-shock checks (the faces of a check that end the segment
 alike are taken together, :func:`_classes`); every other roll of the run (leader casualties,
-rout rolls, the other shocks) gets a face that passes or spares (:func:`_neutral`). Each
+rout rolls, the other shocks) gets a face that passes or spares (:func:`_neutral`). The
+faces are served by what each d10 is for as data (:class:`engine.cof.steps.Roll`, on a
+:class:`_Probe` resolution), never by the text of its purpose. Each
 fire is computed on the board as it stands after the lines before it, each shock on the
 board after every move and fire, without the results of the other shocks or of any fire.
 Nothing here restates a rule.
@@ -26,7 +29,6 @@ Nothing here restates a rule.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from copy import copy
 from dataclasses import dataclass, field
@@ -37,21 +39,20 @@ from typing import Any
 from engine.cc.forecast_text import fraction_json, moves_json, moves_text
 from engine.cc.odds import MoveForecast, percent
 from engine.cof import cohesion, orders
+from engine.cof.firing import pick_problem
 from engine.cof.phase import Action, Phase
 from engine.cof.shock import base_column
-from engine.cof.shocks import shock_segment
+from engine.cof.shocks import Plan, shock_segment
 from engine.cof.state import CofState, Unit, clone, state_to_dict
-from engine.cof.steps import Ctx, chart_type
+from engine.cof.steps import Ctx, Roll, chart_type
 from engine.core.api import Event
 from engine.core.text import wrap
 from engine.gboh.grid import GHex
-from engine.randomness import D10, Die, Randomness
+from engine.randomness import D10, Die
 
 __all__ = ["CofForecast", "FireForecast", "Forecaster", "ShockForecast", "forecast"]
 
 FACES = D10.faces
-SHOCK_ROLL = re.compile(r"^shock of (?P<lead>\S+) on (?P<hex>\S+)$")
-"""The purpose of a shock's d10 (:mod:`engine.cof.shocks`): the leading attacker, the hex."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ class Forecaster:
 # --- the dice served while enumerating ---------------------------------------------------
 
 
-def _neutral(s: CofState) -> Callable[[str], str]:
+def _neutral(s: CofState) -> Callable[[Roll], str]:
     """The face a roll that is not being enumerated gets: 0 passes every TQ check and rout
     roll (cof.md §9.1: at most the TQ passes); a leader's casualty check gets the first face
     that leaves him unhurt on the charts played."""
@@ -147,42 +148,60 @@ def _neutral(s: CofState) -> Callable[[str], str]:
         "0",
     )
 
-    def face(purpose: str) -> str:
-        if purpose.startswith("casualty check"):
+    def face(roll: Roll) -> str:
+        if roll.kind == "casualty check":
             return spare
         # an aggression reaction (cof.md §8.10) passes at most the TQ: 9 leaves the shock be
-        return "9" if purpose.startswith("aggression reaction") else "0"
+        return "9" if roll.kind == "aggression reaction" else "0"
 
     return face
 
 
-@dataclass
-class _Dice:
-    """A Randomness serving each roll by its purpose: the face ``faces`` gives it, else a
-    neutral one; it records every purpose asked."""
+def _zero(roll: Roll) -> str:
+    return "0"
 
-    faces: dict[str, str]
-    neutral: Callable[[str], str]
-    asked: list[str] = field(default_factory=list)
+
+class _NoDice:
+    """The dice of a forecast's resolution: none is ever rolled (:class:`_Probe` serves
+    every face)."""
 
     def roll(self, die: Die, count: int, purpose: str) -> tuple[str, ...]:
-        self.asked.append(purpose)
-        return (self.faces.get(purpose) or self.neutral(purpose),) * count
+        raise AssertionError(f"the odds roll no die ({purpose})")
 
     def permutation(self, n: int, purpose: str) -> tuple[int, ...]:
-        return tuple(range(n))
+        raise AssertionError(f"the odds roll no die ({purpose})")
 
 
-def _live(ph: Phase, rng: Randomness) -> Phase:
-    """A copy of the dry phase ``ph`` on a copy of its board that rolls ``rng``."""
+@dataclass
+class _Probe(Ctx):
+    """A resolution that rolls no die: each d10 gets the face ``faces`` gives its
+    :class:`~engine.cof.steps.Roll`, else a neutral one; it records every roll asked."""
+
+    faces: dict[Roll, str] = field(default_factory=dict)
+    neutral: Callable[[Roll], str] = _zero
+    asked: list[Roll] = field(default_factory=list)
+
+    def d10(self, purpose: str, roll: Roll | None = None) -> int:
+        key = roll if roll is not None else Roll("")
+        self.asked.append(key)
+        return int(self.faces.get(key) or self.neutral(key))
+
+
+def _live(ph: Phase, faces: dict[Roll, str], neutral: Callable[[Roll], str]) -> Phase:
+    """A copy of the dry phase ``ph`` on a copy of its board whose d10 are ``faces``."""
     out = copy(ph)  # no __post_init__: command stays as at the start of the phase
     out.s = clone(ph.s)
-    out.ctx = Ctx(out.s, rng)
+    out.ctx = _Probe(out.s, _NoDice(), faces=faces, neutral=neutral)
     out.hooks = None
     out.moved, out.fired, out.acted = set(ph.moved), set(ph.fired), set(ph.acted)
     out.turned, out.withdrew, out.faced = set(ph.turned), set(ph.withdrew), set(ph.faced)
-    out.shock, out.fronting = list(ph.shock), dict(ph.fronting)
+    out.shock, out.fronting, out.picks = list(ph.shock), dict(ph.fronting), dict(ph.picks)
     return out
+
+
+def _asked(live: Phase) -> list[Roll]:
+    assert isinstance(live.ctx, _Probe)
+    return live.ctx.asked
 
 
 def _broken(s: CofState, ids: Sequence[str]) -> bool:
@@ -229,7 +248,7 @@ def forecast(state: CofState, side: str, sub: Any) -> CofForecast | None:
             m, e = _move(ph, x, before)
             moves.append(m)
             events += e
-    shocks = _shocks(ph, neutral)
+    shocks = _shocks(ph, orders.plan_of(sub.actions), neutral)
     notes.append(
         "no die rolled; the inactive side's reactions (orderly withdrawal, reaction fire) "
         "are not played; each fire on the board after the lines before it, each shock on "
@@ -285,23 +304,27 @@ def _hexes(args: Sequence[str]) -> list[str]:
     return out
 
 
-def _fire(ph: Phase, x: Action, neutral: Callable[[str], str]) -> FireForecast:
+def _fire(ph: Phase, x: Action, neutral: Callable[[Roll], str]) -> FireForecast:
     u = ph.find(x.who)
-    if not isinstance(u, Unit) or len(x.args) != 1:
+    if not isinstance(u, Unit) or len(x.args) not in (1, 2):
         raise ValueError(f"line {x.line}: not a fire order the referee accepts")
-    problem = ph.fire_problem(u, x.args[0])
+    pick = x.args[1].lower() if len(x.args) == 2 else ""
+    problem = ph.fire_problem(u, x.args[0]) or pick_problem(ph, x.args[0], pick)
     if problem:
         raise ValueError(f"line {x.line}: {problem}")
     target = str(GHex.parse(x.args[0]))
-    ids = tuple(t.id for t in ph.s.units_at(target) if t.side != u.side)
-    first = f"fire of {u.id} at {target}"
+    ids: tuple[str, ...] = ()  # the counters hit (of a CH-2 with runners: one, §7.13)
+    first = Roll("fire", u.id, target)
     runs: list[tuple[int, int, int, bool]] = []  # per face: hits, modified, range, broken
     for f in FACES:
-        live = _live(ph, _Dice({first: f}, neutral))
+        live = _live(ph, {first: f}, neutral)
+        if pick:
+            live.picks[u.id] = pick
         live.volley(live.s.unit(u.id), target, "fire")
         assert live.ctx is not None
         e = next(e for e in live.ctx.events if e.kind == "fire")
         d = e.data
+        ids = tuple(str(i) for i in d["hit"])
         runs.append((int(d["hits"]), int(d["modified"]), int(d["range"]), _broken(live.s, ids)))
     each = Fraction(1, len(FACES))
     dist: dict[tuple[Any, ...], Fraction] = {}
@@ -326,9 +349,13 @@ def _fire(ph: Phase, x: Action, neutral: Callable[[str], str]) -> FireForecast:
 # --- shocks ------------------------------------------------------------------------------
 
 
-def _run_segment(ph: Phase, rng: Randomness) -> Phase:
-    live = _live(ph, rng)
-    shock_segment(live)
+def _run_segment(
+    ph: Phase, plan: Plan, faces: dict[Roll, str], neutral: Callable[[Roll], str]
+) -> Phase:
+    """The Shock Segment of ``plan`` (the player's ``attack`` lines, or none: pbem's) played
+    on a copy of the board with the d10 faces given."""
+    live = _live(ph, faces, neutral)
+    shock_segment(live, plan)
     return live
 
 
@@ -341,29 +368,37 @@ def _this_shock(live: Phase, hexes: Sequence[str]) -> Event | None:
     return next((x for x in _shock_events(live) if set(x.data["defenders"]) & set(hexes)), None)
 
 
-def _shocks(ph: Phase, neutral: Callable[[str], str]) -> list[ShockForecast]:
-    probe = _Dice({}, neutral)
-    seen = _run_segment(ph, probe)
-    rolls = [p for p in probe.asked if SHOCK_ROLL.match(p)]
+def _shocks(ph: Phase, plan: Plan, neutral: Callable[[Roll], str]) -> list[ShockForecast]:
+    seen = _run_segment(ph, plan, {}, neutral)
+    asked = _asked(seen)
+    rolls = [r for r in asked if r.kind == "shock"]
     return [
-        _shock(ph, e, purpose, neutral, probe.asked)
-        for e, purpose in zip(_shock_events(seen), rolls, strict=False)
+        _shock(ph, plan, e, roll, neutral=neutral, asked=asked)
+        for e, roll in zip(_shock_events(seen), rolls, strict=False)
     ]
 
 
-def _classes(ph: Phase, purpose: str, neutral: Callable[[str], str]) -> list[tuple[str, Fraction]]:
+def _classes(
+    ph: Phase, plan: Plan, roll: Roll, neutral: Callable[[Roll], str]
+) -> list[tuple[str, Fraction]]:
     """The faces of a check's roll that end the segment alike (the others rolling neutral),
     as (one of them, their chance): a TQ check has a pass class and a fail class or two."""
     groups: dict[str, list[str]] = {}
     for f in FACES:
-        live = _run_segment(ph, _Dice({purpose: f}, neutral))
+        live = _run_segment(ph, plan, {roll: f}, neutral)
         key = json.dumps(state_to_dict(live.s), sort_keys=True)
         groups.setdefault(key, []).append(f)
     return [(fs[0], Fraction(len(fs), len(FACES))) for fs in groups.values()]
 
 
 def _shock(
-    ph: Phase, e: Event, purpose: str, neutral: Callable[[str], str], asked: Sequence[str]
+    ph: Phase,
+    plan: Plan,
+    e: Event,
+    roll: Roll,
+    *,
+    neutral: Callable[[Roll], str],
+    asked: Sequence[Roll],
 ) -> ShockForecast:
     s = ph.s
     attackers = tuple(str(a) for a in e.data["attackers"])
@@ -372,29 +407,27 @@ def _shock(
     a_units = tuple(
         {m.id: None for a in attackers for m in ph.stack(s.unit(a))}
     )  # a chariot and its runners share the attacker's hits
-    m = SHOCK_ROLL.match(purpose)
-    assert m is not None
-    lead = s.unit(m["lead"])
-    target = next(d for d in s.units_at(m["hex"]) if d.side != ph.side)
+    lead = s.unit(roll.who)
+    target = next(d for d in s.units_at(roll.at) if d.side != ph.side)
     a_type, d_type = chart_type(s, lead), chart_type(s, target)
-    checked = [a for a in attackers if f"pre-shock check of {a}" in asked]
-    checks = [f"pre-shock check of {a}" for a in checked]
-    checks += [p for p in (f"defender check of {d}" for d in d_units) if p in asked]
-    choices = [_classes(ph, p, neutral) for p in checks]
+    checked = [a for a in attackers if Roll("pre-shock check", a) in asked]
+    checks = [Roll("pre-shock check", a) for a in checked]
+    checks += [r for r in (Roll("defender check", d) for d in d_units) if r in asked]
+    choices = [_classes(ph, plan, r, neutral) for r in checks]
     choices.append([(f, Fraction(1, len(FACES))) for f in FACES])
     dist: dict[tuple[int, ...], Fraction] = {}
     results: dict[str, tuple[int, int] | None] = {}
     for combo in product(*choices):
-        faces = dict(zip([*checks, purpose], (f for f, _ in combo), strict=True))
+        faces = dict(zip([*checks, roll], (f for f, _ in combo), strict=True))
         chance = Fraction(1)
         for _, p in combo:
             chance *= p
-        live = _run_segment(ph, _Dice(faces, neutral))
+        live = _run_segment(ph, plan, faces, neutral)
         assert live.ctx is not None
         got = _this_shock(live, hexes)
         hits = (int(got.data["attacker_hits"]), int(got.data["defender_hits"])) if got else None
-        if all(f == neutral(p) for p, f in faces.items() if p != purpose):
-            results[faces[purpose]] = hits
+        if all(f == neutral(r) for r, f in faces.items() if r != roll):
+            results[faces[roll]] = hits
         failed = {
             str(x.data["unit"])
             for x in live.ctx.events
@@ -418,7 +451,7 @@ def _shock(
         base=base_column(s.charts, a_type, d_type),
         column=int(e.data["column"]),
         superiority=str(e.data["superiority"]),
-        drm=int(e.data["modified"]) - int(neutral(purpose)),
+        drm=int(e.data["modified"]) - int(neutral(roll)),
         results=tuple(results.get(f) for f in FACES),
         checks=tuple(
             (a, sum((p for k, p in dist.items() if k[2] >> i & 1), Fraction(0)))

@@ -41,15 +41,20 @@ __all__ = [
 class MoveWords:
     """A move line read: the steps to trace, the formation change at its end (``column``,
     ``deploy`` or ``""``) with the facing named for it, and the fire during the move:
-    ``fire_at`` the target hex, ``fire_after`` how many steps come before it; ``alone``: a
-    counter of a CH-2 + RI stack leaves its mate (``move C alone ...``, rulebook §8.42);
-    ``riders`` what goes along (``with``: heroes by id, or ``standard``), in lower case."""
+    ``fire_at`` the target hex, ``fire_after`` how many steps come before it, ``fire_pick``
+    the counter of a CH-2 with runners it hits (``chariot`` / ``runners``, rulebook §7.13);
+    ``speed`` the Speed a chariot declares (``speed 7``, the optional Turnover rule, §6.81);
+    ``alone``: a counter of a CH-2 + RI stack leaves its mate (``move C alone ...``, rulebook
+    §8.42); ``riders`` what goes along (``with``: heroes by id, or ``standard``), in lower
+    case."""
 
     steps: tuple[str, ...]
     form: str = ""
     form_facing: str = ""
     fire_at: str = ""
     fire_after: int = 0
+    fire_pick: str = ""
+    speed: int | None = None
     alone: bool = False
     riders: tuple[str, ...] = ()
 
@@ -61,8 +66,9 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
     words = words[alone:]
     steps: list[str] = []
     riders: list[str] = []
-    form = form_facing = fire_at = ""
+    form = form_facing = fire_at = fire_pick = ""
     fire_after = 0
+    speed: int | None = None
     i = 0
     while i < len(words):
         w = words[i]
@@ -84,6 +90,11 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
                 i += 1
             elif w == "DEPLOY" and nxt:
                 return f"deploy names a vertex to face ({', '.join(VERTICES)}), not {nxt!r}"
+        elif w == "SPEED":
+            if speed is not None or not nxt.isdigit():
+                return "speed names the MP the chariot will use, once: speed 7 (§6.81)"
+            speed = int(nxt)
+            i += 1
         elif w == "FIRE":
             if fire_at:
                 return "a unit fires once an Orders Phase (cof.md §7.1)"
@@ -91,10 +102,16 @@ def move_words(args: tuple[str, ...]) -> MoveWords | str:
                 return "fire names the hex fired at: fire 0807"
             fire_at, fire_after = nxt, len(steps)
             i += 1
+            if i + 1 < len(words) and words[i + 1] in ("CHARIOT", "RUNNERS"):
+                fire_pick = words[i + 1].lower()
+                i += 1
         else:
             steps.append(w)
         i += 1
-    return MoveWords(tuple(steps), form, form_facing, fire_at, fire_after, alone, tuple(riders))
+    return MoveWords(
+        tuple(steps), form, form_facing, fire_at, fire_after, fire_pick, speed, alone,
+        tuple(riders),
+    )  # fmt: skip
 
 
 def column_sides(here: GHex, vertex: str) -> list[str]:

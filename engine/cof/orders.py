@@ -14,6 +14,8 @@ mail's header)::
     move ramesses 0404        a leader of the wing moves (no facing); on a Momentum marker
                               also an OC without a wing, whatever the roll (§5.46)
     fire E5 0807              fire at the unit in 0807
+    fire E5 0807 runners      ... at the runners of the CH-2 + RI stack there (or ``chariot``;
+                              without it the standing order ``fire-at-stack`` picks, §7.13)
     fire-and-run E1 0807      a CH-2's fire and run at the unit in 0807 (cof.md §7.10)
     recover E4                remove 2 hits (cof.md §9.3)
     rally E4                  under ``order rally`` (cof.md §9.8)
@@ -83,6 +85,7 @@ __all__ = [
     "movement_segment",
     "orders_phase",
     "parse",
+    "plan_of",
     "planned",
     "question",
     "read",
@@ -255,7 +258,7 @@ def _check(s: CofState, sub: Submission, *, dry: bool = True) -> Submission:
     if problems:
         raise OrdersError(problems)
     attacks = [x for x in out.actions if x.verb == "attack"]
-    problem = plan_problem(ph, _plan_of(out.actions)) if attacks else None
+    problem = plan_problem(ph, plan_of(out.actions)) if attacks else None
     if problem is not None:
         first = attacks[0]
         raise OrdersError([_problem(first.line, first.quote, "bad-attack", problem)])
@@ -319,7 +322,7 @@ def _attack(x: Action) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return tuple(words[:k]), tuple(words[k + 1 :])
 
 
-def _plan_of(actions: tuple[Action, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+def plan_of(actions: tuple[Action, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """The target plan the ``attack`` lines write (cof.md §8.3)."""
     return [a for a in (_attack(x) for x in actions if x.verb == "attack") if a is not None]
 
@@ -409,7 +412,7 @@ def orders_phase(ph: Phase, actions: tuple[Action, ...]) -> None:
     assert ph.ctx is not None
     movement_segment(ph, actions)
     since = len(ph.ctx.events)
-    shock_segment(ph, _plan_of(actions))
+    shock_segment(ph, plan_of(actions))
     revert_shocked_columns(ph.ctx, since)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, leadmove, missile, movement, stacking
+from engine.cof import cohesion, command, firing, leadmove, missile, movement, stacking, turnover
 from engine.cof.adapt import ground, piece, pieces
 from engine.cof.formation import (
     MoveWords,
@@ -96,6 +96,8 @@ class Phase:
     faced: set[str] = field(default_factory=set)
     reacted: set[tuple[str, str, str]] = field(default_factory=set)
     last_step: dict[str, tuple[GHex, GHex]] = field(default_factory=dict)
+    picks: dict[str, str] = field(default_factory=dict)
+    turnover: dict[str, turnover.Checks] = field(default_factory=dict)
     riding: dict[str, list[str]] = field(default_factory=dict)
     carried: dict[str, int] = field(default_factory=dict)
     advance: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -221,7 +223,7 @@ class Phase:
             hexsides=s.hexside_kinds,
             enemy_fronts=fronts,
             blocked=(enemy_hexes - passing) | (friends if u.column else frozenset()),
-            friends=friends,
+            friends=friends - stacking.joined_hex(self, u, steps, alone),
             enemy_chariots=passing,
             in_column=u.column,
             level=s.ground.level,
@@ -261,7 +263,7 @@ class Phase:
             return words
         steps = list(words.steps)
         if isinstance(who, Leader):
-            if words.form or words.fire_at:
+            if words.form or words.fire_at or words.speed is not None:
                 return f"{who.name} is a leader: he only moves (cof.md §4.6)"
             return leadmove.move_leader(self, who, steps, words.riders)
         alone = stacking.moves_alone(self, who, words.alone)
@@ -272,8 +274,11 @@ class Phase:
         if isinstance(riders, str):
             return riders
         s = self.s
+        ma = movement.column_ma(s.charts, who.ma, who.column)
+        problem = turnover.speed_problem(s, who, words.speed, t.mp, ma)
+        if problem:
+            return problem
         if words.form:
-            ma = movement.column_ma(s.charts, who.ma, who.column)
             problem = formation_problem(
                 s.charts, chart_type(s, who), in_column=who.column, form=words.form,
                 engaged=who.engaged, routed=who.routed, mp_left=ma - t.mp,
@@ -315,7 +320,10 @@ class Phase:
             return fire
         if fire is not None:
             self.fired.add(who.id)
+            if words.fire_pick:
+                self.picks[who.id] = words.fire_pick
         if self.ctx is not None:
+            turnover.prepare(self, who, steps, words.speed or t.mp)
             before = self.hooks.before(self, who) if self.hooks is not None else set()
             self._begin(who, t, going_on)
             gone = not who.on_map or who.routed
@@ -429,6 +437,9 @@ class Phase:
                 f"{who.id} is light infantry: it fires during its move only right after "
                 f"entering a hex nearer its target (cof.md §7.1)"
             )
+        pick = firing.pick_problem(self, str(target), words.fire_pick)
+        if pick:
+            return pick
         if target == here:
             problem = self._pass_fire_problem(who, here)
             return problem if problem else (n, here, facing)
@@ -505,6 +516,8 @@ class Phase:
                     self.hooks.arrived(self, who, before)
             if i < len(path) - 1 and not gone():
                 firing.entry_fire(self, who)
+            if not gone():
+                turnover.checks_at(self, who, i)
             if gone():
                 return False
         return True
@@ -639,12 +652,15 @@ class Phase:
         who = self.find(a.who)
         if not isinstance(who, Unit):
             return f"no unit {a.who!r} of {self.side}"
-        if len(a.args) != 1:
-            return "fire names one target hex: fire UNIT HEX"
-        problem = self.fire_problem(who, a.args[0])
+        pick = a.args[1].lower() if len(a.args) == 2 else ""
+        if len(a.args) not in (1, 2) or (pick and pick not in firing.PICKS):
+            return "fire names one target hex (of a CH-2 with runners, which): fire E5 0807 runners"
+        problem = self.fire_problem(who, a.args[0]) or firing.pick_problem(self, a.args[0], pick)
         if problem:
             return problem
         self.fired.add(who.id)
+        if pick:
+            self.picks[who.id] = pick
         if self.ctx is not None:
             target = str(GHex.parse(a.args[0]))
             distance = who.at.distance(GHex.parse(target))

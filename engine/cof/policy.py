@@ -32,6 +32,10 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
     advance-facing: enemy | keep                after advancing after combat, my unit turns a
                                                vertex to face more enemy units, or keeps its
                                                facing (§8.9 #3; an ``advance`` line overrides)
+    fire-at-stack:  weaker | chariot | runners  which counter of an enemy CH-2 with runners
+                                               my fire hits when no order names one (rulebook
+                                               §7.13, §7.32): the one fewer hits from routing
+                                               (the runners on a tie), or always that one
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
     "aggression-shock: always\nstandard: destroy\nchallenge: ask\nduelist: combat\n"
     "duel: fight\nrunners: stay\naggression: never\nshock-hits: safest\nwithdraw-to: far\n"
-    "replacement: rear\nadvance-facing: enemy\n"
+    "replacement: rear\nadvance-facing: enemy\nfire-at-stack: weaker\n"
 )
 """Standing orders every side starts with."""
 
@@ -66,6 +70,7 @@ STANDING = StandingOrders(
         "withdraw-to": ("far", "standard"),
         "replacement": ("rear", "front"),
         "advance-facing": ("enemy", "keep"),
+        "fire-at-stack": ("weaker", "chariot", "runners"),
     },
     DEFAULT_STANDING,
 )

@@ -30,6 +30,7 @@ __all__ = [
     "advancers",
     "collapse",
     "collapse_check_due",
+    "column_tq",
     "defender_check",
     "designate",
     "engaged_after",
@@ -174,12 +175,20 @@ def plan_problem(
     return None
 
 
+def column_tq(charts: CofTables, unit: Piece) -> int:
+    """The TQ a unit's hits are measured against (rulebook §6.35: a unit in column has its
+    TQ lowered by two while it stays in column; cof.md §6.3): its rout threshold, its excess
+    in a mutual rout (§9.13) and its collapse check (§8.18)."""
+    return effective_tq(charts, unit.tq, column=unit.column)
+
+
 def defender_check(charts: CofTables, defender: Piece, dr: int) -> tuple[int, str]:
     """A defender's pre-shock check (rulebook §8.14, cof.md §8.4): (hits, outcome). No check
     when Engaged (``engaged``); a roll at most the TQ: ``holds``; above: the excess in hits,
     ``routs`` at once when that reaches the TQ (an attacker may advance into its hex);
     a routed defender (TQ 1) failing is ``eliminated``; one in column checks against its
-    TQ less the column penalty (:func:`engine.cof.cohesion.effective_tq`)."""
+    TQ less the column penalty (:func:`engine.cof.cohesion.effective_tq`), and routs at it
+    (:func:`column_tq`)."""
     if defender.engaged:
         return 0, "engaged"
     tq = effective_tq(charts, defender.tq, routed=defender.routed, column=defender.column)
@@ -188,7 +197,7 @@ def defender_check(charts: CofTables, defender: Piece, dr: int) -> tuple[int, st
         return 0, "holds"
     if defender.routed:
         return got.hits, "eliminated"
-    return got.hits, "routs" if defender.hits + got.hits >= defender.tq else "holds"
+    return got.hits, "routs" if defender.hits + got.hits >= column_tq(charts, defender) else "holds"
 
 
 @dataclass(frozen=True)
@@ -200,44 +209,47 @@ class Collapse:
 
 
 def collapse(
+    charts: CofTables,
     shocks: Sequence[tuple[Sequence[Piece], Sequence[Piece]]],
     *,
     advance_hits: Mapping[str, int] | None = None,
 ) -> Collapse:
     """Step e #1 (rulebook §8.18, §9.13; cof.md §8.9, §9.2 #3): every unit with hits at
-    least its TQ routs, unless **all** attackers and **all** defenders of one shock would:
-    then the side with the larger excess (attackers counting the hits advancing would give
-    them, ``advance_hits``) routs, the defender on a tie, and the other side's hits become
-    TQ − 1. ``shocks``: (attackers, defenders) after the hits of every shock."""
+    least its TQ (:func:`column_tq`: in column, TQ − 2, rulebook §6.35) routs, unless **all**
+    attackers and **all** defenders of one shock would: then the side with the larger excess
+    (attackers counting the hits advancing would give them, ``advance_hits``) routs, the
+    defender on a tie, and the other side's hits become TQ − 1. ``shocks``: (attackers,
+    defenders) after the hits of every shock."""
     extra = advance_hits or {}
     routs: list[str] = []
     set_hits: dict[str, int] = {}
     for attackers, defenders in shocks:
-        att = [(a.hits + extra.get(a.id, 0), a.tq) for a in attackers]
-        dfn = [(d.hits, d.tq) for d in defenders]
+        att = [(a.hits + extra.get(a.id, 0), column_tq(charts, a)) for a in attackers]
+        dfn = [(d.hits, column_tq(charts, d)) for d in defenders]
         loser = mutual_rout(att, dfn)
         if loser is None:
-            routs += [p.id for p in (*attackers, *defenders) if p.hits >= p.tq]
+            routs += [p.id for p in (*attackers, *defenders) if p.hits >= column_tq(charts, p)]
             continue
         losing, winning = (attackers, defenders) if loser == "attacker" else (defenders, attackers)
         routs += [p.id for p in losing]
-        set_hits.update({p.id: p.tq - 1 for p in winning})
+        set_hits.update({p.id: column_tq(charts, p) - 1 for p in winning})
     return Collapse(tuple(sorted(set(routs))), set_hits)
 
 
-def collapse_check_due(unit: Piece, *, engaged_at_start: bool) -> bool:
+def collapse_check_due(charts: CofTables, unit: Piece, *, engaged_at_start: bool) -> bool:
     """Whether step e #2 (rulebook §8.18) asks ``unit`` to roll: Engaged when the segment
-    began, not routed, and now exactly one hit short of routing."""
-    return engaged_at_start and not unit.routed and unit.hits == unit.tq - 1
+    began, not routed, and now exactly one hit short of routing (:func:`column_tq`)."""
+    return engaged_at_start and not unit.routed and unit.hits == column_tq(charts, unit) - 1
 
 
 def engaged_collapse(charts: CofTables, unit: Piece, dr: int, *, engaged_at_start: bool) -> str:
     """Step e #2 (rulebook §8.18): a unit Engaged when the segment began and now one hit
-    short of routing rolls: above its TQ ``routs``, else ``recovers`` (one hit off);
-    ``none`` when the check does not apply."""
-    if not collapse_check_due(unit, engaged_at_start=engaged_at_start):
+    short of routing rolls: above its TQ (in column, TQ − 2) ``routs``, else ``recovers``
+    (one hit off); ``none`` when the check does not apply."""
+    if not collapse_check_due(charts, unit, engaged_at_start=engaged_at_start):
         return "none"
-    return "recovers" if check(charts, "engaged_collapse", unit.tq, dr).passed else "routs"
+    tq = column_tq(charts, unit)
+    return "recovers" if check(charts, "engaged_collapse", tq, dr).passed else "routs"
 
 
 def advancers(

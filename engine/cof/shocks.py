@@ -36,6 +36,7 @@ from engine.cof.reaction import aggression_against_shock, aggression_must_attack
 from engine.cof.state import CofState, Leader, Unit, other
 from engine.cof.steps import (
     Ctx,
+    Roll,
     add_hits,
     chart_type,
     eliminate,
@@ -204,11 +205,11 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
         for d in _defending(s, fight):
             if d.engaged or not d.on_map:
                 continue
-            dr = ctx.d10(f"defender check of {d.id}")
+            dr = ctx.d10(f"defender check of {d.id}", Roll("defender check", d.id))
             hits, outcome = segment.defender_check(s.charts, counter(d), dr)
             ctx.log(
                 "pre-shock",
-                f"{d.id} braces for the shock: rolls {dr} against TQ {d.tq}: {outcome}",
+                f"{d.id} braces for the shock: rolls {dr} against TQ {_tq_text(s, d)}: {outcome}",
                 {"unit": d.id, "hits": hits, "outcome": outcome},
                 (dr,),
             )
@@ -223,6 +224,12 @@ def _prechecks(ctx: Ctx, ph: Phase, shocks: list[_Shock]) -> list[_Shock]:
     return first + out
 
 
+def _tq_text(s: CofState, u: Unit) -> str:
+    """A unit's TQ as a check reads it: in column, the printed TQ less 2 (rulebook §6.35)."""
+    tq = segment.column_tq(s.charts, counter(u))
+    return f"{tq} (in column)" if tq != u.tq else str(tq)
+
+
 def _attacker_check(ctx: Ctx, g: _Shock, a: Unit) -> None:
     """A may-shock attacker's pre-shock check (cof.md §8.4 #1): a CH-2 and its runners each
     check (rulebook §8.41, §8.14); one that fails holds back with its hit, and the other
@@ -232,7 +239,7 @@ def _attacker_check(ctx: Ctx, g: _Shock, a: Unit) -> None:
     mates = _with_mates(s, [a])
     failed = []
     for u in mates:
-        dr = ctx.d10(f"pre-shock check of {u.id}")
+        dr = ctx.d10(f"pre-shock check of {u.id}", Roll("pre-shock check", u.id))
         got = cohesion.check(s.charts, "must_check_attacker", u.tq, dr)
         ctx.log(
             "pre-shock",
@@ -280,7 +287,7 @@ def _aggression(ctx: Ctx, g: _Shock) -> _Shock | None:
         return None
     if policy_of(s, reactor.side).get("aggression-shock") != "always":
         return None
-    dr = ctx.d10(f"aggression reaction of {reactor.id}")
+    dr = ctx.d10(f"aggression reaction of {reactor.id}", Roll("aggression reaction", reactor.id))
     ok = cohesion.aggression_vs_shock(s.charts, reactor.tq, dr)
     verdict = "it attacks instead" if ok else "it awaits the shock"
     what = f"{reactor.id} tries to strike first: rolls {dr} against TQ {reactor.tq}: {verdict}"
@@ -382,7 +389,7 @@ def _resolve(ctx: Ctx, ph: Phase, g: _Shock, hero_drm: int, shocks: list[_Shock]
     )
     drm = shock.leader_drm(_bonus(s, g.attackers, g.idle), _bonus(s, defenders, g.idle))
     drm += hero_drm if g.side == ph.side else -hero_drm
-    dr = ctx.d10(f"shock of {lead.id} on {target.hex}")
+    dr = ctx.d10(f"shock of {lead.id} on {target.hex}", Roll("shock", lead.id, target.hex))
     res = shock.resolve_shock(
         s.charts,
         s.charts.types[a_code],
@@ -440,7 +447,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
         for u in g.attackers
         if u.on_map and u.at.distance(GHex.parse(g.defenders[0])) == 1
     }
-    got = segment.collapse([_sides(g, g.side) for g in fought], advance_hits=extra)
+    got = segment.collapse(s.charts, [_sides(g, g.side) for g in fought], advance_hits=extra)
     for uid, hits in sorted(got.hits.items()):
         s.unit(uid).hits = hits
         ctx.log("mutual-rout", f"both sides break: {uid} holds with {hits} hits", {"unit": uid})
@@ -450,7 +457,7 @@ def _collapse(ctx: Ctx, ph: Phase, shocks: list[_Shock], engaged_before: set[str
             rout(ctx, u)
     for u in sorted(s.live(), key=lambda u: u.id):
         p, was = counter(u), u.id in engaged_before
-        if not segment.collapse_check_due(p, engaged_at_start=was):
+        if not segment.collapse_check_due(s.charts, p, engaged_at_start=was):
             continue
         dr = ctx.d10(f"collapse check of {u.id}")
         if segment.engaged_collapse(s.charts, p, dr, engaged_at_start=was) == "recovers":

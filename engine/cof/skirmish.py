@@ -11,7 +11,8 @@ fire_and_run_path`). The chariot does not move on the map: it fires at range 1; 
 SI/HI on the path take their hit for being passed through (rulebook §7.23, §6.55); its
 target alone may turn one vertex to face the path's last hex (reaction facing, §7.25) and
 reply at range 1 from there (:func:`engine.cof.reaction.fire_and_run_reply`), then, a BI or
-a lone RI, react aggressively. The optional Turnover rule (§6.8) is not played.
+a lone RI, react aggressively. Under the optional Turnover rule the chariot then checks
+once on the table's fire-and-run column (rulebook §7.26, :mod:`engine.cof.turnover`).
 
 The Aggression Reaction against fire (:func:`aggression`): a BI must try when a chariot's
 fire has hit at it, a lone RI may (its owner's standing order ``aggression: always |
@@ -32,7 +33,8 @@ from engine.cof.policy import policy_of
 from engine.cof.shocks import aggression_shock
 from engine.cof.stacking import through
 from engine.cof.state import Unit
-from engine.cof.steps import add_hits, displace_lone_leaders
+from engine.cof.steps import Roll, add_hits, displace_lone_leaders
+from engine.cof.turnover import fire_and_run_check
 from engine.gboh.grid import VERTICES, GHex, MapNotationError, front_hexes, turns
 
 if TYPE_CHECKING:
@@ -98,12 +100,14 @@ def fire_and_run(ph: Phase, a: Action) -> str | None:
     _passed_friends(ph, who, path)
     firing.volley(ph, who, target.hex, "fire and run", distance=1)
     if not target.on_map or target.routed or not who.on_map:
+        fire_and_run_check(ph, who)  # the chariot still turns back (rulebook §7.26)
         return None
     _face(ph, target, end)
     if firing.reacts(ph, target) and who.on_map:
         rng = reaction.fire_and_run_reply(s.charts, piece(s, target), end)
         if rng is not None:
             firing.volley(ph, target, who.hex, "reply to fire and run", distance=rng)
+    fire_and_run_check(ph, who)
     aggression(ph, target, who, 1)
     return None
 
@@ -156,7 +160,7 @@ def aggression(ph: Phase, reactor: Unit, firer: Unit, distance: int) -> None:
         return
     if kind == "voluntary" and policy_of(s, reactor.side).get("aggression") != "always":
         return
-    dr = ctx.d10(f"aggression reaction of {reactor.id}")
+    dr = ctx.d10(f"aggression reaction of {reactor.id}", Roll("aggression reaction", reactor.id))
     passed = cohesion.aggression_vs_fire(s.charts, reactor.tq, dr, distance)
     ctx.log(
         "aggression",

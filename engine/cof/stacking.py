@@ -8,12 +8,13 @@ stack_problem`; these apply them to the state while an Orders Phase
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.cof.adapt import piece
 from engine.cof.rout import passing_friend
 from engine.cof.steps import add_hits, eliminate, unstack
-from engine.gboh.grid import GHex
+from engine.gboh.grid import VERTICES, GHex, MapNotationError
 
 if TYPE_CHECKING:
     from engine.cof.phase import Phase
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "join",
     "join_problem",
+    "joined_hex",
     "moves_alone",
     "order_problem",
     "part",
@@ -105,6 +107,22 @@ def join_problem(ph: Phase, u: Unit, end: GHex, facing: str, alone: bool) -> str
     if facing != x.facing:
         return f"{u.id} joins {x.id} in {end}: it must end facing {x.facing}, as {x.id} does"
     return None
+
+
+def joined_hex(ph: Phase, u: Unit, steps: Sequence[str], alone: bool) -> frozenset[GHex]:
+    """The hex where ``u``, moving alone, would join its CH-2 or runners at the end of
+    ``steps`` (none: ``{}``): entering it to stack is no pass through a friend (no extra MP,
+    rulebook §6.52, §6.55)."""
+    last = next((x for x in reversed(steps) if x not in VERTICES), None)
+    if not alone or last is None:
+        return frozenset()
+    try:
+        end = GHex.parse(last)
+    except MapNotationError:
+        return frozenset()
+    here = [x for x in ph.s.units_at(str(end)) if x.id != u.id]
+    pair = len(here) == 1 and here[0].side == u.side and {u.type, here[0].type} == {"CH2", "RI"}
+    return frozenset({end}) if pair else frozenset()
 
 
 def join(ph: Phase, u: Unit) -> None:

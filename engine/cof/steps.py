@@ -29,6 +29,7 @@ from engine.randomness import D10, Randomness
 __all__ = [
     "CHARIOTS",
     "Ctx",
+    "Roll",
     "add_hits",
     "chart_type",
     "displace_lone_leaders",
@@ -45,6 +46,18 @@ CHARIOTS = frozenset({"CH2", "CH3"})
 """Enemy chariots for rout placement and pass-through (not BW, cof.md §9.7)."""
 
 
+@dataclass(frozen=True)
+class Roll:
+    """What a d10 is rolled for, as data: its ``kind`` (``fire``, ``pre-shock check``,
+    ``defender check``, ``shock``, ``aggression reaction``, ``casualty check``...), the unit
+    or leader it is for (``who``) and the hex it aims at (``at``). The odds
+    (:mod:`engine.cof.forecast`) serve their faces by it, never by the purpose's text."""
+
+    kind: str
+    who: str = ""
+    at: str = ""
+
+
 @dataclass
 class Ctx:
     """One resolution: the state being changed, the dice, the events so far."""
@@ -53,15 +66,16 @@ class Ctx:
     rng: Randomness
     events: list[Event] = field(default_factory=list)
 
-    def d10(self, purpose: str) -> int:
-        """Roll one d10, 0-9 (cof.md §2.1)."""
+    def d10(self, purpose: str, roll: Roll | None = None) -> int:
+        """Roll one d10, 0-9 (cof.md §2.1); ``purpose`` goes with it on the dice stream,
+        ``roll`` says what it is for as data."""
         (face,) = self.rng.roll(D10, 1, purpose)
         return int(face)
 
-    def rolls(self, purpose: str) -> Iterator[int]:
+    def rolls(self, purpose: str, roll: Roll | None = None) -> Iterator[int]:
         """As many d10 as a rule asks for, one at a time."""
         while True:
-            yield self.d10(purpose)
+            yield self.d10(purpose, roll)
 
     def log(
         self,
@@ -204,7 +218,7 @@ def leader_check(ctx: Ctx, ld: Leader, kind: str, first: int | None = None) -> N
     if not checks_casualty(chief(ld)):
         return
     rating = ld.initiative if ld.role == "OC" else ld.ability
-    rolls = ctx.rolls(f"casualty check of {ld.name}")
+    rolls = ctx.rolls(f"casualty check of {ld.name}", Roll("casualty check", ld.id))
     seq: Iterator[int] = rolls if first is None else _chain(first, rolls)
     got = cohesion.leader_casualty(ctx.s.charts, kind, seq, rating, wounded=ld.wounded)
     if got == "unhurt":

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.cof import orders as orders_mod
+from engine.cof import turnover
 from engine.cof.policy import DEFAULT_STANDING, parse_policy
 from engine.cof.position import load_position, write_position
 from engine.cof.state import (
@@ -62,10 +63,17 @@ class CofSystem:
         options: Mapping[str, Any] | None = None,
         rng: Randomness | None = None,
     ) -> CofState:
-        """The battle ready for its first Orders Phase (a game in progress is returned as is)."""
-        for k in options or {}:
-            raise ValueError(f"unknown option {k!r}: Chariots of Fire has none")
+        """The battle ready for its first Orders Phase (a game in progress is returned as is).
+        ``options``: ``turnover`` (true / false) plays the optional Chariot Turnover rule
+        (:mod:`engine.cof.turnover`, rulebook §6.8)."""
         s = clone(position)
+        for k, v in (options or {}).items():
+            if k != turnover.RULE:
+                raise ValueError(f"unknown option {k!r}: Chariots of Fire has {turnover.RULE}")
+            if not isinstance(v, bool):
+                raise ValueError(f"option {k}: true or false, not {v!r}")
+            rules = [r for r in s.special_rules if r != k]
+            s.special_rules = [*rules, k] if v else rules
         for side in SIDES:
             if not s.sides[side].standing:
                 s.sides[side].standing = DEFAULT_STANDING
@@ -104,7 +112,7 @@ class CofSystem:
                     "has no wing its Momentum marker may activate: write 'wing none'; "
                     f"{names} may still move (cof.md §5.3)"
                 )
-        text = f"Turn {s.turn}: {army} ({side}) {what}.{_charts_note(s)}"
+        text = f"Turn {s.turn}: {army} ({side}) {what}.{_charts_note(s)}{_options_note(s)}"
         return Prompt("orders", side, text, turn=s.turn)
 
     def parse_orders(self, state: CofState, side: str, text: str) -> orders_mod.Submission:
@@ -274,6 +282,15 @@ def _charts_note(s: CofState) -> str:
     return (
         f" These charts hold {n} placeholder values (cof.md Appendix A), not the printed "
         "player aids: a club that owns the game plays its own with --tables."
+    )
+
+
+def _options_note(s: CofState) -> str:
+    if not turnover.playing(s):
+        return ""
+    return (
+        " Optional rule: Chariot Turnover (rulebook §6.8): a moving chariot declares its Speed"
+        " (move E1 speed 7 ...; the MP it uses by default) and rolls on turning."
     )
 
 

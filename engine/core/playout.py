@@ -84,6 +84,7 @@ __all__ = [
     "playout_for",
     "redeal",
     "redeal_json",
+    "redeal_start",
 ]
 
 ActionKind = Literal["orders", "answer"]
@@ -240,22 +241,35 @@ def redeal_json(text: str, side: str, rng: FastRandomness) -> str:
     data["deck"] = new_deck
     pending = data.get("pending")
     if isinstance(pending, dict) and isinstance(pending.get("start"), str) and pending["start"]:
-        start = json.loads(pending["start"])
-        if start.get("deck") == deck:
-            for k, v in start["sides"].items():
-                if k == side:
-                    continue
-                old, now = list(v.get("hand") or []), hands.get(k, [])
-                i = next(
-                    (i for i, (a, b) in enumerate(zip(old, now, strict=False)) if a != b), len(now)
-                )
-                if old[:i] + old[i + 1 :] == now and len(old) == len(now) + 1:
-                    v["hand"] = [*new_hands[k][:i], old[i], *new_hands[k][i:]]
-                elif old == now:
-                    v["hand"] = new_hands[k]
-            start["deck"] = new_deck
-            pending["start"] = canonical_json(start)
+        dealt = (new_hands, new_deck)
+        pending["start"] = redeal_start(pending["start"], side, (hands, deck), dealt)
     return json.dumps(data)
+
+
+Deal = tuple[dict[str, list[str]], list[str]]
+"""Hands by side and a deck (as :func:`redeal` takes and returns them)."""
+
+
+def redeal_start(start_text: str, side: str, before: Deal, after: Deal) -> str:
+    """A waiting turn's start (``pending.start``, canonical JSON) dealt as :func:`redeal` dealt
+    the state waiting in it (``before`` -> ``after``; see :func:`redeal_json`); unchanged
+    unless it has the same deck."""
+    hands, deck = before
+    new_hands, new_deck = after
+    start = json.loads(start_text)
+    if start.get("deck") != deck:
+        return start_text
+    for k, v in start["sides"].items():
+        if k == side:
+            continue
+        old, now = list(v.get("hand") or []), hands.get(k, [])
+        i = next((i for i, (a, b) in enumerate(zip(old, now, strict=False)) if a != b), len(now))
+        if old[:i] + old[i + 1 :] == now and len(old) == len(now) + 1:
+            v["hand"] = [*new_hands[k][:i], old[i], *new_hands[k][i:]]
+        elif old == now:
+            v["hand"] = new_hands[k]
+    start["deck"] = new_deck
+    return canonical_json(start)
 
 
 class TextPlayout:

@@ -30,6 +30,15 @@ def _read(path: Path, what: str) -> str:
         raise CliError(f"{what}: cannot read {path}: {exc.strerror}", 1) from exc
 
 
+def _tables_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tables",
+        default=None,
+        metavar="FILE",
+        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
+    )
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``pbem engine`` and its verbs."""
     cmd = sub.add_parser(
@@ -90,12 +99,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="OUT.toml",
         help="also write the resulting position file",
     )
-    res.add_argument(
-        "--tables",
-        default=None,
-        metavar="FILE",
-        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
-    )
+    _tables_argument(res)
     res.set_defaults(func=_resolve)
 
     leg = verbs.add_parser("legal", help="playable cards, orderable units, reachable hexes")
@@ -105,12 +109,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     leg.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
     leg.add_argument("--system", default=None, help="default: the position's, else cca")
     leg.add_argument("--json", action="store_true")
-    leg.add_argument(
-        "--tables",
-        default=None,
-        metavar="FILE",
-        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
-    )
+    _tables_argument(leg)
     leg.set_defaults(func=_legal)
 
     tpl = verbs.add_parser("template", help="an orders template for the side to act")
@@ -118,12 +117,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tpl.add_argument("--side", default=None, help="default: the side to act")
     tpl.add_argument("--seed", default=None, metavar="HEX", help="shuffle a scenario's deck")
     tpl.add_argument("--system", default=None, help="default: the position's, else cca")
-    tpl.add_argument(
-        "--tables",
-        default=None,
-        metavar="FILE",
-        help="play on a club's rules tables file (docs/tables.md); the position keeps them",
-    )
+    _tables_argument(tpl)
     tpl.set_defaults(func=_template)
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import func, update
+from sqlalchemy import func, literal_column, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
@@ -129,6 +129,13 @@ class PendingRow:
     received_at: datetime | None = None
     late: bool = False
     """A deadline was due before the mail was received (judge it first)."""
+
+
+def _set_aside_outcome(began: int) -> str:
+    return (
+        f"set aside: processing began {began} times and never finished "
+        "(the daemon stopped or died while reading it); see docs/operating.md"
+    )
 
 
 class InboxWorker:
@@ -237,10 +244,7 @@ class InboxWorker:
                 return False
             if row.attempts >= self.max_attempts:
                 row.status = InboxStatus.SET_ASIDE
-                row.outcome = (
-                    f"set aside: processing began {row.attempts} times and never finished "
-                    "(the daemon stopped or died while reading it); see docs/operating.md"
-                )
+                row.outcome = _set_aside_outcome(row.attempts)
                 row.processed_at = self.clock.now()
                 session.add(row)
                 log.error("inbox #%d: %s", inbox_id, row.outcome)
@@ -268,6 +272,8 @@ class InboxWorker:
         """
         if self.lanes is not None:
             handled = self._process_lanes(self.lanes)
+        elif getattr(self.processor, "process_claimed", None) is not None:
+            handled = self._process_in_order()
         else:
             handled = 0
             for pending in self.pending_rows():
@@ -279,7 +285,94 @@ class InboxWorker:
             self.on_processed()
         return handled
 
-    def _one(self, pending: PendingRow) -> int | None:
+    def _claim_next(self, after: int) -> tuple[InboxMessage, PendingRow, bool] | None:
+        """Claim the oldest pending row after ``after`` in one statement (no listing first).
+
+        Counts the attempt and returns the row, what the listing would have
+        said of it (whether a deadline was due before it), and whether more
+        pending rows follow it. None when no pending row is left.
+        """
+        table: Any = sa_inspect(InboxMessage).local_table
+        # Written out: a RETURNING clause names its columns without their table,
+        # which would make these subqueries compare a column with itself.
+        more: Any = literal_column(
+            f"(SELECT count(*) FROM inbox AS later WHERE later.status = '{InboxStatus.PENDING}' "
+            "AND later.id > inbox.id)"
+        )
+        late: Any = literal_column(
+            "EXISTS (SELECT 1 FROM deadlines WHERE deadlines.fired = false "
+            "AND deadlines.due_at < inbox.received_at)"
+        )
+        oldest = (
+            select(func.min(InboxMessage.id))
+            .where(col(InboxMessage.status) == InboxStatus.PENDING)
+            .where(col(InboxMessage.id) > after)
+            .scalar_subquery()
+        )
+        listed: list[Any] = [InboxMessage.received_at, late] if self.judge is not None else []
+        with self.store.autocommit() as session:
+            found = session.execute(
+                update(InboxMessage)
+                .where(col(InboxMessage.id) == oldest)
+                .where(col(InboxMessage.status) == InboxStatus.PENDING)
+                .values(attempts=col(InboxMessage.attempts) + 1)
+                .returning(*table.columns, more, *listed)
+                .execution_options(synchronize_session=False)
+            ).first()
+        if found is None:
+            return None
+        values = tuple(found)
+        width = len(table.columns)
+        row = InboxMessage(**dict(zip(table.columns.keys(), values[:width], strict=True)))
+        assert row.id is not None
+        pending = self._pending_row((row.id, *values[width + 1 :]))
+        return row, pending, bool(values[width])
+
+    def _process_in_order(self) -> int:
+        """Claim and process pending rows oldest first, one statement to find and claim each.
+
+        The round ends when the claim says no pending row follows the one it
+        took: a row stored meanwhile wakes the worker again (:meth:`notify`,
+        or the periodic sweep for another process's rows).
+        """
+        handled = 0
+        after = 0
+        while not self._stopping.is_set():
+            try:
+                claimed = self._claim_next(after)
+            except OperationalError:
+                log.exception("inbox: database unavailable; will retry")
+                break
+            if claimed is None:
+                break
+            row, pending, more = claimed
+            after = pending.id
+            if row.attempts > self.max_attempts:
+                self._set_aside(pending.id, row.attempts - 1)
+                handled += 1
+            else:
+                step = self._one(pending, claimed=row)
+                if step is None:
+                    break
+                handled += step
+            if not more:
+                break
+        return handled
+
+    def _set_aside(self, inbox_id: int, began: int) -> None:
+        """Set aside a row whose processing began ``began`` times and never finished."""
+        with self.store.transaction() as session:
+            row = session.get(InboxMessage, inbox_id)
+            if row is None or row.status != InboxStatus.PENDING:
+                return
+            row.status = InboxStatus.SET_ASIDE
+            row.attempts = began
+            row.outcome = _set_aside_outcome(began)
+            row.processed_at = self.clock.now()
+            session.add(row)
+            log.error("inbox #%d: %s", inbox_id, row.outcome)
+
+    def _one(self, pending: PendingRow, claimed: InboxMessage | None = None) -> int | None:
         """Judge the deadlines before the row, then process it.
 
         Returns 1 (handled) or None (stop this round: stopping, or the
@@ -293,6 +386,8 @@ class InboxWorker:
                 self.judge(pending.received_at)
             except OperationalError:
                 log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+                if claimed is not None:
+                    self._undo_attempt(inbox_id)
                 return None
             except Exception:  # the mail is not to blame: process it; the sweep retries
                 log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
@@ -301,6 +396,8 @@ class InboxWorker:
                 self.before_row(inbox_id)
             except OperationalError:
                 log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+                if claimed is not None:
+                    self._undo_attempt(inbox_id)
                 return None
             except Exception:  # the mail is not to blame: process it; the sweep retries
                 log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
@@ -308,7 +405,8 @@ class InboxWorker:
             claiming: Callable[[InboxMessage], bool] | None = getattr(
                 self.processor, "process_claimed", None
             )
-            claimed = self._claim(inbox_id) if claiming is not None else None
+            if claimed is None and claiming is not None:
+                claimed = self._claim(inbox_id)
             marked: bool | None
             if claiming is not None and claimed is not None:
                 marked = claiming(claimed)

@@ -228,6 +228,7 @@ def _game_start_mail(m: GameStart) -> Mime:
         "dice_commitment": m.dice_commitment,
         "deck_commitment": m.deck_commitment,
         "tables_sha256": m.tables_sha256,
+        "options": m.options,
         "server_fingerprint": m.server_fingerprint,
         "server_allowed_signers": m.server_allowed_signers,
         "hand": card_dicts(m.hand),

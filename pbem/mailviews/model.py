@@ -207,6 +207,7 @@ class GameStart:
     standing_help: tuple[str, ...] = ()
     """What some standing orders mean (the system's rules help, e.g. First Strike)."""
     tables_sha256: str = ""  # the rules tables file the game is played with (docs/tables.md)
+    options: str = ""  # the rule options the game was created with (``k=v, ...``), if any
 
 
 @dataclass(frozen=True)

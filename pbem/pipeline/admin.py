@@ -8,7 +8,7 @@ key, and exporting a game's audit record from the store.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -118,22 +118,36 @@ def pause(
     store: Store, config: Config, clock: Clock, game_id: str, server_key: ServerKey | None = None
 ) -> None:
     """Pause an active game (deadlines stop; orders are refused until resumed)."""
-    with store.transaction() as session:
-        ctx = _load(session, game_id)
-        if ctx.game.status != GameStatus.ACTIVE:
-            raise GameError(f"game {game_id} is {ctx.game.status}, not active")
-        pause_game(_env(session, config, clock, server_key), ctx)
+    _from_status(
+        store, config, clock, game_id, server_key, status=GameStatus.ACTIVE, act=pause_game
+    )
 
 
 def resume(
     store: Store, config: Config, clock: Clock, game_id: str, server_key: ServerKey | None = None
 ) -> None:
     """Resume a paused game with a fresh period for whoever must act."""
+    _from_status(
+        store, config, clock, game_id, server_key, status=GameStatus.PAUSED, act=resume_game
+    )
+
+
+def _from_status(
+    store: Store,
+    config: Config,
+    clock: Clock,
+    game_id: str,
+    server_key: ServerKey | None,
+    *,
+    status: str,
+    act: Callable[[Env, GameContext], None],
+) -> None:
+    """Do ``act`` to a game that is in ``status`` (else :class:`GameError`), in one transaction."""
     with store.transaction() as session:
         ctx = _load(session, game_id)
-        if ctx.game.status != GameStatus.PAUSED:
-            raise GameError(f"game {game_id} is {ctx.game.status}, not paused")
-        resume_game(_env(session, config, clock, server_key), ctx)
+        if ctx.game.status != status:
+            raise GameError(f"game {game_id} is {ctx.game.status}, not {status}")
+        act(_env(session, config, clock, server_key), ctx)
 
 
 def rotate_key(store: Store, clock: Clock, email: str, key: SshPublicKey) -> str:

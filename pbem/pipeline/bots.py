@@ -43,6 +43,7 @@ from pbem.pipeline.games import (
     AUTOPILOT_SOURCE,
     AUTOPILOT_TOLD,
     BOT_DOMAIN,
+    BOT_DRAW_EVENT,
     BOT_TOLD,
     GameContext,
     NewSeat,
@@ -72,8 +73,6 @@ __all__ = [
 ]
 
 BOT_SEED_NAMESPACE = "pbem-bot-seed"
-BOT_DRAW_EVENT = "pbem.bot-draw"
-"""The event that keeps the bot's signed answer to a draw offer."""
 
 
 def bot_address(level: int) -> str:

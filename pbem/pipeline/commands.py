@@ -22,11 +22,11 @@ from pbem.mailviews import model as mv
 from pbem.pipeline import bots, mailkinds
 from pbem.pipeline.absences import AbsenceError, parse_absence, plan_absence
 from pbem.pipeline.checkmail import handle_check
-from pbem.pipeline.games import GameContext, append_events
+from pbem.pipeline.games import OUTCOME_EVENT, GameContext, append_events
 from pbem.pipeline.inbound import COMMAND_LINE
 from pbem.pipeline.joins import handle_join
 from pbem.pipeline.mails import format_deadline
-from pbem.pipeline.orders import handle_orders, status_refusal
+from pbem.pipeline.orders import handle_orders, signed_text, status_refusal
 from pbem.pipeline.rulesmail import handle_cards, handle_rules
 from pbem.pipeline.statement_checks import (
     command_problem,
@@ -413,8 +413,27 @@ def _other(ctx: GameContext, side: str) -> str:
     return next((s for s in ctx.seats if s != side), "")
 
 
+def _keep_statement(step: Step) -> None:
+    """Keep the signed resign or draw statement being carried out, for the audit record
+    (:data:`pbem.pipeline.games.OUTCOME_EVENT`, before its effects: the record the game's
+    end mail attaches is built from the log)."""
+    signed = signed_text(step)
+    if signed is None:  # check_signature refused unsigned commands before
+        return
+    payload = {
+        "side": step.side,
+        "statement": signed.signed or signed.text,  # the exact text the signature covers
+        "signature": signed.signature,
+    }
+    ctx = step.ctx
+    append_events(
+        step.env.session, ctx.id, ctx.game.epoch, [(OUTCOME_EVENT, payload)], step.env.clock
+    )
+
+
 def _resign(step: Step) -> Outcome:
     ctx = step.ctx
+    _keep_statement(step)
     winner = _other(ctx, step.side)
     _save_options(step)
     finish_game(step.env, ctx, winner or "draw", (), reason=f"{step.side} resigned")
@@ -427,8 +446,10 @@ def _draw(step: Step, args: str) -> Outcome:
     rt = ctx.options.runtime
     other = _other(ctx, step.side)
     if verb in ("accept", "yes") and rt.draw_offer == other:
+        _keep_statement(step)
         return _draw_agreed(step)
     if verb in ("decline", "no") and rt.draw_offer == other:
+        _keep_statement(step)
         return _draw_declined(step, f"{step.side} declined the draw; the game goes on.\n")
     if verb in ("propose", "offer"):
         if rt.draw_offer == step.side:
@@ -441,6 +462,7 @@ def _draw(step: Step, args: str) -> Outcome:
             )
         ctx.options = replace(ctx.options, runtime=replace(rt, draw_offer=step.side))
         _save_options(step)
+        _keep_statement(step)
         level = ctx.options.settings.bot_level(other)
         server_key = step.env.mailer.server_key
         if level is not None and server_key is not None:

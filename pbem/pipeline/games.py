@@ -56,10 +56,12 @@ __all__ = [
     "AUTOPILOT_SOURCE",
     "AUTOPILOT_TOLD",
     "BOT_DOMAIN",
+    "BOT_DRAW_EVENT",
     "BOT_TOLD",
     "DEFAULT_SOURCE",
     "DICE_LOG",
     "GAME_ID",
+    "OUTCOME_EVENT",
     "SETUP_HASH",
     "TOLD_KINDS",
     "DiceLogs",
@@ -109,6 +111,12 @@ def played_by_referee(source: str) -> bool:
     a deadline, or a turn the autopilot played."""
     return source == DEFAULT_SOURCE or source.partition(" ")[0] == AUTOPILOT_SOURCE
 
+
+BOT_DRAW_EVENT = "pbem.bot-draw"
+"""The event that keeps the bot's signed answer to a draw offer."""
+OUTCOME_EVENT = "pbem.outcome-statement"
+"""The event that keeps a player's signed resign or draw statement (the audit record's
+``outcome``, :mod:`pbem.audit_outcome`; the bot's answers are :data:`BOT_DRAW_EVENT`)."""
 
 SETUP_HASH = hashlib.sha256(b"pbem setup").digest()
 """The "orders hash" of epoch 0 (setup rolls no dice, so it only fills the field)."""

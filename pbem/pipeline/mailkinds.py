@@ -7,6 +7,7 @@ Message-IDs are deterministic: ``(game, kind, version, recipient)``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -58,6 +59,12 @@ def tables_line(ctx: GameContext) -> list[str]:
     return [f"Rules tables (SHA-256): {sha}"] if sha else []
 
 
+def options_line(ctx: GameContext) -> str:
+    """The rule options the game was created with (``--option``), as ``k=v, ...``."""
+    engine = ctx.options.engine
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(engine.items()))
+
+
 def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> None:
     """Announce the game to each player: seats, keys, commitments, first board, own hand."""
     p = ctx.prompt()
@@ -100,6 +107,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
                 standing,
                 standing_help,
                 tables_sha256=tables_sha256(ctx),
+                options=options_line(ctx),
             )
 
         body = [
@@ -117,6 +125,7 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             f"Deck commitment (d_0): {ctx.game.deck_commitment}",
             *tables_line(ctx),
+            *([f"Rule options: {options_line(ctx)}"] if ctx.options.engine else []),
             f"Referee key: {fingerprint}",
             f"allowed_signers line: {allowed}",
             "",
@@ -126,14 +135,8 @@ def send_game_start(m: Mailer, ctx: GameContext, deadline: datetime | None) -> N
             "",
             *(["Your standing orders:", standing, *standing_help, ""] if standing else []),
             deadline_text(deadline, tz),
+            *_orders_part(template),
         ]
-        if template:
-            body += [
-                "",
-                "Your orders (fill in, sign with namespace pbem-orders, reply):",
-                "",
-                template,
-            ]
         subject = f"[{ctx.id}] Turn {p.turn}: game start, {_whats_next(ctx)}"
         m.queue_view(
             ctx,
@@ -205,20 +208,21 @@ def send_turn(
             f"Dice commitment (s_0): {ctx.game.dice_commitment}",
             *[f"SHA-256 of the signed orders of epoch {e} ({s}): {h}" for e, s, h in orders],
             deadline_text(deadline, seat.player.time_zone),
+            *_orders_part(template),
         ]
-        if template:
-            body += [
-                "",
-                "Your orders (fill in, sign with namespace pbem-orders, reply):",
-                "",
-                template,
-            ]
-        else:
+        if not template:
             body += ["", f"Nothing to do now: {p.side} acts next."]
         subject = f"[{ctx.id}] Turn {p.turn}: {_whats_next(ctx)}"
         m.queue_text(
             ctx, env, view, subject, body, kind="turn", deadline=deadline if template else None
         )
+
+
+def _orders_part(template: str) -> list[str]:
+    """The text mail's orders template to fill in (nothing without one)."""
+    if not template:
+        return []
+    return ["", "Your orders (fill in, sign with namespace pbem-orders, reply):", "", template]
 
 
 def send_question(

@@ -21,6 +21,8 @@ or as a duplicate (same text). An answer, once applied, cannot be changed.
 
 from __future__ import annotations
 
+from sqlmodel import col, select
+
 from engine.core.api import OrdersError
 from engine.dice import hash_orders
 from pbem.audit import SignedText
@@ -36,7 +38,7 @@ from pbem.pipeline.statement_checks import (
 )
 from pbem.pipeline.steps import Outcome, Step, check_signature
 from pbem.pipeline.turns import apply_submission, shown_deadline
-from pbem.store import GameStatus
+from pbem.store import Deadline, DeadlineKind, GameStatus
 
 __all__ = ["handle_orders", "status_refusal"]
 
@@ -91,6 +93,13 @@ def handle_orders(step: Step) -> Outcome:
     )
     if bad is not None:
         return step.refuse(bad.code, bad.message, errors=(bad,))
+    if prompt.kind == "orders" and _left_to_the_autopilot(step):
+        return step.refuse(
+            "deadline-passed",
+            f"these orders were received after your deadline for turn {prompt.turn}: "
+            "the autopilot plays that turn for you (to stop it, mail a signed "
+            "'command autopilot off')",
+        )
     try:
         submission = ctx.system.parse_orders(ctx.state, step.side, text)
     except OrdersError as exc:
@@ -118,6 +127,30 @@ def handle_orders(step: Step) -> Outcome:
     return Outcome.done(
         f"{what} of {step.side} for turn {prompt.turn} resolved as epoch {epoch}", ctx.id
     )
+
+
+def _left_to_the_autopilot(step: Step) -> bool:
+    """Is a turn deadline of the step's side, due before the mail was received, still to be
+    played by the autopilot? The judgement before a mail leaves the autopilot's search to
+    the regular sweep (:func:`pbem.deadlines.sweep`, ``slow=False``), so orders received
+    late stay late without the mail waiting for the search. One read, only in a game
+    whose missed-turn policy is ``autopilot``."""
+    ctx = step.ctx
+    if ctx.options.settings.missed_turn != "autopilot":
+        return False
+    if step.side in ctx.options.runtime.autopilot_off:
+        return False
+    due = (
+        select(Deadline.id)
+        .where(col(Deadline.game_id) == ctx.id)
+        .where(col(Deadline.side) == step.side)
+        .where(col(Deadline.kind) == DeadlineKind.TURN)
+        .where(col(Deadline.fired).is_not(True))  # not "IS 0": SQLite would pick (fired, due_at)
+        .where(col(Deadline.state_version) == ctx.game.state_version)
+        .where(col(Deadline.due_at) < step.row.received_at)
+        .limit(1)
+    )
+    return step.env.session.exec(due).first() is not None
 
 
 def signed_text(step: Step) -> SignedText | None:

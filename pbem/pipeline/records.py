@@ -21,7 +21,9 @@ from pbem.audit import DICE_PROTOCOL, AuditEpoch, SignedText, build_record
 from pbem.audit_autopilot import Autopilot
 from pbem.pipeline.games import (
     ACCEPTED,
+    BOT_DRAW_EVENT,
     DICE_LOG,
+    OUTCOME_EVENT,
     SETUP_HASH,
     GameContext,
     GameError,
@@ -33,7 +35,7 @@ from pbem.server_key import ServerKey
 from pbem.store import DiceEpoch, Event, GameStatus, Player, SeatJoin
 from pbem.tablefile import tables_sha256
 
-__all__ = ["game_record", "join_records", "replacement_records"]
+__all__ = ["game_record", "join_records", "outcome_records", "replacement_records"]
 
 
 def join_records(session: Session, game_id: str) -> list[dict[str, str]]:
@@ -139,7 +141,28 @@ def game_record(session: Session, ctx: GameContext, server_key: ServerKey) -> di
         tables_sha256=tables_sha256(ctx.system, ctx.state) or None,
         cards_setup=setup,
         replacements=replacement_records(session, game_id),
+        options=ctx.options.engine,
+        outcome=outcome_records(session, game_id),
     )
+
+
+def outcome_records(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """Return the signed resign and draw statements (the players' and the bot's answers)
+    for the audit record, in the order they were acted on."""
+    out: list[dict[str, Any]] = []
+    for ev in session.exec(
+        select(Event)
+        .where(col(Event.game_id) == game_id)
+        .where(col(Event.kind).in_([OUTCOME_EVENT, BOT_DRAW_EVENT]))
+        .order_by(col(Event.id))
+    ).all():
+        p = json.loads(ev.payload_json)
+        statement = p["statement"] if ev.kind == OUTCOME_EVENT else p["text"]
+        out.append(
+            {"side": p["side"], "epoch": ev.epoch, "statement": statement,
+             "signature": p["signature"]}
+        )  # fmt: skip
+    return out
 
 
 def replacement_records(session: Session, game_id: str) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import insert
+from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Session, col, select
 
 from engine.core.api import Event as EngineEvent
@@ -42,6 +43,7 @@ from pbem.pipeline.games import (
     DEFAULT_SOURCE,
     DICE_LOG,
     GameContext,
+    SeatInfo,
     append_events,
     chains,
     dice_log_payload,
@@ -54,7 +56,7 @@ from pbem.pipeline.games import (
 )
 from pbem.pipeline.mails import HeldMail, Mailer, narrative
 from pbem.pipeline.records import game_record
-from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus, Snapshot
+from pbem.store import DeadlineKind, DiceEpoch, Event, GameSecret, GameStatus
 from pbem.store.bulk import defer_write
 
 log = logging.getLogger(__name__)
@@ -92,16 +94,12 @@ def save_state(env: Env, ctx: GameContext, state: Any, *, bump: bool = True) -> 
     game.state_json = ctx.system.to_json(state)
     game.updated_at = env.clock.now()
     if bump:
+        if sa_inspect(game).attrs.state_version.history.added:
+            # A bump not written yet: write it first, so the database keeps the
+            # snapshot of every version (the games_snapshot trigger sees each move).
+            env.session.flush()
+        # The UPDATE that moves the version stores its snapshot (migration r0007).
         game.state_version += 1
-        defer_write(
-            env.session,
-            insert(Snapshot).values(
-                game_id=game.id,
-                version=game.state_version,
-                state_json=game.state_json,
-                created_at=game.updated_at,
-            ),
-        )
     game.options_json = ctx.options.dumps()
     env.session.add(game)
 
@@ -269,6 +267,23 @@ def _prompt_terms(ctx: GameContext) -> tuple[str, str, int | None, timedelta, ti
     return kind, side, player_id, period, grace, reminders
 
 
+def _set_prompt_deadlines(env: Env, ctx: GameContext, now: datetime) -> tuple[str, datetime]:
+    """Write the deadlines of the prompt from ``now``; return its deadline kind and due time."""
+    kind, side, player_id, period, grace, reminders = _prompt_terms(ctx)
+    deadline = set_prompt_deadlines(
+        env.session,
+        ctx.game,
+        kind=kind,
+        side=side,
+        player_id=player_id,
+        period=period,
+        grace=grace,
+        reminders=reminders,
+        now=now,
+    )
+    return kind, deadline
+
+
 def compose_ahead(
     env: Env,
     ctx: GameContext,
@@ -373,18 +388,8 @@ def after_change(
             env, ctx, prompt.result or "draw", narrative(raw), reason="the battle is won", raw=raw
         )
         return
-    kind, side, player_id, period, grace, reminders = _prompt_terms(ctx)
-    now = ahead.now if ahead is not None else env.clock.now()
-    deadline = set_prompt_deadlines(
-        env.session,
-        ctx.game,
-        kind=kind,
-        side=side,
-        player_id=player_id,
-        period=period,
-        grace=grace,
-        reminders=reminders,
-        now=now,
+    kind, deadline = _set_prompt_deadlines(
+        env, ctx, ahead.now if ahead is not None else env.clock.now()
     )
     if ahead is not None and ahead.kind == kind and ahead.deadline == deadline:
         env.mailer.release(ahead.mails)
@@ -440,34 +445,17 @@ def resume_game(env: Env, ctx: GameContext) -> None:
     ctx.game.status = GameStatus.ACTIVE
     env.session.add(ctx.game)
     prompt = ctx.prompt()
-    side = prompt.side or ""
-    player = ctx.seats[side].player if side in ctx.seats else None
-    question = prompt.kind == "question"
-    period, grace, reminders = ctx.options.settings.terms(side, question)
-    deadline = set_prompt_deadlines(
-        env.session,
-        ctx.game,
-        kind=DeadlineKind.QUESTION if question else DeadlineKind.TURN,
-        side=side,
-        player_id=player.id if player else None,
-        period=period,
-        grace=grace,
-        reminders=reminders,
-        now=env.clock.now(),
+    _, deadline = _set_prompt_deadlines(env, ctx, env.clock.now())
+    _tell_every_seat(
+        env,
+        ctx,
+        "resumed",
+        "Game resumed",
+        lambda seat: (
+            f"The operator resumed game {ctx.id}. {prompt.text}\n"
+            f"{mailkinds.deadline_text(deadline, seat.player.time_zone)}\n"
+        ),
     )
-    number = _count(env, ctx)
-    append_events(env.session, ctx.id, ctx.game.epoch, [("pbem.resumed", {})], env.clock)
-    for s in ctx.seats:
-        mailkinds.send_notice(
-            env.mailer,
-            ctx,
-            s,
-            kind="resumed",
-            version=f"{ctx.game.state_version}-{number}",
-            subject="Game resumed",
-            body=f"The operator resumed game {ctx.id}. {prompt.text}\n"
-            f"{mailkinds.deadline_text(deadline, ctx.seats[s].player.time_zone)}\n",
-        )
 
 
 def pause_game(env: Env, ctx: GameContext) -> None:
@@ -475,18 +463,33 @@ def pause_game(env: Env, ctx: GameContext) -> None:
     ctx.game.status = GameStatus.PAUSED
     env.session.add(ctx.game)
     cancel_deadlines(env.session, ctx.id, env.clock.now())
+    _tell_every_seat(
+        env,
+        ctx,
+        "paused",
+        "Game paused",
+        lambda _seat: (
+            f"The operator paused game {ctx.id}. No deadline runs until it "
+            "is resumed; orders sent meanwhile are refused.\n"
+        ),
+    )
+
+
+def _tell_every_seat(
+    env: Env, ctx: GameContext, kind: str, subject: str, body: Callable[[SeatInfo], str]
+) -> None:
+    """Log ``pbem.<kind>`` and mail each seat the notice (a pause, a resume)."""
     number = _count(env, ctx)
-    append_events(env.session, ctx.id, ctx.game.epoch, [("pbem.paused", {})], env.clock)
-    for s in ctx.seats:
+    append_events(env.session, ctx.id, ctx.game.epoch, [(f"pbem.{kind}", {})], env.clock)
+    for s, seat in ctx.seats.items():
         mailkinds.send_notice(
             env.mailer,
             ctx,
             s,
-            kind="paused",
+            kind=kind,
             version=f"{ctx.game.state_version}-{number}",
-            subject="Game paused",
-            body=f"The operator paused game {ctx.id}. No deadline runs until it "
-            "is resumed; orders sent meanwhile are refused.\n",
+            subject=subject,
+            body=body(seat),
         )
 
 

@@ -18,18 +18,28 @@ __all__ = ["defer_write", "insert_new", "send_deferred"]
 
 
 def insert_new(
-    session: Session, model: type[Any], rows: Sequence[dict[str, Any]], unique: Sequence[str]
+    session: Session,
+    model: type[Any],
+    rows: Sequence[dict[str, Any]],
+    unique: Sequence[str],
+    *,
+    deferred: bool = False,
 ) -> int:
     """Insert ``rows`` into ``model``'s table in one statement, skipping any whose ``unique``
     columns match a stored row (``ON CONFLICT DO NOTHING``); return how many were added.
 
     Instead of reading which keys exist first: one statement, and a row
-    another transaction added meanwhile is skipped too, not an error.
+    another transaction added meanwhile is skipped too, not an error. With
+    ``deferred`` the statement is queued with the transaction's other writes
+    (:func:`defer_write`) and the count is not known: 0 is returned.
     """
     if not rows:
         return 0
     dialect: Any = postgresql if is_postgres(session) else sqlite
     stmt = dialect.insert(model).values(list(rows)).on_conflict_do_nothing(index_elements=unique)
+    if deferred:
+        defer_write(session, stmt)
+        return 0
     result: Any = session.execute(stmt)
     return int(getattr(result, "rowcount", len(rows)))
 

@@ -212,6 +212,37 @@ def check(rec: dict[str, Any]) -> str:
                 key = k
         return key
 
+    # §5 "Resignations and draws": the signed statements that decided the outcome.
+    ended = rec.get("outcome", [])
+    outcome_lines = []
+    verbs = {"resign": "resign", "draw": "propose", "draw propose": "propose",
+             "draw offer": "propose", "draw accept": "accept", "draw yes": "accept",
+             "draw decline": "decline", "draw no": "decline"}  # fmt: skip
+    offer, last, n_ep = None, 0, len(rec["epochs"])
+    for i, o in enumerate(ended):
+        need(sorted(o) == ["epoch", "side", "signature", "statement"],
+             "an outcome statement has other fields")  # fmt: skip
+        side, e = o["side"], o["epoch"]
+        need(side in SEATS and integer(e) and last <= e <= n_ep, f"outcome statement {i} order")
+        last = e
+        need(signed_by(o["statement"], o["signature"], seat_key(side, e + 1), "pbem-orders"),
+             f"outcome statement {i} not signed by {side}'s key")  # fmt: skip
+        words = join_words(o["statement"])
+        verb = verbs.get(" ".join(words.get("command", "").split()))
+        need(words.get("game") == game and bool(words.get("nonce")) and verb is not None
+             and words.get("side", side) == side,
+             f"outcome statement {i} is not {side}'s resign or draw in {game}")  # fmt: skip
+        if verb == "propose":
+            need(offer is None, f"outcome statement {i}: a second open draw offer")
+            offer = side
+        elif verb in ("accept", "decline"):
+            need(offer not in (None, side), f"outcome statement {i}: no offer to answer")
+            offer = None
+        need(verb not in ("resign", "accept") or (i == len(ended) - 1 and e == n_ep),
+             f"outcome statement {i}: the game ended there, the record goes on")  # fmt: skip
+        digests = [hashlib.sha256(o[f].encode()).hexdigest() for f in ("statement", "signature")]
+        outcome_lines.append(f"{side} {e} {' '.join(digests)}\n")
+
     # §3, §6.4-6: dice chain, orders, rolls.
     prev = bytes.fromhex(rec["dice"]["commitment"])
     rolls = 0
@@ -352,6 +383,15 @@ def check(rec: dict[str, Any]) -> str:
     if seat_lines:
         seat_text = "".join(seat_lines)
         text += f"replacements {len(seat_lines)} {hashlib.sha256(seat_text.encode()).hexdigest()}\n"
+    # §5 end: the rule options the game was created with, as canonical JSON.
+    if "options" in rec:
+        opts = rec["options"]
+        need(isinstance(opts, dict) and bool(opts), "options is not a non-empty object")
+        text += "options " + json.dumps(opts, sort_keys=True, separators=(",", ":"),
+                                        ensure_ascii=False) + "\n"  # fmt: skip
+    if outcome_lines:
+        digest = hashlib.sha256("".join(outcome_lines).encode()).hexdigest()
+        text += f"outcome {len(outcome_lines)} {digest}\n"
     need(signed_by(text, end["signature"], rec["referee_key"], "pbem-audit"),
          "the referee's signature over the end does not hold")  # fmt: skip
     return f"OK {game}: {n_ep} epochs, {rolls} rolls, {len(shuffles)} shuffles, {draws} draws"
