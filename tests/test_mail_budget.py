@@ -8,10 +8,12 @@ the mail is refused with a reply and set aside, and the queue moves on.
 
 from __future__ import annotations
 
+import email.utils
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +22,7 @@ import pytest
 from pipeline_kit import NORTH, Kit, body_of, mail, make_kit, orders, second_game
 from test_deadlines import _Jobs
 
+import pbem.pipeline.inbound
 from pbem.config import Config
 from pbem.deadlines import DeadlineScheduler, sweep
 from pbem.mailin import InboxWorker
@@ -48,8 +51,33 @@ def many_addresses(sender: str, count: int, *, game: str = OTHER) -> bytes:
     ).encode()
 
 
+LONG = 100_000
+"""Characters of address text no stdlib parse may see: the huge mail's To line is 2.5 MB."""
+
+
+@pytest.fixture
+def no_long_address_parse(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail the test if the standard library's address parsers (the ~30 s of issue 11) are
+    handed a huge header: the budget must refuse the mail from its raw bytes before that.
+    This replaces wall-clock limits, which a busy machine breaks (speed is for bench/)."""
+
+    def guard(real: Callable[..., object]) -> Callable[..., object]:
+        def guarded(values: object, *args: object, **kwargs: object) -> object:
+            size = sum(len(str(v)) for v in values) if isinstance(values, list) else 0
+            assert size < LONG, f"{size} characters of addresses parsed by the stdlib"
+            return real(values, *args, **kwargs)
+
+        return guarded
+
+    monkeypatch.setattr(email.utils, "getaddresses", guard(email.utils.getaddresses))
+    monkeypatch.setattr(
+        pbem.pipeline.inbound, "getaddresses", guard(pbem.pipeline.inbound.getaddresses)
+    )
+    yield
+
+
 class Timed:
-    """Wraps the processor and records how long each row took (wall time, measured)."""
+    """Wraps the processor and records how long each row took (wall time, for the message)."""
 
     def __init__(self, inner: Processor) -> None:
         self.inner = inner
@@ -69,19 +97,18 @@ def kit(store, config, clock) -> Kit:
     return make_kit(store, config, clock, GameSettings(turn_time=48 * H, grace=H))
 
 
-def test_scan_counts_a_hundred_thousand_addresses_in_milliseconds() -> None:
+def test_scan_counts_a_hundred_thousand_addresses_without_the_stdlib_parser(
+    no_long_address_parse: None,
+) -> None:
     raw = many_addresses(CAROL, 100_000)
-    start = time.perf_counter()
     found = scan(raw)
-    took = time.perf_counter() - start
     assert found.addresses == 100_002 and found.headers == 5 and found.sender == CAROL
-    assert took < 0.5
     limits = Config().limits
     assert over_budget(found, Budget.for_sender(limits, known=True)) is not None
 
 
-def test_the_100000_address_mail_is_refused_in_under_a_second_while_another_game_moves(
-    kit: Kit,
+def test_the_100000_address_mail_is_refused_unparsed_while_another_game_moves(
+    kit: Kit, no_long_address_parse: None
 ) -> None:
     _second_game(kit)
     before = kit.last_id()
@@ -99,7 +126,7 @@ def test_the_100000_address_mail_is_refused_in_under_a_second_while_another_game
     row = kit.inbox(big)
     assert row.status == InboxStatus.SET_ASIDE
     assert "too-many-addresses" in row.outcome and "100002 addresses" in row.outcome
-    assert timed.seconds[big] < 1.0, timed.seconds
+    assert big in timed.seconds  # refused from its raw bytes: the guard saw no long parse
     assert kit.inbox(turn).status == InboxStatus.PROCESSED
     assert kit.game().epoch == 1  # the other game's turn went through
     sweep(kit.store, kit.clock, fire_deadline)  # north did not miss the deadline (carol's game did)

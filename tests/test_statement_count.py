@@ -90,7 +90,12 @@ def test_an_orders_mail_costs_the_worker_a_bounded_number_of_statements(
     judge = DeadlineScheduler(config, store, clock, None, fire=fire_deadline)
     worker = InboxWorker(store, processor, clock, judge=judge.judge_received)
     counts = []
-    for _ in range(5):
+    # Five rounds of both games, and more (at most ten) while no mail has taken the common
+    # path yet: the games' secret seeds are fresh, so now and then every turn of the first
+    # rounds stops on a question or reads the history, and the test would prove nothing.
+    for round_no in range(10):
+        if round_no >= 5 and any(_common(statements) for _, statements in counts):
+            break
         for game in games:
             mail = orders_mail(store, game)
             assert mail is not None
@@ -111,11 +116,16 @@ def test_an_orders_mail_costs_the_worker_a_bounded_number_of_statements(
     # The common case: a turn resolved and mailed. A turn that also answers the
     # player with a note (a rate-limited reply) is allowed REPLY statements more,
     # one that reads the game's history HISTORY more.
-    common = 0
     for count, statements in counts:
-        noted = any(s.startswith("SELECT rate_limits") for s in statements)
-        history = any(s.startswith("SELECT events.epoch") for s in statements)
-        extra = (REPLY if noted else 0) + (HISTORY if history else 0)
-        assert count <= BUDGET[dialect] + extra, "\n".join(statements)
-        common += extra == 0
-    assert common, "no mail took the common path"
+        assert count <= BUDGET[dialect] + _extra(statements), "\n".join(statements)
+    assert any(_common(statements) for _, statements in counts), "no mail took the common path"
+
+
+def _extra(statements: list[str]) -> int:
+    noted = any(s.startswith("SELECT rate_limits") for s in statements)
+    history = any(s.startswith("SELECT events.epoch") for s in statements)
+    return (REPLY if noted else 0) + (HISTORY if history else 0)
+
+
+def _common(statements: list[str]) -> bool:
+    return _extra(statements) == 0

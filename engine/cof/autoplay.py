@@ -2,9 +2,10 @@
 
 It plays legal orders at random, leaning towards the enemy so that battles are fought:
 each unit of the activated wing turns towards the nearest enemy or at random, moves a few
-hexes ahead, fires at a target it may hit, recovers, or stands; a unit that may shock
-does so half the time. Every move is tried on a copy first (the orders' own checks), so
-the orders it writes are accepted.
+hexes ahead (a CH-2 now and then leaving its runners), fires at a target it may hit,
+recovers, or stands; a unit that may shock does so half the time, and now and then names
+the vertex it turns to if it advances after combat. Every move is tried on a copy first
+(the orders' own checks), so the orders it writes are accepted.
 """
 
 from __future__ import annotations
@@ -124,9 +125,10 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
                 steps.append(str(here))
         form = _formation(ph, u, rng) + _riders(ph, u, rng)
         shot = _moving_shot(ph, u, rng)
+        alone = "alone " if len(ph.stack(u)) == 2 and not below(rng, 6, f"alone {u.id}") else ""
         for cut in range(len(steps), 0, -1):
             for extra in (f"{shot}{form}", form, ""):
-                words = " ".join(steps[:cut]) + extra
+                words = alone + " ".join(steps[:cut]) + extra
                 if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
                     return [f"move {u.id} {words}"]
     return []
@@ -275,6 +277,8 @@ def plan(state: CofState, side: str, rng: Randomness) -> tuple[str, list[str]]:
                 lines += _unit_lines(ph, u, rng)
                 if u.id not in ph.moved and below(rng, 2, "shock"):
                     lines.append(f"shock {u.id}")
+                if not below(rng, 4, f"advance {u.id}"):  # (if it advances after combat)
+                    lines.append(f"advance {u.id} face {VERTICES[below(rng, 6, 'advance')]}")
             lines += _leader_lines(ph, rng)
     return wing, lines
 
