@@ -46,8 +46,7 @@ def test_player_view_hides_the_other_hand_and_the_deck_order() -> None:
 
 def test_json_is_canonical_bytes() -> None:
     text = SYS.to_json(start())
-    canon = json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"),
-                       ensure_ascii=False)
+    canon = json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canon == text
     assert SYS.to_json(SYS.from_json(text)) == text
     again = SYS.to_json(SYS.from_json(SYS.to_json(start())))

@@ -31,8 +31,10 @@ def example() -> str:
 def test_s18_1_deck_has_60_cards_with_the_printed_counts() -> None:
     assert len(DECK) == 60
     assert DECK.count("3C") == 4 and DECK.count("LN") == 4 and DECK.count("FS") == 1
-    kinds = {k: sum(c.count for c in CARDS.values() if c.kind == k) for k in
-             ("section", "troop", "leadership", "tactic")}
+    kinds = {
+        k: sum(c.count for c in CARDS.values() if c.kind == k)
+        for k in ("section", "troop", "leadership", "tactic")
+    }
     assert kinds == {"section": 27, "troop": 10, "leadership": 6, "tactic": 17}
 
 
@@ -52,8 +54,18 @@ def test_cards_are_found_by_code_or_forgiving_name() -> None:
 
 def test_s1_5_block_counts() -> None:
     assert {c: u.blocks for c, u in BUNDLED.units.items() if u.blocks != 4} == {
-        "HWM": 2, "LC": 3, "LBC": 3, "BCH": 3, "MC": 3, "CAM": 3, "CCAM": 3, "HC": 3,
-        "HCC": 3, "HCH": 2, "ELE": 2}
+        "HWM": 2,
+        "LC": 3,
+        "LBC": 3,
+        "BCH": 3,
+        "MC": 3,
+        "CAM": 3,
+        "CCAM": 3,
+        "HC": 3,
+        "HCC": 3,
+        "HCH": 2,
+        "ELE": 2,
+    }
 
 
 def test_position_example_loads_and_round_trips() -> None:
@@ -81,9 +93,7 @@ def test_position_errors_name_the_line(patch: str, line_word: str) -> None:
     text = example().replace(patch, f'"{line_word}"' if " " in line_word else f'"B7 {line_word}"')
     with pytest.raises(PositionError) as err:
         load_position(text)
-    assert err.value.line == next(
-        i for i, ln in enumerate(text.splitlines(), 1) if line_word in ln
-    )
+    assert err.value.line == next(i for i, ln in enumerate(text.splitlines(), 1) if line_word in ln)
 
 
 def test_orders_print_and_parse_back() -> None:

@@ -10,8 +10,9 @@ from engine.core.api import OrdersError
 
 def test_s9_ranged_two_dice_still_one_after_moving() -> None:
     st = position(north=["E6 MI"], south=["E3 LB", "G3 LB"])
-    res = play(st, "south", "card 3C\norder E3, G3\nmove G3 to G4\nfire E3 at E6\nfire G4 at E6\n",
-               "BG B")
+    res = play(
+        st, "south", "card 3C\norder E3, G3\nmove G3 to G4\nfire E3 at E6\nfire G4 at E6\n", "BG B"
+    )
     fires = [e for e in res.events if e.kind == "fire"]
     assert [len(e.dice) for e in fires] == [2, 1]
     assert unit(res.state, "E6") == ("north", "MI", 2)
@@ -34,8 +35,12 @@ def test_s9_2_out_of_range() -> None:
 
 def test_s10_6_light_infantry_swords_miss_medium_swords_hit() -> None:
     st = position(north=["E5 MI", "G5 MI"], south=["E4 LI", "G4 MI"])
-    res = play(st, "south", "card 3C\norder E4, G4\nattack E4 at E5\nattack G4 at G5\n",
-               "SS BB" + "RR" + "SSGG" + "GGRR")
+    res = play(
+        st,
+        "south",
+        "card 3C\norder E4, G4\nattack E4 at E5\nattack G4 at G5\n",
+        "SS BB" + "RR" + "SSGG" + "GGRR",
+    )
     assert unit(res.state, "E5") == ("north", "MI", 4)
     assert unit(res.state, "G5") == ("north", "MI", 2)
 
@@ -67,8 +72,7 @@ def test_s12_3_support_ignores_one_flag() -> None:
 
 
 def test_s12_3_ignoring_flags_is_optional_per_standing_order() -> None:
-    st = position(north=["E6 MI", "D6 MI", "F6 MI"], south=["E4 LB"],
-                  standing="flags: accept-all")
+    st = position(north=["E6 MI", "D6 MI", "F6 MI"], south=["E4 LB"], standing="flags: accept-all")
     res = play(st, "south", "card 3C\norder E4\nfire E4 at E6\n", "FF")
     assert unit(res.state, "F8") == ("north", "MI", 4)
 
@@ -80,14 +84,18 @@ def test_s10_4_elephant_rolls_the_targets_dice_and_rerolls_swords() -> None:
     assert unit(res.state, "E4") == ("south", "ELE", 2)
     # 3 hits on a 4-block LI, then 1 flag: it retreats 2 hexes.
     assert unit(res.state, "F7") == ("north", "LI", 1) or unit(res.state, "E7") == (
-        "north", "LI", 1)
+        "north",
+        "LI",
+        1,
+    )
 
 
 def test_s13_elephant_rampages_then_is_blocked_and_blockers_lose_blocks() -> None:
     st = position(north=["E5 HI"], south=["E4 ELE", "E3 HI", "F3 HI"], north_hand=["3C"])
     r1 = play(st, "south", "card 3R\n")  # South orders nothing; North attacks the elephants
-    r2 = play(r1.state, "north", "card 3C\norder E5\nattack E5 at E4\n",
-              "FGGGG" + "GG" * 3 + "GGGGG")
+    r2 = play(
+        r1.state, "north", "card 3C\norder E5\nattack E5 at E4\n", "FGGGG" + "GG" * 3 + "GGGGG"
+    )
     assert "rampage" in kinds(r2.events)
     assert unit(r2.state, "E4") == ("south", "ELE", 2)
     assert unit(r2.state, "E3") == ("south", "HI", 3)
@@ -122,8 +130,9 @@ def test_s14_evade_question_then_answer_resumes_identically() -> None:
 
 def test_s15_momentum_advance_cavalry_extra_hex_and_bonus_combat() -> None:
     st = position(north=["G5 LI", "H5 MI"], south=["G4 HC"], standing="evade: never")
-    res = play(st, "south", "card 3C\norder G4\nattack G4 at G5 advance bonus H5\n",
-               "GGGS" + "BBBB")
+    res = play(
+        st, "south", "card 3C\norder G4\nattack G4 at G5 advance bonus H5\n", "GGGS" + "BBBB"
+    )
     assert unit(res.state, "H5") == ("south", "HC", 3)  # advanced again after the bonus
     assert res.state.sides["south"].banners == ("unit:LI", "unit:MI")
 
@@ -197,8 +206,13 @@ def test_s18_5_darken_the_sky_fires_twice() -> None:
 
 
 def test_s5_3_draw_and_first_strike_replacement_order() -> None:
-    st = position(north=["E5 MI"], south=["E4 MI"], north_hand=["FS", "3C"],
-                  standing="first-strike: always", deck=["2C", "MO"])
+    st = position(
+        north=["E5 MI"],
+        south=["E4 MI"],
+        north_hand=["FS", "3C"],
+        standing="first-strike: always",
+        deck=["2C", "MO"],
+    )
     res = play(st, "south", "card 3C\norder E4\nattack E4 at E5\n", "GGGG" + "GGGG" + "GGGG")
     assert res.state.sides["north"].hand == ("3C", "2C")
     assert res.state.sides["south"].hand[-1] == "MO"
@@ -238,10 +252,19 @@ def test_answers_must_be_legal_and_come_from_the_asked_side() -> None:
 
 
 def test_s6_8_worked_example_leader_moves_from_one_unit_to_another() -> None:
-    st = position(north=["F7 MI"], south=["E3 HI", "F4 HC"], south_leaders=["E3 Marcus"],
-                  standing="evade: never")
-    res = play(st, "south", "card 3C\norder E3, leader Marcus, F4\nmove F4 > F5 > F6\n"
-               "move leader Marcus to F6\nmove E3 to E4\nattack F6 at F7\n", "HGGG" + "GGGG")
+    st = position(
+        north=["F7 MI"],
+        south=["E3 HI", "F4 HC"],
+        south_leaders=["E3 Marcus"],
+        standing="evade: never",
+    )
+    res = play(
+        st,
+        "south",
+        "card 3C\norder E3, leader Marcus, F4\nmove F4 > F5 > F6\n"
+        "move leader Marcus to F6\nmove E3 to E4\nattack F6 at F7\n",
+        "HGGG" + "GGGG",
+    )
     assert res.state.leader("Marcus").hex == unit_hex(res.state, "HC")
     assert unit(res.state, "E4") == ("south", "HI", 4)
     assert unit(res.state, "F7") == ("north", "MI", 3)  # the helmet scored: leader attached
@@ -261,8 +284,12 @@ def test_s12_2_worked_example_light_cavalry_blocked_behind_is_eliminated() -> No
 def test_s12_3_worked_example_ignore_one_flag_of_two_by_choice() -> None:
     from engine.randomness import ScriptedDice
 
-    st = position(north=["E6 MC", "D6 MI", "F6 MI"], north_leaders=["E6 Hanno"],
-                  south=["E4 LB"], standing="flags: ask")
+    st = position(
+        north=["E6 MC", "D6 MI", "F6 MI"],
+        north_leaders=["E6 Hanno"],
+        south=["E4 LB"],
+        standing="flags: ask",
+    )
     r1 = play(st, "south", "card 3C\norder E4\nfire E4 at E6\n", "FF")
     q = SYS.prompt(r1.state).question
     assert q is not None and q.answers == ("2", "1", "0")
@@ -274,8 +301,12 @@ def test_s12_3_worked_example_ignore_one_flag_of_two_by_choice() -> None:
 
 
 def test_s13_3_blocked_elephant_retreat_can_end_in_a_draw() -> None:
-    st = position(north=["E5 HI", "F3 MI blocks=1", "A9 LI"],
-                  south=["E4 ELE", "E3 MI blocks=1", "A1 LI"], north_hand=["3C"], banners=1)
+    st = position(
+        north=["E5 HI", "F3 MI blocks=1", "A9 LI"],
+        south=["E4 ELE", "E3 MI blocks=1", "A1 LI"],
+        north_hand=["3C"],
+        banners=1,
+    )
     r1 = play(st, "south", "card 3R\n")
     r2 = play(r1.state, "north", "card 3C\norder E5\nattack E5 at E4\n", "FGGGG" + "FF" * 3)
     assert r2.state.result == "draw"
@@ -283,8 +314,9 @@ def test_s13_3_blocked_elephant_retreat_can_end_in_a_draw() -> None:
 
 
 def test_s18_5_counter_attack_copies_i_am_spartacus_at_own_command() -> None:
-    st = position(north=["E6 MI", "F6 MI"], south=["E3 MI"], south_hand=["SP"], command=3,
-                  north_hand=["CTA"])
+    st = position(
+        north=["E6 MI", "F6 MI"], south=["E3 MI"], south_hand=["SP"], command=3, north_hand=["CTA"]
+    )
     r1 = play(st, "south", "card SP\norder E3\n", "BGG", perms=[list(range(7))])
     r2 = play(r1.state, "north", "card CTA\norder E6, F6\n", "BBB", perms=[list(range(7))])
     sp = next(e for e in r2.events if e.kind == "spartacus")
@@ -293,8 +325,9 @@ def test_s18_5_counter_attack_copies_i_am_spartacus_at_own_command() -> None:
 
 
 def test_s18_2_too_many_units_names_the_limit_and_the_units_counted() -> None:
-    st = position(north=["A9 LI"], south=["B2 LI", "C2 LI", "D2 LI"], south_hand=("2L", "LT"),
-                  command=2)
+    st = position(
+        north=["A9 LI"], south=["B2 LI", "C2 LI", "D2 LI"], south_hand=("2L", "LT"), command=2
+    )
     with pytest.raises(OrdersError) as err:
         play(st, "south", "card 2L\norder B2, C2, D2\n")
     msg = err.value.problems[0].message

@@ -24,10 +24,12 @@ def test_s17_medium_foot_entering_forest_may_not_battle() -> None:
 
 
 def test_s17_forest_caps_close_combat_at_two_and_fire_into_it_at_one() -> None:
-    st = position(north=["E5 HI", "G6 MI"], south=["E4 HI", "G4 LB"],
-                  terrain={"forest": ["E5", "G6"]})
-    res = play(st, "south", "card 3C\norder E4, G4\nattack E4 at E5\nfire G4 at G6\n",
-               "GG" + "GG" + "G")
+    st = position(
+        north=["E5 HI", "G6 MI"], south=["E4 HI", "G4 LB"], terrain={"forest": ["E5", "G6"]}
+    )
+    res = play(
+        st, "south", "card 3C\norder E4, G4\nattack E4 at E5\nfire G4 at G6\n", "GG" + "GG" + "G"
+    )
     battle = next(e for e in res.events if e.kind == "battle")
     fire = next(e for e in res.events if e.kind == "fire")
     assert (len(battle.dice), len(fire.dice)) == (2, 1)
@@ -57,10 +59,13 @@ def test_s17_river_is_impassable_and_retreat_into_it_is_blocked() -> None:
 
 
 def test_s17_3_no_advance_out_of_a_ford_entered_this_turn() -> None:
-    st = position(north=["E6 LI"], south=["E4 HI"], terrain={"fordable-river": ["E5"]},
-                  standing="evade: never")
-    res = play(st, "south", "card 3C\norder E4\nmove E4 to E5\nattack E5 at E6 advance\n",
-               "FF")
+    st = position(
+        north=["E6 LI"],
+        south=["E4 HI"],
+        terrain={"fordable-river": ["E5"]},
+        standing="evade: never",
+    )
+    res = play(st, "south", "card 3C\norder E4\nmove E4 to E5\nattack E5 at E6 advance\n", "FF")
     assert unit(res.state, "E5") == ("south", "HI", 4)
     assert "advance" not in kinds(res.events)
 
@@ -105,7 +110,12 @@ def test_s10_7_elephant_ignores_a_red_and_a_flag_against_cavalry() -> None:
 def test_s3_4_cavalry_retreats_an_extra_hex_per_flag_from_camels() -> None:
     st = position(north=["E6 CAM"], south=["E5 MC"], north_hand=["3C"])
     r1 = play(st, "south", "card 3L\n")
-    r2 = play(r1.state, "north", "card 3C\norder E6\nattack E6 at E5\n", "FGG",)
+    r2 = play(
+        r1.state,
+        "north",
+        "card 3C\norder E6\nattack E6 at E5\n",
+        "FGG",
+    )
     mc = next(u for u in r2.state.units if u.type == "MC")
     assert mc.hex is not None and mc.hex.row == 1  # 3 + 1 hexes, stopped by the baseline
 
@@ -125,8 +135,7 @@ def test_s16_4_lone_leader_evades_toward_its_side() -> None:
 
 
 def test_s16_5_leader_escapes_through_enemy_units() -> None:
-    st = position(north=["A9 LI"], north_leaders=["E6 Hanno"],
-                  south=["E5 MI", "E7 MI", "F7 MI"])
+    st = position(north=["A9 LI"], north_leaders=["E6 Hanno"], south=["E5 MI", "E7 MI", "F7 MI"])
     res = play(st, "south", "card 3C\norder E5\nattack E5 at E6\n", "GGGG" + "GGGG")
     assert "leader-escape" in kinds(res.events)
     assert res.state.leader("Hanno").hex is not None

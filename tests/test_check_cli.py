@@ -123,8 +123,7 @@ def test_json_report_has_exact_fractions(
 def test_problems_are_printed_exactly_as_the_refusal_mail_prints_them(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, small: Path
 ) -> None:
-    bad = GOOD.replace("attack E4 at E5", "attack E4 at E7").replace("move G3 > G4",
-                                                                   "move G3 > G5")
+    bad = GOOD.replace("attack E4 at E5", "attack E4 at E7").replace("move G3 > G4", "move G3 > G5")
     orders = _write(tmp_path, bad)
     code, out, _ = run(capsys, str(orders), "--position", str(small))
     assert code == 1
@@ -135,8 +134,14 @@ def test_problems_are_printed_exactly_as_the_refusal_mail_prints_them(
     report = check_orders(SYS, state, "small-1", OrdersFile(orders, canonicalize(bad)))
     block = format_problems(report.problems)
     assert block in out
-    env = Envelope("small-1", "test", 1, Recipient("Bob", "bob@example.org", "UTC", "south"),
-                   "pbem@example.org", "<r1@example.org>")
+    env = Envelope(
+        "small-1",
+        "test",
+        1,
+        Recipient("Bob", "bob@example.org", "UTC", "south"),
+        "pbem@example.org",
+        "<r1@example.org>",
+    )
     mail = rejection_mail(OrdersRejected(env, report.problems, "orders"))
     part = mail.get_body(preferencelist=("plain",))
     assert part is not None
@@ -153,7 +158,10 @@ def test_problems_are_printed_exactly_as_the_refusal_mail_prints_them(
     ],
 )
 def test_the_header_is_checked_like_the_pipeline_does(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, small: Path, change: tuple[str, str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    small: Path,
+    change: tuple[str, str],
     code: str,
 ) -> None:
     orders = _write(tmp_path, GOOD.replace(*change))
@@ -185,10 +193,18 @@ def game(store: Store, config: Config, clock: FakeClock) -> dict[str, Ed25519Pri
         NewSeat("north", "Ann", "ann@north.test", sshsig.public_key_of(keys["north"]), "UTC"),
         NewSeat("south", "Bob", "bob@south.test", sshsig.public_key_of(keys["south"]), "UTC"),
     ]
-    create_and_start(store, config, clock, game_id=GAME, system_name="cca",
-                     scenario_id="cca-001-akragas", scenario_text=text, seats=seats,
-                     settings=GameSettings(turn_time=timedelta(hours=48)),
-                     joins=sign_joins(GAME, keys))
+    create_and_start(
+        store,
+        config,
+        clock,
+        game_id=GAME,
+        system_name="cca",
+        scenario_id="cca-001-akragas",
+        scenario_text=text,
+        seats=seats,
+        settings=GameSettings(turn_time=timedelta(hours=48)),
+        joins=sign_joins(GAME, keys),
+    )
     return keys
 
 
@@ -204,7 +220,10 @@ def _legal_orders(store: Store) -> str:
 
 
 def test_checking_against_the_store_changes_no_byte(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: Store, db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    store: Store,
+    db_url: str,
     game: dict[str, Ed25519PrivateKey],
 ) -> None:
     db = Path(db_url.removeprefix("sqlite:///"))
@@ -225,7 +244,10 @@ def test_checking_against_the_store_changes_no_byte(
 
 
 def test_a_signature_is_checked_against_the_players_key(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: Store, db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    store: Store,
+    db_url: str,
     game: dict[str, Ed25519PrivateKey],
 ) -> None:
     text = _legal_orders(store)
@@ -247,7 +269,10 @@ def test_a_signature_is_checked_against_the_players_key(
 
 
 def test_a_check_draft_is_checked_in_its_own_namespace(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: Store, db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    store: Store,
+    db_url: str,
     game: dict[str, Ed25519PrivateKey],
 ) -> None:
     """docs/check.md: a draft signed -n pbem-check is read as a draft (docs/signing.md)."""

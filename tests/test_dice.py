@@ -313,16 +313,30 @@ def test_each_nonce_changes_every_stream() -> None:
     """A referee who knows its seed cannot predict the dice before both nonces are in."""
     key, deck_key = HashChain(SEED, 2).key(1), HashChain(DECK_SEED, 2).key(1)
     base = join_message("g", NONCES)
-    faces = list(roll_faces(dice_stream_key(key, base), "g", 1, ORDERS, die=BATTLE_DIE,
-                            counters=range(1, 21)))
+    faces = list(
+        roll_faces(
+            dice_stream_key(key, base), "g", 1, ORDERS, die=BATTLE_DIE, counters=range(1, 21)
+        )
+    )
     order = shuffle_order(deck_stream_key(deck_key, base), "g", 1, 60)
     for side, nonce in NONCES.items():
         for i in (0, 31):
             flipped = bytearray(nonce)
             flipped[i] ^= 0x01
             other = join_message("g", {**NONCES, side: bytes(flipped)})
-            assert list(roll_faces(dice_stream_key(key, other), "g", 1, ORDERS,
-                                   die=BATTLE_DIE, counters=range(1, 21))) != faces
+            assert (
+                list(
+                    roll_faces(
+                        dice_stream_key(key, other),
+                        "g",
+                        1,
+                        ORDERS,
+                        die=BATTLE_DIE,
+                        counters=range(1, 21),
+                    )
+                )
+                != faces
+            )
             assert shuffle_order(deck_stream_key(deck_key, other), "g", 1, 60) != order
 
 

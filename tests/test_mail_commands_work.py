@@ -84,7 +84,8 @@ def split(raw: bytes) -> Mail:
     html = msg.get_body(preferencelist=("html",))
     # Read as a mail program shows it: LF line ends (the wire has CRLF).
     out = Mail(
-        str(msg["To"].addresses[0].addr_spec), str(msg["Subject"]),
+        str(msg["To"].addresses[0].addr_spec),
+        str(msg["Subject"]),
         str(text.get_content()).replace("\r\n", "\n") if text is not None else "",  # type: ignore[attr-defined]
         str(html.get_content()).replace("\r\n", "\n") if html is not None else "",  # type: ignore[attr-defined]
     )
@@ -125,8 +126,11 @@ class Table:
         with self.store.transaction() as s:
             from sqlmodel import col, select
 
-            rows = s.exec(select(OutboxMessage).where(col(OutboxMessage.id) > self.seen)
-                          .order_by(col(OutboxMessage.id))).all()
+            rows = s.exec(
+                select(OutboxMessage)
+                .where(col(OutboxMessage.id) > self.seen)
+                .order_by(col(OutboxMessage.id))
+            ).all()
         if rows:
             self.seen = rows[-1].id or self.seen
         return [split(r.raw) for r in rows]
@@ -139,9 +143,13 @@ class Table:
         msg["Message-ID"] = f"<m{self.runs}.{side}@client.test>"
         self.runs += 1
         msg.set_content(body)
-        acc = store_message(self.store, msg.as_bytes(policy=email.policy.SMTP),
-                            source=InboxSource.SMTP, clock=self.clock,
-                            envelope_to=[f"pbem+{GAME}@game.test"])
+        acc = store_message(
+            self.store,
+            msg.as_bytes(policy=email.policy.SMTP),
+            source=InboxSource.SMTP,
+            clock=self.clock,
+            envelope_to=[f"pbem+{GAME}@game.test"],
+        )
         self.processor.process(acc.inbox_id)
         with self.store.transaction() as s:
             row = s.get(InboxMessage, acc.inbox_id)
@@ -163,15 +171,26 @@ class Table:
             "PBEM_CONFIG": str(self.config_file),
             "LANG": "C.UTF-8",
         }
-        return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=120, check=False)
+        return subprocess.run(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
 
 def _keygen(home: Path, who: str) -> SshPublicKey:
     (home / ".ssh").mkdir(parents=True)
     key = home / ".ssh" / "id_ed25519"
-    subprocess.run([str(SSH_KEYGEN), "-q", "-t", "ed25519", "-N", "", "-C", who, "-f", str(key)],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [str(SSH_KEYGEN), "-q", "-t", "ed25519", "-N", "", "-C", who, "-f", str(key)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return SshPublicKey.parse((home / ".ssh" / "id_ed25519.pub").read_text())
 
 
@@ -181,20 +200,44 @@ def table(tmp_path: Path, store: Store, config: Config, clock: FakeClock, db_url
     pubs = {side: _keygen(homes[side], PLAYERS[side][1]) for side in PLAYERS}
     server = ServerKey.load_or_create(tmp_path / "server_key")
     cfg = tmp_path / "pbem.toml"
-    cfg.write_text(f'data_dir = "{tmp_path / "data"}"\n[database]\nurl = "{db_url}"\n'
-                   '[mail]\naddress = "pbem@game.test"\noperator = "op@club.test"\n',
-                   encoding="utf-8")
-    seats = [NewSeat(side, name, addr, pubs[side], "Europe/Paris")
-             for side, (name, addr) in PLAYERS.items()]
-    create_and_start(store, config, clock, game_id=GAME, system_name="cca",
-                     scenario_id="cca-001-akragas",
-                     scenario_text=find_scenario("001").read_text(encoding="utf-8"),
-                     seats=seats, settings=GameSettings(turn_time=timedelta(hours=48)),
-                     server_key=server,
-                     joins=sign_joins(GAME, {side: load_private_key(
-                         (homes[side] / ".ssh" / "id_ed25519").read_bytes()) for side in PLAYERS}))
-    return Table(store, config, cfg, clock, Processor(config, store, clock, server_key=server),
-                 server, homes, tmp_path)
+    cfg.write_text(
+        f'data_dir = "{tmp_path / "data"}"\n[database]\nurl = "{db_url}"\n'
+        '[mail]\naddress = "pbem@game.test"\noperator = "op@club.test"\n',
+        encoding="utf-8",
+    )
+    seats = [
+        NewSeat(side, name, addr, pubs[side], "Europe/Paris")
+        for side, (name, addr) in PLAYERS.items()
+    ]
+    create_and_start(
+        store,
+        config,
+        clock,
+        game_id=GAME,
+        system_name="cca",
+        scenario_id="cca-001-akragas",
+        scenario_text=find_scenario("001").read_text(encoding="utf-8"),
+        seats=seats,
+        settings=GameSettings(turn_time=timedelta(hours=48)),
+        server_key=server,
+        joins=sign_joins(
+            GAME,
+            {
+                side: load_private_key((homes[side] / ".ssh" / "id_ed25519").read_bytes())
+                for side in PLAYERS
+            },
+        ),
+    )
+    return Table(
+        store,
+        config,
+        cfg,
+        clock,
+        Processor(config, store, clock, server_key=server),
+        server,
+        homes,
+        tmp_path,
+    )
 
 
 # --- what the mails say --------------------------------------------------------
@@ -256,8 +299,11 @@ def check_server_signature(t: Table, m: Mail, allowed: bytes) -> None:
     example = re.search(r'^(\S+) namespaces="pbem-mail"', doc, re.M)
     assert example is not None
     principal = allowed.decode().split()[0]
-    verify = [c.replace(example.group(1), principal) for c in re.findall(
-        r"^((?:ssh-keygen -Y verify|pbem verify) .*?(?:\\\n.*?)*)$", doc, re.M) if "mail.sig" in c]
+    verify = [
+        c.replace(example.group(1), principal)
+        for c in re.findall(r"^((?:ssh-keygen -Y verify|pbem verify) .*?(?:\\\n.*?)*)$", doc, re.M)
+        if "mail.sig" in c
+    ]
     assert len(verify) == 2, verify
     for cmd in verify:
         if cmd.startswith("pbem") and (cmd, "") in t.done:
@@ -307,8 +353,12 @@ def _check_orders_signature(t: Table, d: Path, side: str) -> None:
     assert sig.is_file()
     pub = (t.homes[side] / ".ssh" / "id_ed25519.pub").read_text().split()
     (d / "allowed").write_text(f"{PLAYERS[side][1]} {pub[0]} {pub[1]}\n")
-    res = t.shell(f"ssh-keygen -Y verify -f allowed -I {PLAYERS[side][1]} -n pbem-orders "
-                  "-s orders.txt.sig < orders.txt", d, side)
+    res = t.shell(
+        f"ssh-keygen -Y verify -f allowed -I {PLAYERS[side][1]} -n pbem-orders "
+        "-s orders.txt.sig < orders.txt",
+        d,
+        side,
+    )
     assert res.returncode == 0, res.stderr
 
 
@@ -376,8 +426,7 @@ def test_game_end_mail_audit_commands_work(table: Table) -> None:
     start = t.new_mail()
     mover = next(m for m in start if "----- orders.txt -----" in m.text)
     orders = fill(template_of(mover), t.state(), b"end")
-    assert "resolved" in (t.send("south", _sign_as_the_mail_says(t, mover, orders)).outcome
-                          or "")
+    assert "resolved" in (t.send("south", _sign_as_the_mail_says(t, mover, orders)).outcome or "")
     t.new_mail()
     resign = f"game {GAME}\nnonce: resign-0001\ncommand resign\n"
     row = t.send("north", _sign_as_the_mail_says(t, _as_north(mover), resign))
@@ -420,8 +469,11 @@ def test_question_reminder_and_missed_turn_mails_commands_work(table: Table) -> 
     due = t.clock.now() + timedelta(hours=24)
     tpl = SYS.orders_template(state, "south")
     mails = [
-        question_mail(mv.QuestionMail(env, mv.Question("Evade?", ("evade", "stand"), "stand",
-                                                        due), (), board, hand)),
+        question_mail(
+            mv.QuestionMail(
+                env, mv.Question("Evade?", ("evade", "stand"), "stand", due), (), board, hand
+            )
+        ),
         reminder_mail(mv.Reminder(env, due, tpl, hand)),
         missed_turn_mail(mv.MissedTurn(env, "south", "the game waits", due)),
     ]

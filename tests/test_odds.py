@@ -47,8 +47,9 @@ def test_s17_forest_caps_close_combat_at_two_dice() -> None:
 
 
 def test_s18_clash_of_shields_adds_two_dice_after_the_terrain_cap() -> None:
-    st = position(north=["E5 MI"], south=["E4 HI"], terrain={"forest": ["E5"]},
-                  south_hand=("CS", "3C"))
+    st = position(
+        north=["E5 MI"], south=["E4 HI"], terrain={"forest": ["E5"]}, south_hand=("CS", "3C")
+    )
     b = _one(st, "card CS\norder E4\nattack E4 at E5\n")
     assert b.dice_steps == (("base", 5), ("terrain", 2), ("card", 4))
     assert b.odds.expected_hits == Fraction(4, 3)
@@ -78,7 +79,8 @@ def test_s13_elephant_ignores_the_first_colour_hit_and_a_flag_from_cavalry() -> 
     assert b.odds.expected_hits == Fraction(n, 6) - (1 - Fraction(5, 6) ** n)
     # A retreat needs two flags or more.
     assert b.odds.p_retreat <= 1 - Fraction(5, 6) ** n - n * Fraction(1, 6) * Fraction(5, 6) ** (
-        n - 1)
+        n - 1
+    )
 
 
 def test_s12_3_support_lets_the_target_ignore_one_flag() -> None:
@@ -155,8 +157,12 @@ def test_the_odds_match_resolving_every_possible_roll() -> None:
 
     from test_cca_helpers import play
 
-    st = position(north=["E5 MI", "D6 MI"], south=["E4 MI"], south_leaders=["E4 Marcus"],
-                  standing="battle-back: never")
+    st = position(
+        north=["E5 MI", "D6 MI"],
+        south=["E4 MI"],
+        south_leaders=["E4 Marcus"],
+        standing="battle-back: never",
+    )
     body = "card 3C\norder E4\nattack E4 at E5 no-advance\n"
     b = _one(st, body)
     assert (b.dice, b.hit_faces) == (4, ("B", "H", "S"))
@@ -164,8 +170,9 @@ def test_the_odds_match_resolving_every_possible_roll() -> None:
     total = hit = elim = retreat = Fraction(0)
     for roll in product("GBRHFS", repeat=b.dice):
         p = Fraction(1, 6**b.dice)
-        after = next(u for u in play(st, "south", body, "".join(roll)).state.units
-                     if u.id == target)
+        after = next(
+            u for u in play(st, "south", body, "".join(roll)).state.units if u.id == target
+        )
         lost = 4 - after.blocks
         total += p * lost
         hit += p if lost else 0

@@ -188,9 +188,7 @@ def _own_refs(state: State, side: str, code: str, rng: Randomness) -> list[str]:
             u.hex
             for u in units
             if u.hex is not None
-            and (
-                specs[u.type].weight == "light" if code == "MFM" else specs[u.type].mounted
-            )
+            and (specs[u.type].weight == "light" if code == "MFM" else specs[u.type].mounted)
         )
         if not mounted_or_light:
             return [str(_pick(rng, sorted(h for h in unit_hexes if h is not None), "any one unit"))]

@@ -161,8 +161,11 @@ def _sword_ignores(w: Work, roller: WUnit, target: WUnit) -> int:
     n = target.spec.ignore_swords
     assert target.hex is not None and roller.hex is not None
     ter = w.terrain(target.hex)
-    if (target.spec.foot and ter.foot_ignores_sword
-            and (not ter.ramparts or protected_edge(w, target.hex, roller.hex))):
+    if (
+        target.spec.foot
+        and ter.foot_ignores_sword
+        and (not ter.ramparts or protected_edge(w, target.hex, roller.hex))
+    ):
         n += ter.foot_ignores_sword
     return n
 
@@ -185,10 +188,14 @@ def roll_melee(w: Work, roller: WUnit, target: WUnit, dice: int, purpose: str) -
     ts = target.spec
     sym = ts.symbol
     sword_ign = _sword_ignores(w, roller, target)
-    colour_ign = 1 if (
-        (ts.ignore_b_vs_mounted and roller.spec.cav_or_chariot)
-        or (ts.elephant and roller.spec.cav_or_chariot)
-    ) else 0
+    colour_ign = (
+        1
+        if (
+            (ts.ignore_b_vs_mounted and roller.spec.cav_or_chariot)
+            or (ts.elephant and roller.spec.cav_or_chariot)
+        )
+        else 0
+    )
     helmet = (not s.elephant and w.leader_support(roller)) or bool(
         w.has_tag_rule("sacred-band", roller)
     )

@@ -38,8 +38,12 @@ def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -
     if eliminated:
         check = checks["eliminated"]
         faces = w.roll(check.dice, f"leader check for {ld.name} (unit eliminated)")
-        w.log("leader-check", f"{ld.name}'s unit is gone: check with {_dice(check.dice)}: "
-              f"{' '.join(faces)}", faces, leader=ld.name)
+        w.log(
+            "leader-check",
+            f"{ld.name}'s unit is gone: check with {_dice(check.dice)}: {' '.join(faces)}",
+            faces,
+            leader=ld.name,
+        )
         if check.kills(faces):
             w.kill_leader(ld, by, "casualty check")
         else:
@@ -47,8 +51,12 @@ def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -
         return False
     check = checks["attached"]
     faces = w.roll(check.dice, f"leader check for {ld.name}")
-    w.log("leader-check", f"{ld.name}'s unit lost blocks: check with {_dice(check.dice)}: "
-          f"{' '.join(faces)}", faces, leader=ld.name)
+    w.log(
+        "leader-check",
+        f"{ld.name}'s unit lost blocks: check with {_dice(check.dice)}: {' '.join(faces)}",
+        faces,
+        leader=ld.name,
+    )
     if check.kills(faces):
         w.kill_leader(ld, by, "casualty check")
         return False
@@ -66,8 +74,13 @@ def attack_lone_leader(w: Work, roller: WUnit, ld: WLeader, dice: int, how: str)
     """
     assert dice >= 1
     faces = w.roll(dice, f"{how} on leader {ld.name}")
-    w.log("battle", f"{roller.label} {how} lone leader {ld.name} in {ld.hex}: "
-          f"{' '.join(faces) or 'no dice'}", faces, unit=roller.id, leader=ld.name)
+    w.log(
+        "battle",
+        f"{roller.label} {how} lone leader {ld.name} in {ld.hex}: {' '.join(faces) or 'no dice'}",
+        faces,
+        unit=roller.id,
+        leader=ld.name,
+    )
     if w.state.tables.leader_checks["lone"].kills(faces):
         w.kill_leader(ld, roller.side, how)
     else:
@@ -137,21 +150,33 @@ def leader_evade(w: Work, ld: WLeader) -> None:
     answers = sorted(options)
     auto = _auto_choice(w, ld, options)
     pol = w.decider.policy(ld.side, "leader-evade")
-    pick = w.decider.choose(ld.side, "leader-evade",
-                            f"Leader {ld.name} in {ld.hex} must evade: where to?",
-                            answers, auto, auto if pol == "auto" else None)
+    pick = w.decider.choose(
+        ld.side,
+        "leader-evade",
+        f"Leader {ld.name} in {ld.hex} must evade: where to?",
+        answers,
+        auto,
+        auto if pol == "auto" else None,
+    )
     path = options[pick]
     start = ld.hex
     for h in path:
         e = w.unit_at(h)
         if escaping and e is not None and e.side != ld.side:
             # Its close-combat dice against a lone leader: an elephant rolls 1 (§10.4).
-            dice = 1 if e.spec.elephant else (
-                e.spec.melee + (1 if e.spec.strength_bonus and w.full_strength(e) else 0))
+            dice = (
+                1
+                if e.spec.elephant
+                else (e.spec.melee + (1 if e.spec.strength_bonus and w.full_strength(e) else 0))
+            )
             ld.hex = h
             faces = w.roll(dice, f"escape of leader {ld.name} through {h}")
-            w.log("leader-escape", f"leader {ld.name} escapes through {e.label}: "
-                  f"{' '.join(faces)}", faces, leader=ld.name)
+            w.log(
+                "leader-escape",
+                f"leader {ld.name} escapes through {e.label}: {' '.join(faces)}",
+                faces,
+                leader=ld.name,
+            )
             if w.state.tables.leader_checks["escape"].kills(faces):
                 w.kill_leader(ld, enemy, "caught while escaping")
                 return
@@ -161,13 +186,20 @@ def leader_evade(w: Work, ld: WLeader) -> None:
                 return
     if pick.endswith(OFF):
         ld.hex = None
-        w.log("leader-evade", f"leader {ld.name} evades off the board from {start}; "
-              "gone for the rest of the battle", leader=ld.name)
+        w.log(
+            "leader-evade",
+            f"leader {ld.name} evades off the board from {start}; gone for the rest of the battle",
+            leader=ld.name,
+        )
         return
     ld.hex = path[-1]
     host = w.host(ld)
-    w.log("leader-evade", f"leader {ld.name} evades {start} > {pick.replace('>', ' > ')}"
-          + (f" and joins the {host.type}" if host else ""), leader=ld.name)
+    w.log(
+        "leader-evade",
+        f"leader {ld.name} evades {start} > {pick.replace('>', ' > ')}"
+        + (f" and joins the {host.type}" if host else ""),
+        leader=ld.name,
+    )
 
 
 def leader_marsh(w: Work, ld: WLeader, h: Hex) -> bool:

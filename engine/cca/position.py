@@ -106,7 +106,8 @@ def _load_position(text: str) -> State:
             if key not in sd:
                 raise PositionError(ln.of(f"[sides.{side}]"), f"sides.{side}.{key} is required")
         sides[side] = SideState(
-            army=str(sd["army"]), colour=str(sd.get("blocks", "")),
+            army=str(sd["army"]),
+            colour=str(sd.get("blocks", "")),
             command=_int(sd["command"], ln.of("command"), 1, 12),
             banners_needed=_int(sd["banners"], ln.of("banners"), 1, 30),
         )
@@ -151,11 +152,22 @@ def _load_position(text: str) -> State:
     cards = _table(doc, "cards", ln, required=False)
     deck, discard, deck_random = _cards(cards, sides, ln, tables.deck)
     state = State(
-        game_id=meta["id"], name=meta["name"], year=str(meta.get("year", "")),
-        units=tuple(units), leaders=tuple(leaders), sides=sides, terrain=terrain, facing=facing,
-        board=STANDARD_BOARD, deck=deck, discard=discard, deck_random=deck_random,
-        to_move=to_move, turn=_int(st.get("turn", 1), ln.of("turn"), 1, 10_000),
-        options=options, specials=specials,
+        game_id=meta["id"],
+        name=meta["name"],
+        year=str(meta.get("year", "")),
+        units=tuple(units),
+        leaders=tuple(leaders),
+        sides=sides,
+        terrain=terrain,
+        facing=facing,
+        board=STANDARD_BOARD,
+        deck=deck,
+        discard=discard,
+        deck_random=deck_random,
+        to_move=to_move,
+        turn=_int(st.get("turn", 1), ln.of("turn"), 1, 10_000),
+        options=options,
+        specials=specials,
         marks={"reserve_leaders": reserve_leaders} if reserve_leaders else {},
         tables=tables,
     )
@@ -367,12 +379,26 @@ def _cards(
 def write_position(state: State) -> str:
     """Print ``state`` as a ``pbem-position/2`` file; loading it gives ``state`` back exactly."""
     q = _q
-    out = [f"format = {q(FORMAT)}", 'system = "cca"', "", "[meta]",
-           f"id = {q(state.game_id)}", f"name = {q(state.name)}", f"year = {q(state.year)}"]
+    out = [
+        f"format = {q(FORMAT)}",
+        'system = "cca"',
+        "",
+        "[meta]",
+        f"id = {q(state.game_id)}",
+        f"name = {q(state.name)}",
+        f"year = {q(state.year)}",
+    ]
     for side in SIDES:
         s = state.sides[side]
-        out += ["", f"[sides.{side}]", f"army = {q(s.army)}", f"blocks = {q(s.colour)}",
-                f"command = {s.command}", f"banners = {s.banners_needed}", *side_lines(s)]
+        out += [
+            "",
+            f"[sides.{side}]",
+            f"army = {q(s.army)}",
+            f"blocks = {q(s.colour)}",
+            f"command = {s.command}",
+            f"banners = {s.banners_needed}",
+            *side_lines(s),
+        ]
         units = [u for u in state.units if u.side == side]
         out.append("units = [" + ", ".join(q(_unit_text(u)) for u in units if u.hex) + "]")
         reserve = [u for u in units if u.hex is None]
@@ -398,16 +424,25 @@ def write_position(state: State) -> str:
         out += ["", "[[special]]", f"rule = {q(sp.rule)}"]
         out += [f"{k} = {_tv(v)}" for k, v in sp.params.items()]
         out.append(f"source_line = {sp.line}")
-    banners = ", ".join(
-        f"{s} = [{', '.join(q(b) for b in state.sides[s].banners)}]" for s in SIDES
-    )
-    out += ["", "[state]", f"to_move = {q(state.to_move)}", f"turn = {state.turn}",
-            f"banners = {{ {banners} }}", *game_lines(state)]
+    banners = ", ".join(f"{s} = [{', '.join(q(b) for b in state.sides[s].banners)}]" for s in SIDES)
+    out += [
+        "",
+        "[state]",
+        f"to_move = {q(state.to_move)}",
+        f"turn = {state.turn}",
+        f"banners = {{ {banners} }}",
+        *game_lines(state),
+    ]
     hands = ", ".join(f"{s} = [{', '.join(q(c) for c in state.sides[s].hand)}]" for s in SIDES)
     deck = q("random") if state.deck_random else "[" + ", ".join(q(c) for c in state.deck) + "]"
-    out += ["", "[cards]", f"deck = {deck}", f"hands = {{ {hands} }}",
-            "discard = [" + ", ".join(q(c) for c in state.discard) + "]",
-            *_tables_lines(state.tables)]
+    out += [
+        "",
+        "[cards]",
+        f"deck = {deck}",
+        f"hands = {{ {hands} }}",
+        "discard = [" + ", ".join(q(c) for c in state.discard) + "]",
+        *_tables_lines(state.tables),
+    ]
     # The first side is recorded so a written scenario loads with the same mover.
     text = "\n".join(out) + "\n"
     return text.replace(f"[sides.{state.to_move}]\n", f"[sides.{state.to_move}]\nfirst = true\n", 1)

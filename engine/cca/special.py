@@ -93,7 +93,6 @@ def command_now(w: Work, side: str, turns_done: int) -> int:
     return command
 
 
-
 def _reinforcement_rule(w: Work, side: str) -> tuple[dict[str, object] | None, str]:
     for p in w.specials("reinforcements", side):
         if w.state.sides[side].turns < int(p.get("after_turn", 0)):
@@ -119,16 +118,22 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
     if a.target not in entry:
         return f"reinforcements enter at {', '.join(sorted(map(str, entry)))}"
     card = w.state.tables.cards.get(w.card or "")
-    if card is not None and card.leader_section and card.leader_section not in sections_of(
-        w, side, a.target
+    if (
+        card is not None
+        and card.leader_section
+        and card.leader_section not in sections_of(w, side, a.target)
     ):
         return f"{card.name} brings units on only in your {card.leader_section}"
     if a.ref.leader is not None:
         names = [name_key(str(n)) for n in rule.get("leaders", ())]  # type: ignore[attr-defined]
-        ld = next((x for x in w.leaders.values() if name_key(x.name) == name_key(a.ref.leader)),
-                  None)
-        if ld is None or name_key(ld.name) not in names or ld.hex is not None or (
-            ld.name not in w.marks.get("reserve_leaders", [])
+        ld = next(
+            (x for x in w.leaders.values() if name_key(x.name) == name_key(a.ref.leader)), None
+        )
+        if (
+            ld is None
+            or name_key(ld.name) not in names
+            or ld.hex is not None
+            or (ld.name not in w.marks.get("reserve_leaders", []))
         ):
             return f"leader {a.ref.leader} is not waiting in reserve"
         host = w.unit_at(a.target)
@@ -142,8 +147,14 @@ def enter_step(w: Work, side: str, a: object) -> str | None:
         return f"{a.target} is occupied"
     tags = [str(t) for t in rule.get("units", ())]  # type: ignore[attr-defined]
     for u in w.units.values():
-        if (u.side == side and u.hex is None and u.blocks > 0 and "exited" not in u.tags
-                and u.type == a.unit_type and (not tags or set(tags) & set(u.tags))):
+        if (
+            u.side == side
+            and u.hex is None
+            and u.blocks > 0
+            and "exited" not in u.tags
+            and u.type == a.unit_type
+            and (not tags or set(tags) & set(u.tags))
+        ):
             if not w.passable(a.target, u.spec):  # the entry hex is its first hex (§19)
                 return f"{a.target} ({w.state.terrain_at(a.target)}) is impassable to {u.type}"
             u.hex = a.target

@@ -110,16 +110,25 @@ class CCASystem:
         """Say who must act now."""
         if state.result is not None:
             text = "draw" if state.result == "draw" else f"{state.result} wins"
-            return Prompt("over", None, f"The battle is over: {text}.", result=state.result,
-                          turn=state.turn)
+            return Prompt(
+                "over", None, f"The battle is over: {text}.", result=state.result, turn=state.turn
+            )
         if state.pending is not None:
             # ``text`` is public; ``question`` (its text, answers, default) goes to q.side only.
             q = state.pending.question
-            return Prompt("question", q.side, f"Waiting for a decision from {q.side}.",
-                          question=q, turn=state.turn)
-        return Prompt("orders", state.to_move,
-                      f"Turn {state.turn}: {state.to_move} plays a card and gives orders.",
-                      turn=state.turn)
+            return Prompt(
+                "question",
+                q.side,
+                f"Waiting for a decision from {q.side}.",
+                question=q,
+                turn=state.turn,
+            )
+        return Prompt(
+            "orders",
+            state.to_move,
+            f"Turn {state.turn}: {state.to_move} plays a card and gives orders.",
+            turn=state.turn,
+        )
 
     def parse_orders(self, state: State, side: str, text: str) -> Submission:
         """Parse and check a whole submission (raises OrdersError, changes nothing)."""

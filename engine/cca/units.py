@@ -27,6 +27,7 @@ BONUS_ALWAYS = "always"
 BONUS_WITH_LEADER = "with-leader"
 BONUS_NEVER = "never"
 
+
 @dataclass(frozen=True)
 class UnitSpec:
     """One unit type: movement, fire, melee, morale and evade characteristics."""

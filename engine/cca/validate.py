@@ -64,7 +64,11 @@ def check_submission(state: State, side: str, text: str) -> Submission:
     sub = parse_submission(text)
     names = state.tables.cards
     problems, accepted = check_common(
-        state, side, sub, lambda t, n: parse_policy(t, first_line=n), lambda c: names[c].name,
+        state,
+        side,
+        sub,
+        lambda t, n: parse_policy(t, first_line=n),
+        lambda c: names[c].name,
         ("FS",),
     )
     if accepted is not None:
@@ -292,8 +296,11 @@ def _check_actions(w: Work, side: str, sub: Submission) -> list[OrdersProblem]:
             must_attack.pop(u.id, None)
         dice = _dice_against(w, u, a)
         if dice < 1:  # terrain took every die: the attack may not be made (§17.1)
-            bad("no-dice", f"the {u.type} in {u.hex} would roll {dice} dice at {a.target}: "
-                "an attack reduced below one die may not be made")
+            bad(
+                "no-dice",
+                f"the {u.type} in {u.hex} would roll {dice} dice at {a.target}: "
+                "an attack reduced below one die may not be made",
+            )
             continue
         battles[u.id] = battles.get(u.id, 0) + 1
         targeted.add(a.target)
