@@ -423,6 +423,7 @@ def movement_segment(ph: Phase, actions: tuple[Action, ...]) -> None:
     assert ctx is not None
     if ph.order == "withdraw":
         ph.withdraw()
+        separate(ph.s)  # (the enemies it left are no longer Engaged, rulebook §9.26)
     for x in in_order(actions):
         msg = do_order(ph, x)
         if msg is not None:

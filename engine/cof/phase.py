@@ -780,13 +780,18 @@ class Phase:
                 {"leader": ld.id, "passed": ok_rest},
                 (dr,),
             )
-        for u in engaged:
-            if u.type in CHARIOTS or ok_rest:
+        for u in engaged:  # (not twice: a stack's mate went with it; not routed by fire)
+            if (u.type in CHARIOTS or ok_rest) and u.engaged and u.on_map and not u.routed:
                 self._step_back(u)
 
     def _step_back(self, u: Unit) -> None:
-        """One hex away from the enemies it was engaged with (cof.md §9.5,
-        :func:`engine.cof.rout.engaged_withdrawal_hexes`; pbem: the lowest hex number)."""
+        """One hex away from the enemies it was engaged with (cof.md §9.5, rulebook §9.24,
+        :func:`engine.cof.rout.engaged_withdrawal_hexes`; pbem: the lowest hex number).
+        Before it goes, the enemy missile units next to it fire withdrawal reaction fire
+        (rulebook §7.41: a non-routed unit leaving a hex next to them, results before it
+        moves; no entry fire follows, it ends next to no enemy); what is left of it, not
+        routed, goes, and every leader of its side in its hex goes with it (pbem's reading,
+        as for an orderly withdrawal and a rout, rulebook §6.57, §10.16)."""
         s = self.s
         ctx = self.ctx
         assert ctx is not None
@@ -798,11 +803,23 @@ class Phase:
             return
         dest = str(ok[0])
         start = u.hex
-        for m in self.stack(u):
+        stack = self.stack(u)
+        firing.leaving_fire(self, u, ok[0])
+        going = [m for m in stack if m.on_map and not m.routed and m.hex == start]
+        if not going:
+            return
+        for m in going:
             m.hex, m.engaged = dest, False
-        leadmove.ride_along(s, start, u)  # his heroes go with him (rulebook §10.16)
-        ctx.log("withdraw", f"{u.id} withdraws to {dest}", {"unit": u.id, "to": dest})
-        self.acted.add(u.id)
+        riders = [ld for ld in s.leaders_at(start) if ld.side == u.side]
+        for ld in riders:
+            ld.hex = dest
+        with_them = f" with {', '.join(ld.name for ld in riders)}" if riders else ""
+        ctx.log(
+            "withdraw",
+            f"{going[0].id} withdraws to {dest}{with_them}",
+            {"unit": going[0].id, "to": dest, "leaders": [ld.id for ld in riders]},
+        )
+        self.acted.update(m.id for m in going)
 
 
 def _forward(last: tuple[GHex, GHex] | None, target: str) -> bool:
