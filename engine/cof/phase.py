@@ -295,24 +295,6 @@ class Phase:
         self.riding[who.id] = [ld.id for ld in riders]
         self.acted.update(ld.id for ld in riders)
         before: set[str] = set()
-        blocked = self._blocked(who, t) if self.ctx is not None else None
-        if blocked is not None:
-            i, routs = blocked
-            if routs:  # caught between enemy chariots: each counter routs there (§6.7)
-                self._begin(who, t, going_on)
-                for k in range(1, i + 1):
-                    for kind in ("turn", "enter") if k > 1 else ("enter",):
-                        if who.on_map and not who.routed:
-                            self._hits(who, t, k - (kind == "turn"), kind)
-                if who.on_map and not who.routed:
-                    self.place(who, t.path[i])
-                    self.moved.update(m.id for m in mates)
-                    assert self.ctx is not None
-                    for m in mates:
-                        if m.on_map and not m.routed:
-                            rout(self.ctx, m)
-                return None
-            t = self._stop_short(who, steps, t.path[: i + 1])
         fire = self._fire_point(who, steps, words, t) if words.fire_at else None
         if isinstance(fire, str):
             if parted is not None:
@@ -327,10 +309,13 @@ class Phase:
             before = self.hooks.before(self, who) if self.hooks is not None else set()
             self._begin(who, t, going_on)
             gone = not who.on_map or who.routed
-            if gone or not self._walk(who, t, fire, words.fire_at, before):
+            stop = None if gone else self._walk(who, t, fire, words.fire_at, before)
+            if stop is None:
                 self.moved.update(m.id for m in mates)
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
+            if stop < len(t.path) - 1:  # a block stopped it (cof.md §6.7): no fire after
+                t, fire = self._stop_short(who, steps, t.path[: stop + 1]), None
         end, facing = t.hex, t.facing
         taken = {u.at for u in s.live() if u not in mates and not (joins and u.at == t.hex)}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
@@ -470,10 +455,14 @@ class Phase:
         fire: tuple[int, GHex, str] | None,
         target: str,
         before: set[str],
-    ) -> bool:
-        """Move ``who`` hex by hex along ``t.path`` with every reaction on the way (leaving
-        fire, orderly withdrawal, entry fire) and its own fire where the order puts it;
-        False when it routs or is eliminated on the way (the move ends there). In each hex
+    ) -> int | None:
+        """Move ``who`` hex by hex along ``t.path`` with every reaction on the way (block
+        rolls, leaving fire, orderly withdrawal, entry fire) and its own fire where the order
+        puts it; the index of the hex the move ends in (short of the end when an enemy
+        CH-2 + RI blocks it), None when it routs or is eliminated on the way. An enemy CH-2
+        + RI the path passes through rolls to block as the mover is about to enter its hex
+        (rulebook §6.72 and its Nihriya example), on the board as it then stands, so a move
+        stopped earlier makes no later roll. In each hex
         entered, in order: the hits for entering it (rulebook §6.22: at once), lone enemy
         leaders next to it fall back (§4.24), enemy units next to it may turn to face it
         (§6.66), entry fire (§7.4; in the last hex once the move is over); the hits for
@@ -494,12 +483,19 @@ class Phase:
             if i > 1 and not gone():
                 self._hits(who, t, i - 1, "turn")
             if gone():
-                return False
+                return None
+            if i < len(path) - 1 and self._blocked(who, path[i - 1], path[i]):
+                if not any(e.side != who.side for e in s.units_at(who.hex)):
+                    return i - 1
+                for m in mates:  # caught between enemy chariots: each counter routs (§6.7)
+                    if m.on_map and not m.routed:
+                        rout(ctx, m)
+                return None
             firing.leaving_fire(self, who, path[i])
             if i == 1 and not gone():
                 firing.passed_chariot_fire(self, who, path[1])
             if gone():
-                return False
+                return None
             if self.hooks is not None:
                 self.hooks.step(self, who, path, i, ma)
             else:
@@ -519,8 +515,8 @@ class Phase:
             if not gone():
                 turnover.checks_at(self, who, i)
             if gone():
-                return False
-        return True
+                return None
+        return len(path) - 1
 
     def _fire_moving(self, who: Unit, fire: tuple[int, GHex, str], target: str) -> None:
         """The fire a move order puts on its way (cof.md §7.1, §7.7)."""
@@ -560,34 +556,31 @@ class Phase:
                 return short
         return movement.MoveTrace(who.at, who.facing, path=[who.at])
 
-    def _blocked(self, who: Unit, t: movement.MoveTrace) -> tuple[int, bool] | None:
-        """Block rolls of the enemy CH-2 + RI stacks ``who`` passes through (cof.md §6.7):
-        ``(i, routs)`` when the pass into ``t.path[i + 1]`` is blocked (the mover stops in
-        ``t.path[i]``; it routs when that hex is itself an enemy chariot hex passed through)."""
+    def _blocked(self, who: Unit, here: GHex, into: GHex) -> bool:
+        """Whether an enemy CH-2 + RI stack in ``into`` blocks ``who`` about to pass through
+        it from ``here`` (cof.md §6.7, rulebook §6.72: its CH-2's printed TQ; a lone chariot
+        never blocks)."""
         ctx = self.ctx
         assert ctx is not None
         s = self.s
-        for i, h in enumerate(t.path[1:-1], 1):
-            here = [e for e in s.units_at(str(h)) if e.side != self.side]
-            ch2 = next((e for e in here if e.type == "CH2" and len(here) == 2), None)
-            if ch2 is None:
-                continue
-            dr = ctx.d10(f"{ch2.id} tries to block {who.id} passing through {h}")
-            if not cohesion.pass_through_blocked(s.charts, ch2.tq, dr):
-                ctx.log("pass-through", f"{who.id} passes through {h} (block roll {dr})",
-                        {"unit": who.id, "hex": str(h)}, (dr,))  # fmt: skip
-                continue
-            prior = t.path[i - 1]
-            routs = any(e.side != self.side for e in s.units_at(str(prior)))
-            ctx.log(
-                "pass-through",
-                f"{ch2.id} blocks {who.id} at {h} (rolls {dr}, TQ {ch2.tq})"
-                + (": caught between enemy chariots, it routs" if routs else ""),
-                {"unit": who.id, "hex": str(h), "routs": routs},
-                (dr,),
-            )
-            return i - 1, routs
-        return None
+        found = [e for e in s.units_at(str(into)) if e.side != who.side]
+        ch2 = next((e for e in found if e.type == "CH2" and len(found) == 2), None)
+        if ch2 is None:
+            return False
+        dr = ctx.d10(f"{ch2.id} tries to block {who.id} passing through {into}")
+        if not cohesion.pass_through_blocked(s.charts, ch2.tq, dr):
+            ctx.log("pass-through", f"{who.id} passes through {into} (block roll {dr})",
+                    {"unit": who.id, "hex": str(into)}, (dr,))  # fmt: skip
+            return False
+        routs = any(e.side != who.side for e in s.units_at(str(here)))
+        ctx.log(
+            "pass-through",
+            f"{ch2.id} blocks {who.id} at {into} (rolls {dr}, TQ {ch2.tq})"
+            + (": caught between enemy chariots, it routs" if routs else ""),
+            {"unit": who.id, "hex": str(into), "routs": routs},
+            (dr,),
+        )
+        return True
 
     # --- missile fire --------------------------------------------------------------------
 
