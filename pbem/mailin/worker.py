@@ -376,6 +376,23 @@ class InboxWorker:
             session.add(row)
             log.error("inbox #%d: %s", inbox_id, row.outcome)
 
+    def _judged(
+        self, inbox_id: int, claimed: InboxMessage | None, judge: Callable[[], None]
+    ) -> bool:
+        """Judge the deadlines before a row; False if the database is unavailable (the row's
+        attempt undone, it stays pending). Any other failure is logged and the row goes on:
+        the mail is not to blame, and the sweep retries the deadlines."""
+        try:
+            judge()
+        except OperationalError:
+            log.exception("inbox #%d: database unavailable; will retry", inbox_id)
+            if claimed is not None:
+                self._undo_attempt(inbox_id)
+            return False
+        except Exception:
+            log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
+        return True
+
     def _one(self, pending: PendingRow, claimed: InboxMessage | None = None) -> int | None:
         """Judge the deadlines before the row, then process it.
 
@@ -385,26 +402,16 @@ class InboxWorker:
         if self._stopping.is_set():
             return None
         inbox_id = pending.id
-        if self.judge is not None and pending.late and pending.received_at is not None:
-            try:
-                self.judge(pending.received_at)
-            except OperationalError:
-                log.exception("inbox #%d: database unavailable; will retry", inbox_id)
-                if claimed is not None:
-                    self._undo_attempt(inbox_id)
+        judge = self.judge
+        if judge is not None and pending.late and pending.received_at is not None:
+            received = pending.received_at
+            if not self._judged(inbox_id, claimed, lambda: judge(received)):
                 return None
-            except Exception:  # the mail is not to blame: process it; the sweep retries
-                log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
-        if self.before_row is not None:
-            try:
-                self.before_row(inbox_id)
-            except OperationalError:
-                log.exception("inbox #%d: database unavailable; will retry", inbox_id)
-                if claimed is not None:
-                    self._undo_attempt(inbox_id)
-                return None
-            except Exception:  # the mail is not to blame: process it; the sweep retries
-                log.exception("inbox #%d: judging the deadlines before it failed", inbox_id)
+        before_row = self.before_row
+        if before_row is not None and not self._judged(
+            inbox_id, claimed, lambda: before_row(inbox_id)
+        ):
+            return None
         try:
             claiming: Callable[[InboxMessage], bool] | None = getattr(
                 self.processor, "process_claimed", None
