@@ -23,7 +23,9 @@ and standing orders, one rule to call (``do``, with ``args``) and what must foll
 A case with ``do = "deal"`` starts a game from its position with the hand sizes of
 ``command`` (§5; ``expect``: ``hand_sizes``, ``deck_size``). A case with ``do = "turn"``
 plays a whole turn instead (ccn.md §5-§11, §24-§25): the same ``units``, ``leaders``,
-``terrain`` and ``hands`` make a started game (tests/ccn_kit.py),
+``terrain`` and ``hands`` make a started game (tests/ccn_kit.py), with the scenario
+``objectives`` (tables of :class:`~engine.ccn.state.Objective`'s fields) and the banners each
+side already ``held``;
 ``orders`` is the submission of ``side`` (default south), ``dice`` the faces rolled
 (``fill`` pads them for rolls the case does not look at); ``expect`` may also hold
 ``refused`` (``{ line = N, message = "..." }``: the orders are refused on that line),
@@ -62,7 +64,7 @@ from engine.ccn.rules import (
     take_ground,
 )
 from engine.ccn.rules.ground import reduction
-from engine.ccn.state import State
+from engine.ccn.state import Objective, State
 from engine.ccn.system import SYSTEM
 from engine.core.api import OrdersError
 from engine.core.replay import NeedDecision
@@ -231,6 +233,7 @@ def _after(k: Kit, a: dict[str, Any]) -> str:
         a.get("ordered", True),
         a.get("bonus_used", False),
         _follow(a),
+        pinned=a.get("pinned", False),
     )
     return str(got) if got is not None else "none"
 
@@ -439,6 +442,13 @@ def _game(case: dict[str, Any]) -> tuple[State, Kit]:
     side = case.get("side", "south")
     s = position(*specs, leaders=leaders, terrain=terrain, hands=hands,
                  banners=case.get("banners_needed", 5), to_move=side)  # fmt: skip
+    objectives = [
+        Objective(**{**o, "hexes": tuple(map(Hex.parse, o["hexes"]))})
+        for o in case.get("objectives", [])
+    ]
+    s = replace(s, objectives=tuple(objectives))
+    for who, held in case.get("held", {}).items():
+        s = s.with_side(who, banners=tuple(held))
     for who, text in case.get("standing", {}).items():
         lines = dict(ln.split(":", 1) for ln in s.sides[who].standing.splitlines() if ":" in ln)
         for item in text.split(","):

@@ -22,6 +22,7 @@ __all__ = [
     "check_path",
     "do_leader_move",
     "do_move",
+    "impassable",
     "leader_reach",
     "limits",
     "reach",
@@ -70,7 +71,8 @@ def _stops(w: Work, frm: Hex, to: Hex) -> bool:
     return ter.stop and not ter.fortified
 
 
-def _impassable(w: Work, h: Hex, artillery: bool) -> bool:
+def impassable(w: Work, h: Hex, artillery: bool) -> bool:
+    """Whether ``h`` may never be entered (by artillery, if ``artillery``; §23.1, §23.8)."""
     ter = w.terrain(h)
     return ter.impassable or (artillery and ter.impassable_artillery)
 
@@ -80,7 +82,7 @@ def _step_problem(w: Work, u: WUnit, frm: Hex, to: Hex, last: bool) -> str | Non
         return f"{to} is off the board"
     if not frm.is_adjacent(to):
         return f"{to} is not next to {frm}"
-    if _impassable(w, to, w.arm(u) == "artillery"):
+    if impassable(w, to, w.arm(u) == "artillery"):
         return f"{to} ({w.terrain_at(to)}) is impassable"
     other = w.unit_at(to)
     if other is not None and other is not u:
@@ -149,7 +151,11 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...]) -> None:
     start = u.hex
     assert start is not None
     ld = w.attached(u)
-    w.move_unit(u, path[-1])
+    stays = ld is not None and ld.name in w.leader_moved
+    if ld is not None and stays:
+        # It detached and was declared to stay (§9.4, §10.4 [R]): the unit leaves it behind.
+        w.log("detach", f"leader {ld.name} stays in {start}", leader=ld.name, unit=u.id)
+    w.move_unit(u, path[-1], carry=not stays)
     w.moved[u.id] = len(path)
     if ld is not None:
         w.leader_moved.add(ld.name)  # a leader carried along has used its move (§10.4)
@@ -178,7 +184,7 @@ def _leader_step(w: Work, ld: WLeader, frm: Hex, to: Hex, last: bool) -> str | N
         return f"{to} is off the board"
     if not frm.is_adjacent(to):
         return f"{to} is not next to {frm}"
-    if _impassable(w, to, artillery=False):
+    if impassable(w, to, artillery=False):
         return f"{to} ({w.terrain_at(to)}) is impassable"
     u = w.unit_at(to)
     if u is not None and u.side != ld.side:

@@ -112,6 +112,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     code, why = effective_card(w.state, side, played)
     w.played = played
     w.card = code
+    w.march = None
     if code is None:
         if sub.orders:
             bad(sub.order_lines[0], "nothing-to-copy", why)
@@ -226,12 +227,9 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
         elif len(items) > limit:
             bad(line, f"{card.name} orders up to {limit}", tuple(_name(i) for i in ok))
         elif code == "force_march" and items:
-            secs = set(Section.ALL)
-            for it, _ in items:
-                assert it.hex is not None
-                secs &= sections_of(w, side, it.hex)
-            if not secs:
-                bad(line, "Force March orders the infantry of one section: these are in several")
+            w.march, why = _march_section(w, side, [it for it, _ in items])
+            if w.march is None:
+                bad(line, why)
         return problems
     if code in ("leadership", "cold_steel", "elan", "rally"):
         ok = eligible(w, side, code)
@@ -263,12 +261,42 @@ def _mark(w: Work, side: str, code: str, card: Card, it: Item) -> None:
             w.dice_bonus[host.id] = w.dice_bonus.get(host.id, 0) + 1
         return
     w.ordered.add(it.id)
-    if code == "force_march" and it.hex is not None and not w.fallback:
-        # Force March orders every infantry unit of the section chosen (§24.2).
-        secs = sections_of(w, side, it.hex)
-        for u in w.live_units(side):
-            if u.hex and w.arm(u) == "infantry" and sections_of(w, side, u.hex) & secs:
-                w.ordered.add(u.id)
+    if code == "force_march" and w.march is not None and not w.fallback:
+        w.ordered.update(u.id for u in _infantry_of(w, side, w.march))
+
+
+def _infantry_of(w: Work, side: str, section: str) -> list[WUnit]:
+    return [
+        u
+        for u in w.live_units(side)
+        if u.hex and w.arm(u) == "infantry" and section in sections_of(w, side, u.hex)
+    ]
+
+
+def _march_section(w: Work, side: str, named: list[Item]) -> tuple[str | None, str]:
+    """The one section whose infantry Force March orders (§24.2), fixed by the units named
+    (a dotted-line hex is in two sections, §9.7), or why it cannot be told. When the units
+    named leave two sections open and the infantry of one is all in the other, the larger
+    is meant (ordering a unit more costs nothing); else the player must name a unit that
+    stands in only one of them."""
+    secs = set(Section.ALL)
+    for it in named:
+        assert it.hex is not None
+        secs &= sections_of(w, side, it.hex)
+    if not secs:
+        return None, "Force March orders the infantry of one section: these are in several"
+    if len(secs) == 1:
+        return next(iter(secs)), ""
+    a, b = sorted(secs)
+    ina = {u.id for u in _infantry_of(w, side, a)}
+    inb = {u.id for u in _infantry_of(w, side, b)}
+    if ina <= inb or inb <= ina:
+        return (b if ina <= inb else a), ""
+    where = ", ".join(map(_name, named))
+    return None, (
+        f"Force March orders the infantry of one section: {where} is on the line between "
+        f"{a} and {b}: also name an infantry unit of the section you mean"
+    )
 
 
 def _bonuses(w: Work, code: str) -> None:
