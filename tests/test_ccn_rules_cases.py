@@ -24,13 +24,14 @@ A case with ``do = "deal"`` starts a game from its position with the hand sizes 
 ``command`` (§5; ``expect``: ``hand_sizes``, ``deck_size``). A case with ``do = "turn"``
 plays a whole turn instead (ccn.md §5-§11, §24-§25): the same ``units``, ``leaders``,
 ``terrain`` and ``hands`` make a started game (tests/ccn_kit.py), with the scenario
-``objectives`` (tables of :class:`~engine.ccn.state.Objective`'s fields) and the banners each
-side already ``held``;
+``objectives`` (tables of :class:`~engine.ccn.state.Objective`'s fields), the banners each
+side already ``held``, units in ``square`` (their cards from ``charts``) and each side's
+``last_cards`` (what Counter-Attack copies);
 ``orders`` is the submission of ``side`` (default south), ``dice`` the faces rolled
 (``fill`` pads them for rolls the case does not look at); ``expect`` may also hold
 ``refused`` (``{ line = N, message = "..." }``: the orders are refused on that line),
-``hand_sizes``, ``to_move``, ``winner``, ``ordered`` (unit hexes the ``ordered`` event names)
-and ``discarded`` (cards on the discard pile).
+``hand_sizes``, ``to_move``, ``winner``, ``ordered`` (unit hexes the ``ordered`` event names;
+``ordered_text`` its text) and ``discarded`` (cards on the discard pile).
 
 ``expect`` keys: ``result`` (the rule's return as text; for ``may-*`` rules "yes" or a part
 of the reason), ``units`` and ``leaders`` (everything on the map afterwards), ``banners``,
@@ -429,10 +430,13 @@ def _game(case: dict[str, Any]) -> tuple[State, Kit]:
     """The started game a turn case plays on, and a kit with its units (for the sources)."""
     specs = []
     k = Kit()
+    squares: list[str] = []
     for line in case.get("units", []):
-        side, nation, type_, blocks, at = line.split()
+        side, nation, type_, blocks, at, *rest = line.split()
         specs.append(f"{side[0].upper()} {at} {nation} {type_} {blocks}")
         k.unit(side, nation, type_, int(blocks), at)
+        if "square" in rest:
+            squares.append(at)
     leaders = []
     for line in case.get("leaders", []):
         name, side, at = line.split()
@@ -447,8 +451,18 @@ def _game(case: dict[str, Any]) -> tuple[State, Kit]:
         for o in case.get("objectives", [])
     ]
     s = replace(s, objectives=tuple(objectives))
+    if "last_cards" in case:
+        s = replace(s, last_cards=dict(case["last_cards"]))
     for who, held in case.get("held", {}).items():
         s = s.with_side(who, banners=tuple(held))
+    if squares:  # each square's card is the next of its side's ``charts``
+        charts = {who: list(cards) for who, cards in case.get("charts", {}).items()}
+        units = [replace(u, square=str(u.hex) in squares) for u in s.units]
+        for u in units:
+            if u.square:
+                card = charts[u.side].pop(0)
+                s = s.with_side(u.side, squares=(*s.sides[u.side].squares, (u.id, card)))
+        s = replace(s, units=tuple(units))
     for who, text in case.get("standing", {}).items():
         lines = dict(ln.split(":", 1) for ln in s.sides[who].standing.splitlines() if ":" in ln)
         for item in text.split(","):
@@ -511,6 +525,7 @@ def _turn_case(case: dict[str, Any]) -> None:
         (ev,) = [e for e in res.events if e.kind == "ordered"]
         hexes = {str(u.hex) for u in s.units if u.id in ev.data["units"]}
         assert hexes == set(exp["ordered"]), ev.text
+        assert ev.text == exp.get("ordered_text", ev.text)
     if "discarded" in exp:
         for card in exp["discarded"]:
             assert card in st.discard, st.discard

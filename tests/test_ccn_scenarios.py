@@ -302,3 +302,18 @@ def test_talavera_from_its_page_and_the_redoubt_faces_the_brook() -> None:
     assert "RI" in {u.type for u in s.south.units}
     (work,) = [h for h, t in s.terrain.items() if t == "field_fortifications"]
     assert s.fortified[work] and all(s.terrain.get(n) == "ford" for n in s.fortified[work])
+
+
+def test_one_sides_objectives_have_different_names() -> None:
+    """ccn.md §7 [R]: an objective's banners are kept by its name (the first words of its
+    note), so two objectives of one side whose notes start alike are refused by line."""
+    one = '\n[[objective]]\nside = "north"\nhexes = ["{}"]\nnote = "{}"\n'
+    same = MINI + one.format("F5", "The town: a banner") + one.format("G5", "The town: another")
+    problems = _problems(same)
+    assert any(c == "bad-value" for _, c in problems), problems
+    apart = MINI + one.format("F5", "The town: a banner") + one.format("G5", "The mill: one")
+    assert [o.side for o in load_scenario(apart).objectives] == ["north", "north"]
+    sides = (
+        MINI + one.format("F5", "The town") + one.format("G5", "The town").replace("north", "south")
+    )
+    assert len(load_scenario(sides).objectives) == 2

@@ -23,6 +23,7 @@ __all__ = [
     "do_leader_move",
     "do_move",
     "impassable",
+    "leader_limit",
     "leader_reach",
     "limits",
     "reach",
@@ -30,6 +31,9 @@ __all__ = [
 
 LEADER_MOVE = 3
 """Hexes a leader moving alone may move (ccn.md §10.3)."""
+
+GRANDE_MANOEUVRE_MOVE = 4
+"""Hexes La Grande Manoeuvre lets the units and leaders it orders move (ccn.md §24.2)."""
 
 _GUARD_OR_ELITE_INF = ("LT", "RI", "GR", "YG", "OG", "GG")
 """Force March: light infantry, rifles, grenadiers and guard infantry march 2 and battle."""
@@ -57,10 +61,18 @@ def limits(w: Work, u: WUnit) -> tuple[int, int]:
         else:
             move, battle = 2, 1
     elif card == "grande_manoeuvre":
-        move, battle = 4, -1
+        move, battle = GRANDE_MANOEUVRE_MOVE, -1
     elif card in ("fire_and_hold", "cold_steel"):
         move, battle = 0, 0
     return move, battle
+
+
+def leader_limit(w: Work) -> int:
+    """Hexes an ordered leader may move this turn: 3 (§10.3), 4 under La Grande Manoeuvre
+    (§24.2: the units *and leaders* it orders move up to 4)."""
+    if w.card == "grande_manoeuvre" and not w.fallback:
+        return GRANDE_MANOEUVRE_MOVE
+    return LEADER_MOVE
 
 
 def _stops(w: Work, frm: Hex, to: Hex) -> bool:
@@ -209,8 +221,9 @@ def check_leader_path(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> str | None
     host = w.host(ld)
     if host is not None and host.square:
         return "a leader may not leave a unit in square (§9.6)"
-    if len(path) > LEADER_MOVE:
-        return f"a leader moves {LEADER_MOVE} hexes at most"
+    most = leader_limit(w)
+    if len(path) > most:
+        return f"a leader moves {most} hexes at most"
     here = ld.hex
     for i, h in enumerate(path):
         why = _leader_step(w, ld, here, h, i == len(path) - 1)
@@ -228,7 +241,7 @@ def leader_reach(w: Work, ld: WLeader) -> dict[Hex, tuple[Hex, ...]]:
     out: dict[Hex, tuple[Hex, ...]] = {}
     frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(ld.hex, ())]
     seen = {ld.hex}
-    for _ in range(LEADER_MOVE):
+    for _ in range(leader_limit(w)):
         nxt: list[tuple[Hex, tuple[Hex, ...]]] = []
         for here, path in frontier:
             for h in w.board.neighbours(here):

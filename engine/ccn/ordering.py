@@ -144,7 +144,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     if code in ("elan", "rally") and not validating:
         _dice_orders(w, side, code, [it for it, _ in items], command)
     _bonuses(w, code)
-    names = [_name(it) for it, _ in items]
+    names = [_name(it) for it, _ in items if code not in ("elan", "rally") or _marked(w, it)]
     if not validating:
         w.log(
             "ordered",
@@ -153,6 +153,13 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             leaders=sorted(w.ordered_leaders),
         )
     return problems
+
+
+def _marked(w: Work, it: Item) -> bool:
+    """Whether ``it`` is ordered (after Élan's or Rally's dice chose, §24.2)."""
+    if isinstance(it, WLeader):
+        return it.name in w.ordered_leaders
+    return it.id in w.ordered
 
 
 def _check_card(  # noqa: PLR0917 (the check reads this many things)
@@ -178,10 +185,16 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
             if host is not None:
                 if not card.detach:
                     bad(n, f"{card.name} cannot order a leader to detach (§6.3)", legal)
-                elif host.square and code != "leadership":
-                    # Leadership orders a leader *with* his unit (§24.2): he leaves the square
-                    # only if he moves, which the move check refuses (§9.6).
-                    bad(n, f"leader {it.name} may not leave a unit in square (§9.6)")
+                elif host.square and code != "leadership" and all(i is not host for i, _ in items):
+                    # Only a square ordered too may be broken, and then its leader may leave
+                    # it with this second order, the same turn (§9.6). Leadership orders a
+                    # leader *with* his unit (§24.2). Either way the move check refuses
+                    # leaving a square still formed.
+                    bad(
+                        n,
+                        f"leader {it.name} may not leave a unit in square (§9.6): order the "
+                        f"square too and break it first ('break {host.hex}')",
+                    )
     if problems:
         return problems
     if card.kind == "section":
@@ -199,6 +212,12 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
             bad(line, f"{card.name} gives {quota} order(s): too many", legal)
         return problems
     if card.kind != "tactic":
+        return problems
+    if code == "first_strike" and w.played != code:
+        # Counter-Attack copying a First Strike the opponent played as his turn: it gives
+        # the same orders - none (§24.2; the rulebook is silent, docs/ccn-status.md).
+        if items:
+            bad(line, "Counter-Attack copies First Strike, which ordered nothing: order nothing")
         return problems
     if code == "first_strike":
         # Played as a turn only from a hand holding nothing else: it orders nothing (§8).
@@ -233,13 +252,15 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
         return problems
     if code in ("leadership", "cold_steel", "elan", "rally"):
         ok = eligible(w, side, code)
+        if code == "leadership" and not ok:
+            # No leader on the map: "order 1 unit of your choice" (§24.2), a normal order.
+            if len(items) > 1:
+                bad(line, "with no leader Leadership orders 1 unit of your choice")
+            w.fallback = True
+            return problems
         wrong = [_name(it) for it, _ in items if it not in ok]
         if wrong:
             bad(line, f"{card.name} cannot order {', '.join(wrong)}", legal)
-        if code == "leadership" and not ok and len(items) > 1:
-            bad(line, "with no leader Leadership orders 1 unit of your choice")
-        if code == "leadership" and not ok:
-            w.fallback = True
         return problems
     if code == "short_supply":
         if items:

@@ -59,8 +59,7 @@ def break_step(w: Work, side: str, a: Action) -> str | None:
     why = may_break_square(w, got)
     if why:
         return why
-    break_square(w, got)
-    w.log("square-broken", f"the {got.type} in {got.hex} breaks its square", unit=got.id)
+    break_square(w, got)  # it logs the square broken
     return None
 
 
@@ -90,8 +89,9 @@ def move_step(w: Work, side: str, a: Action) -> str | None:
         if got.name not in w.ordered_leaders:
             return f"leader {got.name} is not ordered"
         host = w.host(got)
-        if host is not None and host.id in w.moved:
-            return f"leader {got.name} moved with its unit: a leader moves once a turn"
+        why = check_leader_path(w, got, ())  # it may not move at all: say why
+        if why:
+            return why
         path = _path(got.hex, a, leader_reach(w, got))
         if isinstance(path, str):
             return path

@@ -357,15 +357,9 @@ class Work:
                         self.add_banner(side, key)
 
     def move_leader(self, ld: WLeader, h: Hex | None) -> None:
-        """Put a leader on ``h``; None: it leaves the map across its own baseline, no banner."""
-        where = ld.hex
+        """Put a leader on ``h``; None: it leaves the map across its own baseline, no banner
+        (the leader-retreat rule logs it, with the path)."""
         ld.hex = h
-        if h is None:
-            self.log(
-                "leader-off",
-                f"{ld.side} leader {ld.name} leaves the battlefield from {where} (no banner)",
-                leader=ld.name,
-            )
 
     def kill_leader(self, ld: WLeader, by: str, why: str) -> None:
         """Remove a killed leader; ``by`` takes a banner (ccn.md §7)."""

@@ -322,6 +322,20 @@ def _choice(
     return str(value)
 
 
+def _check_objective_names(ck: _Checker, indexed: Sequence[tuple[int, Objective]]) -> None:
+    """One side's objectives have different names: their banners are kept by name (§7)."""
+    seen: dict[tuple[str, str], int] = {}
+    for n, (i, o) in enumerate(indexed):
+        key = (o.side, o.name(n))
+        if key in seen:
+            msg = (
+                f"objective {i + 1} has the name of objective {seen[key] + 1} of the same side "
+                f"({key[1]!r}, the first words of its note): start the notes differently"
+            )
+            ck.add(("objective", str(i), "note"), "bad-value", msg)
+        seen.setdefault(key, i)
+
+
 def _check_objective(ck: _Checker, i: int, raw: Any) -> Objective | None:
     path = ("objective", str(i))
     if not isinstance(raw, dict):
@@ -528,11 +542,13 @@ def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
     terrain = _check_terrain(ck, data.get("terrain"))
     fortified = _check_fortified(ck, data.get("fortified"), terrain)
     ck.tables(data, ("options", "state", "cards"))
-    objectives = [
-        o
+    indexed = [
+        (i, o)
         for i, raw in enumerate(_tables(ck, data, "objective"))
         if (o := _check_objective(ck, i, raw))
     ]
+    objectives = [o for _, o in indexed]
+    _check_objective_names(ck, indexed)
     rules = [
         r
         for i, raw in enumerate(_tables(ck, data, "special"))
