@@ -11,6 +11,7 @@ event saying why.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -106,11 +107,13 @@ class Phase:
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
-        s = self.s
-        ld = s.wing_leader(self.side, self.wing)
+        ld = self.s.wing_leader(self.side, self.wing)
+        fronts = Counter(
+            h for e in self.enemies() if not e.routed for h in front_hexes(e.at, e.facing)
+        )
         for u in self.units():
             u.out_of_command = self.order == "rally" or not self._in_command(ld, u)
-            self.fronting[u.id] = self._fronting(u)
+            self.fronting[u.id] = fronts[u.at]
 
     # --- look-ups ------------------------------------------------------------------------
 
@@ -141,11 +144,6 @@ class Phase:
 
     def _in_command(self, ld: Leader | None, u: Unit) -> bool:
         return ld is not None and within_command(self.s, ld, u.at)
-
-    def _fronting(self, u: Unit) -> int:
-        return sum(
-            1 for e in self.enemies() if not e.routed and u.at in front_hexes(e.at, e.facing)
-        )
 
     def find(self, ref: str) -> Unit | Leader | None:
         """A unit by id or hex (a stack: its chariot), or a leader by id, of the acting side."""
