@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof import regroup
 from engine.cof.firing import PICKS, pick_problem
 from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.leadmove import is_hero, momentum_leader
@@ -104,7 +105,7 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
         aim = (t, *_pick(ph, t, rng))
         if ph.fire(Action(0, "", "fire", u.id, aim)) is None:
             return [f"fire {u.id} {' '.join(aim)}"]
-    if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
+    if u.hits and roll == 9 and regroup.recover(ph, Action(0, "", "recover", u.id)) is None:
         return [f"recover {u.id}"]
     if roll >= 8:
         return []
