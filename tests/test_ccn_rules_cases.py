@@ -23,7 +23,7 @@ and standing orders, one rule to call (``do``, with ``args``) and what must foll
 A case with ``do = "deal"`` starts a game from its position with the hand sizes of
 ``command`` (§5; ``expect``: ``hand_sizes``, ``deck_size``). A case with ``do = "turn"``
 plays a whole turn instead (ccn.md §5-§11, §24-§25): the same ``units``, ``leaders``,
-``terrain`` and ``hands`` make a started game (tests/ccn_kit.py), with the scenario
+``terrain``, ``forts`` and ``hands`` make a started game (tests/ccn_kit.py), with the scenario
 ``objectives`` (tables of :class:`~engine.ccn.state.Objective`'s fields), the banners each
 side already ``held``, units in ``square`` (their cards from ``charts``) and each side's
 ``last_cards`` (what Counter-Attack copies);
@@ -451,6 +451,10 @@ def _game(case: dict[str, Any]) -> tuple[State, Kit]:
         for o in case.get("objectives", [])
     ]
     s = replace(s, objectives=tuple(objectives))
+    forts = [line.split(":") for line in case.get("forts", [])]
+    if forts:
+        sides = tuple((Hex.parse(a.strip()), tuple(map(Hex.parse, b.split()))) for a, b in forts)
+        s = replace(s, fortified=sides)
     if "last_cards" in case:
         s = replace(s, last_cards=dict(case["last_cards"]))
     for who, held in case.get("held", {}).items():

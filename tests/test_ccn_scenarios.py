@@ -189,6 +189,15 @@ def test_field_fortifications_name_their_fortified_sides() -> None:
     assert "bad-reference" in {c for _, c in _problems(wrong)}
 
 
+def test_field_fortifications_may_stand_on_a_hill() -> None:
+    """ccn.md §23.5: fieldworks on a hill: the hex stays a hill, with fortified sides."""
+    good = MINI + '\n[fortified]\nC8 = ["C7", "D8"]\n'
+    s = load_scenario(good)
+    assert s.terrain["C8"] == "hill" and s.fortified == {"C8": ("C7", "D8")}
+    wood = MINI.replace('hill = ["C8"]', 'woods = ["C8"]') + '\n[fortified]\nC8 = ["C7"]\n'
+    assert "bad-reference" in {c for _, c in _problems(wood)}
+
+
 def test_a_sudden_death_objective() -> None:
     """ccn.md §7 [R]: an objective may win the battle at once."""
     s = load_scenario(

@@ -359,10 +359,17 @@ def _check_objective(ck: _Checker, i: int, raw: Any) -> Objective | None:
     return Objective(str(side), tuple(hexes), banners or 1, count, kind, when, note, sudden)
 
 
+_FORTIFIABLE = ("field_fortifications", "hill")
+"""Terrain a ``[fortified]`` entry may give fortified sides: field fortifications, or a hill
+with fieldworks on it (ccn.md §23.5: across a fortified side only the fieldworks reduction,
+across an open side the hill's)."""
+
+
 def _check_fortified(
     ck: _Checker, raw: Any, terrain: Mapping[str, str]
 ) -> dict[str, tuple[str, ...]]:
-    """``[fortified]``: a field fortifications hex -> the neighbours across its fortified sides."""
+    """``[fortified]``: a field fortifications hex (or a hill with fieldworks) -> the neighbours
+    across its fortified sides."""
     out: dict[str, tuple[str, ...]] = {}
     if raw is not None and not isinstance(raw, dict):
         ck.add(("fortified",), "bad-type", "fortified must be a table")
@@ -374,8 +381,8 @@ def _check_fortified(
         sides = ck.strings(raw, ("fortified",), key, required=True)
         if hx is None:
             continue
-        if terrain.get(hx) != "field_fortifications":
-            msg = f"fortified {hx}: the hex is not field_fortifications terrain"
+        if terrain.get(hx) not in _FORTIFIABLE:
+            msg = f"fortified {hx}: the hex is not field_fortifications (or a hill with fieldworks)"
             ck.add(path, "bad-reference", msg)
         across: list[str] = []
         for entry in sides:
