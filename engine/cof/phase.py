@@ -11,6 +11,7 @@ event saying why.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -106,11 +107,13 @@ class Phase:
 
     def __post_init__(self) -> None:
         """Command at the start of the phase (cof.md §5.5); who starts in enemy front hexes."""
-        s = self.s
-        ld = s.wing_leader(self.side, self.wing)
+        ld = self.s.wing_leader(self.side, self.wing)
+        fronts = Counter(
+            h for e in self.enemies() if not e.routed for h in front_hexes(e.at, e.facing)
+        )
         for u in self.units():
             u.out_of_command = self.order == "rally" or not self._in_command(ld, u)
-            self.fronting[u.id] = self._fronting(u)
+            self.fronting[u.id] = fronts[u.at]
 
     # --- look-ups ------------------------------------------------------------------------
 
@@ -141,11 +144,6 @@ class Phase:
 
     def _in_command(self, ld: Leader | None, u: Unit) -> bool:
         return ld is not None and within_command(self.s, ld, u.at)
-
-    def _fronting(self, u: Unit) -> int:
-        return sum(
-            1 for e in self.enemies() if not e.routed and u.at in front_hexes(e.at, e.facing)
-        )
 
     def find(self, ref: str) -> Unit | Leader | None:
         """A unit by id or hex (a stack: its chariot), or a leader by id, of the acting side."""
@@ -291,7 +289,7 @@ class Phase:
         parted = stacking.part(self, who) if alone else None
         joins = alone and any(x.id != who.id for x in s.units_at(str(t.hex)))  # (checked)
         mates = self.stack(who)
-        start = who.hex
+        start, start_facing = who.hex, who.facing
         self.riding[who.id] = [ld.id for ld in riders]
         self.acted.update(ld.id for ld in riders)
         before: set[str] = set()
@@ -315,11 +313,12 @@ class Phase:
                 self.ctx.log("move", f"{who.id}'s move ends on the way", {"unit": who.id})
                 return None
             if stop < len(t.path) - 1:  # a block stopped it (cof.md §6.7): no fire after
-                t, fire = self._stop_short(who, steps, t.path[: stop + 1]), None
+                t = self._stop_short(who, steps, t.path[: stop + 1], (start, start_facing))
+                fire = None
         end, facing = t.hex, t.facing
         taken = {u.at for u in s.live() if u not in mates and not (joins and u.at == t.hex)}
         if end in taken:  # a unit routed onto the path meanwhile: stop short of it
-            end = next(h for h in reversed(t.path) if h not in taken)
+            end = next((h for h in reversed(t.path) if h not in taken), who.at)
             facing = who.facing
         for m in mates:
             if m.status != IN_PLAY:  # a runner or chariot that fled on the way stays off the map
@@ -547,14 +546,22 @@ class Phase:
             return f"facing {t.facing} in {t.hex}, it may face the {what} {' or '.join(options)}"
         return ""
 
-    def _stop_short(self, who: Unit, steps: list[str], path: list[GHex]) -> movement.MoveTrace:
+    def _stop_short(
+        self, who: Unit, steps: list[str], path: list[GHex], start: tuple[str, str]
+    ) -> movement.MoveTrace:
         """The move cut to end at the last hex of ``path`` where it may end (a friend's hex
-        it was passing through is not one: it stops before, cof.md §6.6)."""
-        for end in reversed(path):
-            short = self.trace(who, _prefix(steps, end))
-            if not isinstance(short, str):
-                return short
-        return movement.MoveTrace(who.at, who.facing, path=[who.at])
+        it was passing through is not one: it stops before, cof.md §6.6), traced again from
+        where the move began (``start``: hex and facing; the walk has moved ``who`` on)."""
+        now = who.hex, who.facing
+        who.hex, who.facing = start
+        try:
+            for end in reversed(path):
+                short = self.trace(who, _prefix(steps, end))
+                if not isinstance(short, str):
+                    return short
+            return movement.MoveTrace(who.at, who.facing, path=[who.at])
+        finally:
+            who.hex, who.facing = now
 
     def _blocked(self, who: Unit, here: GHex, into: GHex) -> bool:
         """Whether an enemy CH-2 + RI stack in ``into`` blocks ``who`` about to pass through

@@ -208,8 +208,9 @@ def reaction_facing(ph: Phase, mover: Unit, before: set[str]) -> None:
 def adjacent_to_others(ph: Phase, mover: Unit) -> set[str]:
     """Inactive units that already have an enemy unit other than ``mover`` next to them."""
     s = ph.s
-    mine = [u.at for u in s.live(ph.side) if u.id not in {m.id for m in ph.stack(mover)}]
-    return {x.id for x in s.live(other(ph.side)) if any(x.at.distance(h) == 1 for h in mine)}
+    moving = {m.id for m in ph.stack(mover)}
+    near = {n for u in s.live(ph.side) if u.id not in moving for n in u.at.neighbours()}
+    return {x.id for x in s.live(other(ph.side)) if x.at in near}
 
 
 class Reactions:

@@ -203,9 +203,19 @@ def _sides_of(facing: str, offsets: tuple[int, ...]) -> tuple[str, ...]:
 
 
 def front_hexes(h: GHex, facing: str) -> tuple[GHex, GHex]:
-    """The two front hexes of a unit in ``h`` facing vertex ``facing``."""
-    a, b = _sides_of(facing, (1, 2))
-    return h.neighbour(a), h.neighbour(b)
+    """The two front hexes of a unit in ``h`` facing vertex ``facing`` (kept once worked
+    out: the rules ask for the same ones again and again)."""
+    got = _FRONT.get((h, facing))
+    if got is None:
+        a, b = _sides_of(facing, (1, 2))
+        got = h.neighbour(a), h.neighbour(b)
+        if len(_FRONT) >= 65536:
+            _FRONT.clear()
+        _FRONT[h, facing] = got
+    return got
+
+
+_FRONT: dict[tuple[GHex, str], tuple[GHex, GHex]] = {}
 
 
 def flank_hexes(h: GHex, facing: str) -> tuple[GHex, GHex]:
