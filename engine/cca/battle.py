@@ -55,16 +55,18 @@ def _log_roll(w: Work, u: WUnit, tgt: WUnit, score: Score, *, kind: str, said: s
 def apply_roll(  # noqa: PLR0917
     w: Work, roller: WUnit, target: WUnit, score: Score, close: bool, target_full: bool
 ) -> tuple[bool, bool]:
-    """Apply hits, the leader check and the flags; return (eliminated, left its hex)."""
+    """Apply hits, the leader check and the flags of the roll just made; return
+    (eliminated, left its hex)."""
+    cause = w.rolls  # this roll: its hits and its blocked retreat make one check (§16.1)
     ld = w.attached(target)
     lost = w.lose_blocks(target, score.hits, roller.side, "battle")
     eliminated = target.hex is None
     leader_ok = True
     if lost and ld is not None:
-        leader_ok = check_after_losses(w, ld, eliminated, roller.side)
+        leader_ok = check_after_losses(w, ld, eliminated, roller.side, cause)
     if eliminated:
         return True, True
-    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full)
+    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full, cause)
     return False, moved
 
 
@@ -73,7 +75,6 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
     if u.hex is None:
         _moot(w, act, "the firing unit is gone")
         return
-    w.checked = set()  # one check per leader per combat (§16.1)
     if w.enemy_units_adjacent(u):
         _moot(w, act, f"{u.label} is next to an enemy unit and may only close-combat")
         return
@@ -146,7 +147,6 @@ def close_combat(
     if att.hex is None:
         _moot(w, act, "the attacking unit is gone")
         return
-    w.checked = set()  # one check per leader per combat (§16.1)
     if not att.hex.is_adjacent(target_hex):
         _moot(w, act, f"{target_hex} is not adjacent to {att.hex}")
         return
