@@ -308,12 +308,9 @@ def _ann_commands(kit: Kit, words: str) -> Callable[[Any], None]:
     return send
 
 
-def test_another_games_mail_is_processed_while_the_bot_thinks(
-    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    kit, _ = _bot_game(store, config, clock)
-    cid = second_game(kit, OTHER, CID)
-    _ann_acts(kit)  # the bot (south) must act now: its deadline is due
+def cid_orders(kit: Kit, cid: dict[str, Any]) -> int:
+    """Cid's signed orders for the other game (:func:`second_game`), received now; the
+    inbox id."""
     hand = SYSTEM.from_json(_game(kit, OTHER).state_json)["hands"]["north"]
     raw = mail(
         CID,
@@ -322,14 +319,22 @@ def test_another_games_mail_is_processed_while_the_bot_thinks(
         subject=f"[{OTHER}] orders",
         to=f"pbem+{OTHER}@game.test",
     )
+    to = [f"pbem+{OTHER}@game.test"]
+    return store_message(kit.store, raw, source="smtp", clock=kit.clock, envelope_to=to).inbox_id
+
+
+def test_another_games_mail_is_processed_while_the_bot_thinks(
+    store: Any, config: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit, _ = _bot_game(store, config, clock)
+    cid = second_game(kit, OTHER, CID)
+    _ann_acts(kit)  # the bot (south) must act now: its deadline is due
     seen: list[str] = []
 
     def cid_plays(_: Any) -> None:
         # While the bot searches, Cid's orders for the other game arrive and are
         # resolved: no transaction of the sweep holds the database meanwhile.
-        i = store_message(
-            kit.store, raw, source="smtp", clock=clock, envelope_to=[f"pbem+{OTHER}@game.test"]
-        ).inbox_id
+        i = cid_orders(kit, cid)
         kit.processor.process(i)
         seen.append(kit.inbox(i).status)
 

@@ -40,6 +40,7 @@ NORMAL_GAMES = 6
 HEROIC_GAMES = 2
 SLOW_GAMES = 1000
 SLOW_HEROIC = 100
+SLOW_TURNOVER = 100  # kit games under the optional Chariot Turnover rule (rulebook §6.8)
 SLOW_BATTLES = 4
 """Whole Megiddo and Kadesh games, each, in the slow run."""
 SHARDS = 2
@@ -109,8 +110,13 @@ def with_reinforcements(turns: int = TURNS) -> CofScenario:
     return replace(sc, counters=tuple(_late(c) for c in sc.counters), leaders=leaders)
 
 
-def play(seed: bytes, turns: int = TURNS, scenario: CofScenario | None = None) -> CofState:
-    """One random game, checking every state; returns the last."""
+def play(
+    seed: bytes,
+    turns: int = TURNS,
+    scenario: CofScenario | None = None,
+    texts: list[str] | None = None,
+) -> CofState:
+    """One random game, checking every state; returns the last (its orders go to ``texts``)."""
     player = find(SYSTEM, AUTOPLAY)
     assert player is not None
     s = SYSTEM.new_game(from_scenario(scenario or skirmish(turns)))
@@ -122,6 +128,8 @@ def play(seed: bytes, turns: int = TURNS, scenario: CofScenario | None = None) -
             return s
         assert p.side is not None
         text = player.orders(s, seed + epoch.to_bytes(4, "big"))
+        if texts is not None:
+            texts.append(text)
         sub = SYSTEM.parse_orders(s, p.side, text)
         rng = EpochDice("cof", epoch, dice.key(epoch), hash_orders(text.encode()))
         s = SYSTEM.resolve(s, sub, rng).state
@@ -141,9 +149,10 @@ def test_random_games_keep_the_invariants(n: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("shard", range(SHARDS), ids=lambda k: f"shard_{k}")
 def test_many_random_games_keep_the_invariants(shard: int, request: pytest.FixtureRequest) -> None:
-    """1,000 games of the kit's battle, 100 heroic ones, and whole Megiddo and Kadesh games,
-    every state checked; shard ``k`` plays every ``SHARDS``-th game from the ``k``-th (CI:
-    ``.ci/run`` runs the shards side by side; ``-k shard_0`` picks one)."""
+    """1,000 games of the kit's battle, 100 heroic ones, 100 under the Turnover rule, and
+    whole Megiddo and Kadesh games, every state checked; shard ``k`` plays every
+    ``SHARDS``-th game from the ``k``-th (CI: ``.ci/run`` runs the shards side by side;
+    ``-k shard_0`` picks one)."""
     marks = str(request.config.getoption("-m") or "")
     if "slow" not in marks or "not slow" in marks:
         pytest.skip("1,000 games: run with pytest -m slow")
@@ -154,6 +163,10 @@ def test_many_random_games_keep_the_invariants(shard: int, request: pytest.Fixtu
     heroes = Counter(play(f"cof-slow-h{n}".encode(), scenario=hero).result
                      for n in range(shard, SLOW_HEROIC, SHARDS))  # fmt: skip
     assert sum(heroes.values()) == len(range(shard, SLOW_HEROIC, SHARDS))
+    rolling = replace(skirmish(TURNS), special_rules=("turnover",))
+    for n in range(shard, SLOW_TURNOVER, SHARDS):
+        end = play(f"cof-slow-t{n}".encode(), scenario=rolling)
+        assert end.result in ("north", "south", "draw")
     for name in BATTLES:
         sc = battle(name)
         for n in range(shard, SLOW_BATTLES, SHARDS):
@@ -189,5 +202,7 @@ def test_same_seed_same_game() -> None:
 def test_random_games_with_the_turnover_option_keep_the_invariants(n: int) -> None:
     """The optional Chariot Turnover rule (rulebook §6.8) in play: chariots roll as they turn."""
     sc = replace(skirmish(TURNS), special_rules=("turnover",))
-    end = play(f"cof-turnover-{n}".encode(), scenario=sc)
+    texts: list[str] = []
+    end = play(f"cof-turnover-{n}".encode(), scenario=sc, texts=texts)
     assert end.result in ("north", "south", "draw")
+    assert any(" speed " in t for t in texts)  # chariots declare Speeds (§6.81) too

@@ -26,28 +26,13 @@ from test_bot_mail import (  # noqa: F401 (autopilot_kit: a fixture)
     _game,
     _while_thinking,
     autopilot_kit,
+    cid_orders,
 )
 from test_deadlines import _Jobs
 
-from engine.toy import SYSTEM
 from pbem.deadlines import DeadlineScheduler
 from pbem.mailin import InboxWorker
-from pbem.mailin.accept import store_message
 from pbem.pipeline.timing import fire_deadline
-
-
-def _cid_orders(kit: Kit, cid: dict[str, Any]) -> int:
-    """Cid's orders for the other game, received now; the inbox id."""
-    hand = SYSTEM.from_json(_game(kit, OTHER).state_json)["hands"]["north"]
-    raw = mail(
-        CID,
-        f"game {OTHER}\nturn 1\nside north\ncard {hand[0]}\n",
-        key=cid["north"],
-        subject=f"[{OTHER}] orders",
-        to=f"pbem+{OTHER}@game.test",
-    )
-    to = [f"pbem+{OTHER}@game.test"]
-    return store_message(kit.store, raw, source="smtp", clock=kit.clock, envelope_to=to).inbox_id
 
 
 def _scheduler_and_worker(kit: Kit) -> tuple[DeadlineScheduler, InboxWorker]:
@@ -70,7 +55,7 @@ def test_a_mail_received_after_a_bots_deadline_is_processed_before_the_bot_searc
     _ann_acts(kit)  # the bot (south) must act now: its deadline is due
     clock.advance(timedelta(minutes=1))  # no sweep ran yet
     searches = _while_thinking(monkeypatch, lambda _: None)
-    i = _cid_orders(kit, cid)
+    i = cid_orders(kit, cid)
     scheduler, worker = _scheduler_and_worker(kit)
     worker.process_pending()
     # Cid's mail was judged after the bot's deadline, without the bot's search.
@@ -96,7 +81,7 @@ def test_a_mail_arriving_while_the_sweep_searches_for_the_bot_does_not_wait_for_
         # The inbox worker runs in its own thread, as in the daemon; it must finish while
         # the sweep is still searching (joined with a bound only so a regression fails
         # instead of hanging: nothing here waits on the wall clock when it works).
-        i = _cid_orders(kit, cid)
+        i = cid_orders(kit, cid)
         thread = threading.Thread(target=worker.process_pending)
         thread.start()
         thread.join(timeout=120)

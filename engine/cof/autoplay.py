@@ -13,12 +13,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine.cof import regroup, turnover
 from engine.cof.firing import PICKS, pick_problem
 from engine.cof.heroics import challenge_problem, heroic
 from engine.cof.leadmove import is_hero, momentum_leader
 from engine.cof.phase import Action, Phase
 from engine.cof.skirmish import fire_and_run
 from engine.cof.state import MOMENTUM, CofState, Leader, Unit, clone, other
+from engine.cof.steps import chart_type
 from engine.core.choices import below, choice_stream
 from engine.dice import EpochDice, HashChain, hash_orders
 from engine.gboh.grid import SIDES, VERTICES, GHex, column_front, front_hexes
@@ -104,7 +106,7 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
         aim = (t, *_pick(ph, t, rng))
         if ph.fire(Action(0, "", "fire", u.id, aim)) is None:
             return [f"fire {u.id} {' '.join(aim)}"]
-    if u.hits and roll == 9 and ph.recover(Action(0, "", "recover", u.id)) is None:
+    if u.hits and roll == 9 and regroup.recover(ph, Action(0, "", "recover", u.id)) is None:
         return [f"recover {u.id}"]
     if roll >= 8:
         return []
@@ -126,12 +128,25 @@ def _unit_lines(ph: Phase, u: Unit, rng: Randomness) -> list[str]:
         form = _formation(ph, u, rng) + _riders(ph, u, rng)
         shot = _moving_shot(ph, u, rng)
         alone = "alone " if len(ph.stack(u)) == 2 and not below(rng, 6, f"alone {u.id}") else ""
+        speed = _speed(ph, u, rng)
         for cut in range(len(steps), 0, -1):
             for extra in (f"{shot}{form}", form, ""):
-                words = alone + " ".join(steps[:cut]) + extra
-                if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
-                    return [f"move {u.id} {words}"]
+                for head in dict.fromkeys((alone + speed, alone)):
+                    words = head + " ".join(steps[:cut]) + extra
+                    if ph.move(Action(0, "", "move", u.id, tuple(words.split()))) is None:
+                        return [f"move {u.id} {words}"]
     return []
+
+
+def _speed(ph: Phase, u: Unit, rng: Randomness) -> str:
+    """Under the optional Turnover rule a chariot now and then declares a Speed above the MP
+    its move will use (rulebook §6.81), so the Turnover Table is read at higher speeds too;
+    a move the Speed makes illegal is tried again without it."""
+    if not turnover.playing(ph.s) or not chart_type(ph.s, u).turnover:
+        return ""
+    if below(rng, 3, f"speed {u.id}"):
+        return ""
+    return f"speed {1 + below(rng, u.ma, f'speed of {u.id}')} "
 
 
 def _riders(ph: Phase, u: Unit, rng: Randomness) -> str:

@@ -111,15 +111,21 @@ def volley(
     *,
     distance: int | None = None,
     pass_through: bool = False,
+    at: Unit | None = None,
 ) -> None:
     """One volley of ``u`` at the enemy units in ``target`` (cof.md §7.6, §7.9):
     ``distance`` replaces the range where a rule fixes it (reaction fire at 1 or 2);
-    ``pass_through`` reads the Pass-Thru row (§7.7)."""
+    ``pass_through`` reads the Pass-Thru row (§7.7). Reaction fire names the unit it is
+    at (``at``: a mover, or the unit that fired): a missile unit fires at one unit
+    (rulebook §7.13, §7.44), so a friend the mover is passing through takes none of it."""
     ctx = ph.ctx
     assert ctx is not None
     s = ph.s
     h = GHex.parse(target)
     units = [x for x in s.units_at(target) if x.side != u.side]
+    if at is not None:
+        mine = {m.id for m in ph.stack(at)}
+        units = [x for x in units if x.id in mine]
     if not u.on_map:
         return
     if not units:
@@ -140,11 +146,11 @@ def volley(
         target_terrain=s.terrain_at(h),
         lower_target=s.elevation.get(target, 0) < s.elevation.get(u.hex, 0),
     )
-    at = "passing through" if pass_through else f"{d} hex{'es' if d > 1 else ''}"
+    how_far = "passing through" if pass_through else f"{d} hex{'es' if d > 1 else ''}"
     one = f" ({units[0].id} of the stack)" if troop.code != chart_type(s, units[0]).code else ""
     ctx.log(
         "fire",
-        f"{u.id} ({u.missile}) {kind} at {target}{one}, {at}: "
+        f"{u.id} ({u.missile}) {kind} at {target}{one}, {how_far}: "
         f"rolls {dr}, modified {got.modified}: {got.hits} hit{'s' if got.hits != 1 else ''}",
         {"unit": u.id, "hex": u.hex, "target": target, "range": d, "modified": got.modified,
          "hits": got.hits, "kind": kind, "hit": [x.id for x in units]},
@@ -230,7 +236,7 @@ def _entry_shot(ph: Phase, x: Unit, mover: Unit) -> None:
     )
     if rng is not None:
         ph.reacted.add(("entry", x.id, mover.id))
-        volley(ph, x, mover.hex, "entry fire", distance=rng)
+        volley(ph, x, mover.hex, "entry fire", distance=rng, at=mover)
 
 
 def passed_chariot_fire(ph: Phase, mover: Unit, into: GHex) -> None:
@@ -255,7 +261,7 @@ def leaving_fire(ph: Phase, mover: Unit, into: GHex) -> None:
             continue
         rng = reaction.leaving_fire(s.charts, piece(s, x), piece(s, mover))
         if rng is not None:
-            volley(ph, x, mover.hex, "leaving fire", distance=rng)
+            volley(ph, x, mover.hex, "leaving fire", distance=rng, at=mover)
 
 
 def retreat_fire(ph: Phase, x: Unit, trigger: Unit) -> None:
@@ -268,7 +274,7 @@ def retreat_fire(ph: Phase, x: Unit, trigger: Unit) -> None:
     rng = reaction.retreat_fire(s.charts, piece(s, x), piece(s, trigger), fired=fired)
     if rng is not None:
         ph.reacted.add(("retreat", x.id, ""))
-        volley(ph, x, trigger.hex, "retreat fire", distance=rng)
+        volley(ph, x, trigger.hex, "retreat fire", distance=rng, at=trigger)
 
 
 def return_fire(ph: Phase, shooter: Unit, target: str, *, pass_through: bool = False) -> None:
@@ -286,5 +292,5 @@ def return_fire(ph: Phase, shooter: Unit, target: str, *, pass_through: bool = F
         )
         if rng is not None and ph.sight(x.at, shooter.at):
             ph.reacted.add(("return", x.id, shooter.id))
-            volley(ph, x, shooter.hex, "return fire", distance=rng)
+            volley(ph, x, shooter.hex, "return fire", distance=rng, at=shooter)
             return

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.cof import regroup
 from engine.cof.advance import advance_line
 from engine.cof.formation import revert_shocked_columns
 from engine.cof.heroics import (
@@ -298,9 +299,9 @@ def do_order(ph: Phase, x: Action) -> str | None:
     if x.verb == "fire-and-run":
         return fire_and_run(ph, x)
     if x.verb == "recover":
-        return ph.recover(x)
+        return regroup.recover(ph, x)
     if x.verb == "rally":
-        return ph.rally(x)
+        return regroup.rally(ph, x)
     if x.verb == "mode":
         return set_mode(ph.s, ph.side, ph.wing, (x.who, *x.args))
     if x.verb == "attack":
@@ -422,7 +423,7 @@ def movement_segment(ph: Phase, actions: tuple[Action, ...]) -> None:
     ctx = ph.ctx
     assert ctx is not None
     if ph.order == "withdraw":
-        ph.withdraw()
+        regroup.withdraw(ph)
         separate(ph.s)  # (the enemies it left are no longer Engaged, rulebook §9.26)
     for x in in_order(actions):
         msg = do_order(ph, x)

@@ -1,12 +1,12 @@
 """One Orders Phase of an activated wing (cof.md §3 C1, §5.5, §6, §7, §9.3, §9.5, §9.8).
 
 :class:`Phase` carries out a player's orders line by line: ``move`` (a unit or a leader
-along hexes and facings), ``fire``, ``recover``, ``rally`` and, under the Withdraw order, the
-wing's withdrawal from engagement. Each order is checked first (:meth:`Phase.problem`); the
-same checks run without dice when a submission is parsed (``ctx`` is ``None``: positions
-change, nothing is rolled), so a refused line is refused before any die, and a line that the
-dice have made impossible meanwhile (its unit routed by reaction fire) is skipped with an
-event saying why.
+along hexes and facings) and ``fire`` here; ``recover``, ``rally`` and, under the Withdraw
+order, the wing's withdrawal from engagement in :mod:`engine.cof.regroup`. Each order is
+checked first; the same checks run without dice when a submission is parsed (``ctx`` is
+``None``: positions change, nothing is rolled), so a refused line is refused before any
+die, and a line that the dice have made impossible meanwhile (its unit routed by reaction
+fire) is skipped with an event saying why.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.cof import cohesion, command, firing, leadmove, missile, movement, stacking, turnover
-from engine.cof.adapt import ground, piece, pieces
+from engine.cof import cohesion, firing, leadmove, missile, movement, stacking, turnover
+from engine.cof.adapt import piece
 from engine.cof.formation import (
     MoveWords,
     column_sides,
@@ -25,10 +25,8 @@ from engine.cof.formation import (
     move_words,
 )
 from engine.cof.reaction import pass_through_targets
-from engine.cof.rout import engaged_withdrawal_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.steps import (
-    CHARIOTS,
     Ctx,
     add_hits,
     chart_type,
@@ -39,9 +37,6 @@ from engine.cof.steps import (
 from engine.gboh.grid import GHex, MapNotationError, front_hexes, side_between
 
 __all__ = ["Action", "Hooks", "Phase"]
-
-RALLY_RADIUS = 3
-"""Routed units within this many hexes of the Standard may rally (cof.md §9.8)."""
 
 
 @dataclass(frozen=True)
@@ -679,12 +674,7 @@ class Phase:
         entry_fire`): at the end of a move, and after an advance after combat."""
         firing.entry_fire(self, mover)
 
-    # --- recovery, rally, withdrawal -----------------------------------------------------
-
-    def _threatened(self, u: Unit) -> bool:
-        """Next to an enemy unit, or under its missiles (:meth:`under_missiles`)."""
-        foes = list(self.s.live(other(u.side)))
-        return any(e.at.distance(u.at) == 1 for e in foes) or self.under_missiles(u)
+    # --- what stops recovery, rally and reloading ------------------------------------
 
     def under_missiles(self, u: Unit) -> bool:
         """In range and sight of an enemy missile unit not out of missiles (rulebook §7.16,
@@ -695,131 +685,6 @@ class Phase:
             if armed and missile.in_range(self.s.charts, e.missile, d) and self._sight(e.at, u.at):
                 return True
         return False
-
-    def recover(self, a: Action) -> str | None:
-        """Recovery (cof.md §9.3): 2 hits off an in-command unit out of danger, on Clear."""
-        u = self.find(a.who)
-        if not isinstance(u, Unit):
-            return f"no unit {a.who!r} of {self.side}"
-        problem = self._ready(u, "recover")
-        if problem:
-            return problem
-        if self.order != "move" or u.out_of_command:
-            return f"{u.id} is out of command: it may not recover (cof.md §5.5)"
-        if u.id in self.moved or u.id in self.fired or u.id in self.acted or u.recovered:
-            return f"{u.id} has moved, fired or recovered already"
-        if u.hits == 0:
-            return f"{u.id} has no hits to recover"
-        if self.s.terrain_at(u.at) != "clear":
-            return f"{u.id} is not on Clear terrain (cof.md §9.3)"
-        if self._threatened(u):
-            return f"{u.id} is next to the enemy or under its missiles (cof.md §9.3)"
-        self.acted.add(u.id)
-        u.recovered = True
-        if self.ctx is not None:
-            before, u.hits = u.hits, cohesion.recover(u.hits)
-            self.ctx.log("recover", f"{u.id} recovers: hits {before} -> {u.hits}", {"unit": u.id})
-        return None
-
-    def rally(self, a: Action) -> str | None:
-        """Rally (cof.md §9.8): the OC with the Standard; a routed unit near it, out of danger."""
-        s = self.s
-        u = self.find(a.who)
-        if not isinstance(u, Unit) or not u.on_map:
-            return f"no unit {a.who!r} of {self.side} on the map"
-        if self.order != "rally":
-            return "rally needs the Rally order: write 'order rally' first (cof.md §3 C1-C)"
-        if not u.routed:
-            return f"{u.id} is not routed"
-        oc = s.oc(self.side)
-        std = s.sides[self.side].standard
-        if oc is None or not std or oc.hex != std:
-            return "the overall commander must be with the Standard to rally (cof.md §9.8)"
-        if u.at.distance(GHex.parse(std)) > RALLY_RADIUS:
-            return f"{u.id} is more than {RALLY_RADIUS} hexes from the Standard"
-        if u.id in self.acted:
-            return f"{u.id} has already tried to rally"
-        if self._threatened(u):
-            return f"{u.id} is next to the enemy or under its missiles (cof.md §9.8)"
-        self.acted.add(u.id)
-        if self.ctx is not None:
-            dr = self.ctx.d10(f"rally of {u.id}")
-            got = cohesion.rally(oc.rating(oc.charisma), u.tq, dr)
-            if got is None:
-                self.ctx.log("rally", f"{u.id} fails to rally (rolls {dr})", {"unit": u.id}, (dr,))
-            else:
-                u.routed, u.rallied, u.hits = False, True, got
-                self.ctx.log(
-                    "rally", f"{u.id} rallies (rolls {dr}): {got} hits", {"unit": u.id}, (dr,)
-                )
-        return None
-
-    def withdraw(self) -> None:
-        """The Withdraw order (cof.md §9.5): the wing's Engaged units in command range pull back
-        one hex away from the enemy, chariots without a roll."""
-        ctx = self.ctx
-        assert ctx is not None
-        s = self.s
-        ld = s.wing_leader(self.side, self.wing)
-        engaged = [u for u in self.units() if u.engaged and not u.out_of_command]
-        if ld is None or not engaged:
-            ctx.log("withdraw", f"wing {self.wing} has no Engaged unit in command to withdraw")
-            return
-        ok_rest = True
-        if any(u.type not in CHARIOTS for u in engaged):
-            oc = s.oc(self.side)
-            near_oc = oc is not None and GHex.parse(oc.hex).distance(GHex.parse(ld.hex)) <= 1
-            rating = ld.rating(ld.initiative if ld.role == "OC" else ld.ability)
-            bonus = oc.rating(oc.charisma) if oc is not None and near_oc else 0
-            dr = ctx.d10(f"withdrawal of wing {self.wing}")
-            ok_rest = command.withdraw_engaged(dr, rating, oc_charisma=bonus)
-            ctx.log(
-                "withdraw",
-                f"{ld.name} orders a withdrawal: rolls {dr} against {rating + bonus}: "
-                + ("they pull back" if ok_rest else "they stay Engaged"),
-                {"leader": ld.id, "passed": ok_rest},
-                (dr,),
-            )
-        for u in engaged:  # (not twice: a stack's mate went with it; not routed by fire)
-            if (u.type in CHARIOTS or ok_rest) and u.engaged and u.on_map and not u.routed:
-                self._step_back(u)
-
-    def _step_back(self, u: Unit) -> None:
-        """One hex away from the enemies it was engaged with (cof.md §9.5, rulebook §9.24,
-        :func:`engine.cof.rout.engaged_withdrawal_hexes`; pbem: the lowest hex number).
-        Before it goes, the enemy missile units next to it fire withdrawal reaction fire
-        (rulebook §7.41: a non-routed unit leaving a hex next to them, results before it
-        moves; no entry fire follows, it ends next to no enemy); what is left of it, not
-        routed, goes, and every leader of its side in its hex goes with it (pbem's reading,
-        as for an orderly withdrawal and a rout, rulebook §6.57, §10.16)."""
-        s = self.s
-        ctx = self.ctx
-        assert ctx is not None
-        board = pieces(s)
-        foes = [p for p in board if p.side != u.side and p.hex.distance(u.at) == 1]
-        ok = engaged_withdrawal_hexes(s.charts, ground(s), board, piece(s, u), foes)
-        if not ok:
-            ctx.log("withdraw", f"{u.id} has nowhere to withdraw to: it stays Engaged")
-            return
-        dest = str(ok[0])
-        start = u.hex
-        stack = self.stack(u)
-        firing.leaving_fire(self, u, ok[0])
-        going = [m for m in stack if m.on_map and not m.routed and m.hex == start]
-        if not going:
-            return
-        for m in going:
-            m.hex, m.engaged = dest, False
-        riders = [ld for ld in s.leaders_at(start) if ld.side == u.side]
-        for ld in riders:
-            ld.hex = dest
-        with_them = f" with {', '.join(ld.name for ld in riders)}" if riders else ""
-        ctx.log(
-            "withdraw",
-            f"{going[0].id} withdraws to {dest}{with_them}",
-            {"unit": going[0].id, "to": dest, "leaders": [ld.id for ld in riders]},
-        )
-        self.acted.update(m.id for m in going)
 
 
 def _forward(last: tuple[GHex, GHex] | None, target: str) -> bool:

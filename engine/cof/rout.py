@@ -75,8 +75,11 @@ def rout_hexes(
             queue.append(n)
     if not any(h.distance(standard) <= 1 for h in seen):
         return []
-    best = min(h.distance(standard) for h in seen)
-    return sorted(h for h in seen if h.distance(standard) == best)
+    vacant = [h for h in seen if h not in others]  # (not the hex of a friend it was passing)
+    if not vacant:
+        return []
+    best = min(h.distance(standard) for h in vacant)
+    return sorted(h for h in vacant if h.distance(standard) == best)
 
 
 def routed_hit(unit: Piece, hits: int) -> bool:

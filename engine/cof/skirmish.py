@@ -106,7 +106,7 @@ def fire_and_run(ph: Phase, a: Action) -> str | None:
     if firing.reacts(ph, target) and who.on_map:
         rng = reaction.fire_and_run_reply(s.charts, piece(s, target), end)
         if rng is not None:
-            firing.volley(ph, target, who.hex, "reply to fire and run", distance=rng)
+            firing.volley(ph, target, who.hex, "reply to fire and run", distance=rng, at=who)
     fire_and_run_check(ph, who)
     aggression(ph, target, who, 1)
     return None
