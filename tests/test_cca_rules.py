@@ -346,3 +346,16 @@ def test_s20_1_a_mistyped_hex_is_reported_as_unknown_not_unreachable() -> None:
     p = err.value.problems[0]
     assert p.code == "unknown-hex" and p.line == 5
     assert "G44" in p.message and "off the board" in p.message and "reach" not in p.message
+
+
+def test_s10_6_rules_help_says_what_a_helmet_hits() -> None:
+    """The ``rules dice`` help: a helmet hits with a leader close, in close combat; it is
+    not a hit on heavy units (red squares are, §1.3, §10.6)."""
+    from engine.cca.cards import RulesHelp
+
+    text = RulesHelp().help("dice")
+    helmet = text.split("a helmet (", 1)[1].split(")", 1)[0]
+    assert "heavy" not in helmet
+    assert "leader" in helmet
+    assert "close combat" in helmet
+    assert "never for elephants" in helmet

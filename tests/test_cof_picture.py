@@ -160,7 +160,7 @@ def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
     import json
 
     from engine.cof.picture import view_from_dict, view_to_dict
-    from engine.cof.view import PictureBuilder
+    from engine.cof.view import CofPicture
     from engine.core.capabilities import PictureBuilder as PictureProtocol
 
     units = tuple(
@@ -169,7 +169,7 @@ def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
     view = replace(TEACHING, units=units, moves=(("egyptian", ("0406", "0506")),))
     data = json.loads(json.dumps(view_to_dict(view)))
     assert view_from_dict(data) == view
-    builder = PictureBuilder()
+    builder = CofPicture()
     assert isinstance(builder, PictureProtocol)
     assert builder.picture({"board": data}) == area_picture(view)
     assert builder.picture({"board": data}, viewer="egyptian").bottom == "egyptian"
@@ -178,16 +178,32 @@ def test_a_view_travels_as_plain_data_and_the_capability_draws_it() -> None:
 
 def test_the_capability_draws_the_cof_systems_public_view() -> None:
     from engine.cof.system import SYSTEM
-    from engine.cof.view import PictureBuilder
+    from engine.cof.view import CofPicture
 
     state = SYSTEM.load_position((ROOT / "000-teaching.toml").read_text(encoding="utf-8"))
     state.units[0].hits = 2
     state.units[0].moved = True
     view = SYSTEM.public_view(state)
-    p = PictureBuilder().picture(view)
+    p = CofPicture().picture(view)
     # Five counters a side: the CH2 and its runners are one.
     assert len(p.counters) == 10
     first = _counter(p.counters, view["units"][0]["hex"])
     assert first.tags == ("2h", "Mv") and first.count == first.full - 2
     assert {e.style for e in p.edges} == {"stream"}
     assert any(c.label == "CH2+RI C" for c in p.counters)
+
+
+def test_the_board_marks_its_own_moves_and_then_the_events() -> None:
+    """One rule for what a board shows: its own moves (a board written as data may carry
+    them), then the moves of the events it is given; with no events, only its own."""
+    from engine.cof.picture import view_to_dict
+    from engine.cof.view import CofPicture
+
+    view = replace(TEACHING, moves=(("egyptian", ("0406", "0506")),))
+    data = {"board": view_to_dict(view)}
+    event = {"kind": "move", "data": {"side": "hittite", "from": "1006", "to": "0906"}}
+    pictures = CofPicture()
+    alone = pictures.picture(data)
+    both = pictures.picture(data, [event])
+    assert len(alone.arrows) == 1 and len(both.arrows) == 2
+    assert pictures.picture(data) == area_picture(view)

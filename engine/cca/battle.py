@@ -55,16 +55,18 @@ def _log_roll(w: Work, u: WUnit, tgt: WUnit, score: Score, *, kind: str, said: s
 def apply_roll(  # noqa: PLR0917
     w: Work, roller: WUnit, target: WUnit, score: Score, close: bool, target_full: bool
 ) -> tuple[bool, bool]:
-    """Apply hits, the leader check and the flags; return (eliminated, left its hex)."""
+    """Apply hits, the leader check and the flags of the roll just made; return
+    (eliminated, left its hex)."""
+    cause = w.rolls  # this roll: its hits and its blocked retreat make one check (§16.1)
     ld = w.attached(target)
     lost = w.lose_blocks(target, score.hits, roller.side, "battle")
     eliminated = target.hex is None
     leader_ok = True
     if lost and ld is not None:
-        leader_ok = check_after_losses(w, ld, eliminated, roller.side)
+        leader_ok = check_after_losses(w, ld, eliminated, roller.side, cause)
     if eliminated:
         return True, True
-    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full)
+    moved = take_flags(w, target, score.flags, roller, close, leader_ok, target_full, cause)
     return False, moved
 
 
@@ -73,7 +75,6 @@ def fire(w: Work, u: WUnit, target_hex: Hex, act: Action | None = None) -> None:
     if u.hex is None:
         _moot(w, act, "the firing unit is gone")
         return
-    w.checked = set()  # one check per leader per combat (§16.1)
     if w.enemy_units_adjacent(u):
         _moot(w, act, f"{u.label} is next to an enemy unit and may only close-combat")
         return
@@ -146,7 +147,6 @@ def close_combat(
     if att.hex is None:
         _moot(w, act, "the attacking unit is gone")
         return
-    w.checked = set()  # one check per leader per combat (§16.1)
     if not att.hex.is_adjacent(target_hex):
         _moot(w, act, f"{target_hex} is not adjacent to {att.hex}")
         return
@@ -204,8 +204,16 @@ def close_combat(
     )
     first = wall or _wants_first_strike(w, att, tgt, def_full, att_full)
     if first:
-        _first_strike(w, att, tgt, def_full, att_full, card=not wall)
-        if att.hex is None or not att.hex.is_adjacent(target_hex) or tgt.hex != target_hex:
+        retreated = _first_strike(w, att, tgt, def_full, att_full, card=not wall)
+        # The attacker attacks only if it was neither destroyed nor made to retreat (§18.5),
+        # even when its retreat ends next to the target; a retreat that was blocked (blocks
+        # lost, no hex left) leaves it free to attack.
+        if (
+            retreated
+            or att.hex is None
+            or not att.hex.is_adjacent(target_hex)
+            or tgt.hex != target_hex
+        ):
             w.log("attack-cancelled", "the First Strike stopped the attack", unit=att.id)
             report_skipped(w, act, is_bonus, "advance", "the attack was cancelled")
             return
@@ -254,7 +262,9 @@ def close_combat(
 
 def _first_strike(  # noqa: PLR0917
     w: Work, att: WUnit, tgt: WUnit, def_full: bool, att_full: bool, card: bool = True
-) -> None:
+) -> bool:
+    """The defender's strike before the attack; True if it destroyed the attacker or made it
+    leave its hex."""
     side = tgt.side
     if card:
         w.first_strike_used = side
@@ -278,7 +288,8 @@ def _first_strike(  # noqa: PLR0917
     dice = melee_dice(w, tgt, att, "first", def_full, target_full=att_full)
     if dice < 1:  # a strike reduced below one die is not made (§17.1)
         _no_dice(w, tgt, "strike first", att)
-        return
+        return False
     score = roll_melee(w, tgt, att, dice, f"first strike {tgt.hex} at {att.hex}")
     _log_roll(w, tgt, att, score, kind="battle", said=f"{tgt.label} strikes first with {dice} dice")
-    apply_roll(w, tgt, att, score, True, att_full)
+    eliminated, moved = apply_roll(w, tgt, att, score, True, att_full)
+    return eliminated or moved

@@ -82,7 +82,7 @@ def resolve_evade(w: Work, att: WUnit, u: WUnit, is_bonus: bool) -> None:
     ld = w.attached(u)
     lost = w.lose_blocks(u, hits, att.side, "hit while evading")
     if lost and ld is not None:
-        check_after_losses(w, ld, u.hex is None, att.side)
+        check_after_losses(w, ld, u.hex is None, att.side, w.rolls)
     if u.gone():
         return
     paths = evade_paths(w, u)

@@ -18,22 +18,24 @@ __all__ = ["attack_lone_leader", "check_after_losses", "leader_evade", "leader_m
 OFF = "off"
 
 
-def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str) -> bool:
+def check_after_losses(w: Work, ld: WLeader | None, eliminated: bool, by: str, cause: int) -> bool:
     """Casualty check for an attached leader whose unit lost blocks (§16.1).
 
-    One roll, one check: a leader already checked in this combat (his unit
-    loses more blocks to a marsh roll or a blocked retreat of the same
-    combat) does not roll again; if the unit is now gone he just evades.
+    ``cause`` numbers the dice roll that caused the losses (:attr:`Work.rolls` just after
+    it). One roll, one check: a leader already checked for that roll (his unit loses more
+    blocks to the blocked retreat its flags caused) does not roll again; if the unit is now
+    gone he just evades. Another roll (a First Strike roll, then a rampage roll or a marsh
+    roll in the same combat) makes its own check (HU 10/a note, HU 358).
     Returns True if the leader is still attached and alive afterwards.
     """
     if ld is None or ld.hex is None:
         return False
-    if ld.name in w.checked:
+    if (cause, ld.name) in w.checked:
         if eliminated:
             leader_evade(w, ld)
             return False
         return True
-    w.checked.add(ld.name)
+    w.checked.add((cause, ld.name))
     checks = w.state.tables.leader_checks
     if eliminated:
         check = checks["eliminated"]

@@ -27,6 +27,7 @@ __all__ = [
     "leader_step_rule",
     "reach",
     "step_rule",
+    "stopped_by_terrain",
     "why_not_reach",
 ]
 
@@ -34,12 +35,13 @@ __all__ = [
 def allowance(w: Work, u: WUnit) -> int:
     """Hexes ``u`` may move this turn under the card in effect (§7.2, §18.5).
 
-    A reinforcement placed on the board this turn has used one hex (§19).
+    A reinforcement placed on the board this turn has used one hex (§19). A unit that
+    entered Stop terrain this turn moves no further, even in a second move (§17, §18.5).
     """
     s = u.spec
     card = w.effect
     n = s.move
-    if card in ("CS", "DS"):
+    if card in ("CS", "DS") or stopped_by_terrain(w, u):
         return 0
     if card == "LN":
         n = 1
@@ -54,6 +56,23 @@ def allowance(w: Work, u: WUnit) -> int:
     if u.id in w.placed:  # the entry hex was its first hex; Stop terrain there ends it
         n = 0 if mover_kind(s) in w.terrain(u.hex).stop else n - 1
     return max(n, 0)
+
+
+def stopped_by_terrain(w: Work, u: WUnit) -> str | None:
+    """Why ``u`` may not move again this turn: it entered Stop terrain (None if it did not).
+
+    The terrain legend's Stop holds for the whole turn the unit enters the hex, so a
+    Move-Fire-Move second move may not start from it (§17 legend, §18.5).
+    """
+    kind = mover_kind(u.spec)
+    stops = [h for h in w.entered.get(u.id, ()) if kind in w.terrain(h).stop]
+    if not stops:
+        return None
+    h = min(stops, key=lambda x: (x.y, x.x))
+    return (
+        f"the {u.type} entered {h} ({w.state.terrain_at(h)}) this turn and must stop there "
+        "for the rest of the turn"
+    )
 
 
 def _through_friends(w: Work, u: WUnit, steps: int) -> bool:
@@ -204,6 +223,9 @@ def reach(w: Work, u: WUnit, limit: int | None = None) -> dict[Hex, tuple[Hex, .
 
 def why_not_reach(w: Work, u: WUnit, h: Hex) -> str:
     """Why ``u`` cannot end a move on ``h`` (for a ``move X to Y`` that is refused)."""
+    stopped = stopped_by_terrain(w, u)
+    if stopped and h != u.hex:
+        return stopped
     path = _search(w, u, allowance(w, u)).get(h)
     why = None if path is None else end_rule(w, u, path)
     return why or f"the {u.type} in {u.hex} cannot reach {h}"
@@ -213,6 +235,9 @@ def check_path(w: Work, u: WUnit, path: tuple[Hex, ...]) -> str | None:
     """Explain why ``u`` may not move along ``path`` (None if it may)."""
     assert u.hex is not None
     start = u.hex
+    stopped = stopped_by_terrain(w, u)
+    if stopped and path:
+        return stopped
     if len(path) > allowance(w, u):
         return f"{u.type} may move at most {allowance(w, u)} hexes now, not {len(path)}"
     prev = start

@@ -54,8 +54,13 @@ def take_flags(  # noqa: PLR0917
     close: bool,
     leader_ok: bool,
     full: bool,
+    cause: int,
 ) -> bool:
-    """Apply ``flags`` to ``u``; return True if it left its hex (retreated out)."""
+    """Apply ``flags`` to ``u``; return True if it left its hex (retreated out).
+
+    ``cause`` numbers the roll that gave the flags: losses for a blocked retreat share
+    its leader check (§16.1).
+    """
     if flags <= 0 or u.hex is None:
         return False
     can = min(flags, flag_ignores(w, u, roller, close, leader_ok, full))
@@ -86,9 +91,9 @@ def take_flags(  # noqa: PLR0917
         rampage(w, u, by)
         if u.gone():
             return True
-        elephant_retreat(w, u, total, by)
+        elephant_retreat(w, u, total, by, cause)
     else:
-        retreat(w, u, total, by)
+        retreat(w, u, total, by, cause)
     return u.hex != start
 
 
@@ -157,8 +162,11 @@ def _order_key(w: Work, u: WUnit, path: tuple[Hex, ...], prefer_friends: bool) -
     return (-friends, left)
 
 
-def retreat(w: Work, u: WUnit, n: int, by: str) -> None:
-    """Retreat ``u`` ``n`` hexes toward its side; lose a block per hex it cannot (§12.2)."""
+def retreat(w: Work, u: WUnit, n: int, by: str, cause: int) -> None:
+    """Retreat ``u`` ``n`` hexes toward its side; lose a block per hex it cannot (§12.2).
+
+    ``cause`` numbers the roll whose flags made it retreat (one leader check, §16.1).
+    """
     assert u.hex is not None
     options = _paths(w, u, n)
     fewest = min(short for _, short in options)
@@ -183,7 +191,7 @@ def retreat(w: Work, u: WUnit, n: int, by: str) -> None:
         where_ld = w.attached(u)
         lost = w.lose_blocks(u, fewest, by, "blocked retreat")
         if lost:  # one roll, one check: a leader checked already just evades (§16.1)
-            check_after_losses(w, where_ld, u.gone(), by)
+            check_after_losses(w, where_ld, u.gone(), by, cause)
 
 
 def _marsh_rolls(w: Work, u: WUnit, path: tuple[Hex, ...]) -> None:
@@ -217,12 +225,13 @@ def rampage(w: Work, ele: WUnit, by: str) -> None:
         t = w.unit_at(h)
         if t is not None:
             faces = w.roll(2, f"rampage of elephants {ele.hex} at {h}")
+            cause = w.rolls  # each rampage roll makes its own check (HU 358)
             hits = sum(1 for f in faces if f == t.spec.symbol)
             w.log("rampage-roll", f"rampage at {t.label}: {' '.join(faces)}", faces, unit=t.id)
             ld = w.attached(t)
             lost = w.lose_blocks(t, hits, other(t.side), "elephant rampage")
             if lost:
-                check_after_losses(w, ld, t.hex is None, other(t.side))
+                check_after_losses(w, ld, t.hex is None, other(t.side), cause)
             continue
         ldr: WLeader | None = w.leader_at(h)
         if ldr is None:
@@ -242,8 +251,12 @@ def _blocks(w: Work, ele: WUnit, h: Hex) -> bool:
     return ld is not None and ld.side != ele.side
 
 
-def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
-    """Retreat an elephant; units blocking it lose the blocks instead (§13.3, A-9)."""
+def elephant_retreat(w: Work, ele: WUnit, n: int, by: str, cause: int) -> None:
+    """Retreat an elephant; units blocking it lose the blocks instead (§13.3, A-9).
+
+    The losses of a blocked retreat come from the roll ``cause`` whose flags made the
+    elephant retreat: they check a leader even if a rampage roll has checked him (§16.1).
+    """
     assert ele.hex is not None
     options = _paths(w, ele, n)
     fewest = min(short for _, short in options)
@@ -270,7 +283,7 @@ def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
         eld = w.attached(ele)
         lost = w.lose_blocks(ele, fewest, by, "blocked retreat")
         if lost:
-            check_after_losses(w, eld, ele.hex is None, by)
+            check_after_losses(w, eld, ele.hex is None, by, cause)
         return
     w.log(
         "retreat-blocked",
@@ -293,4 +306,4 @@ def elephant_retreat(w: Work, ele: WUnit, n: int, by: str) -> None:
                 w.log("leader-killed", f"leader {lone.name} is trampled by retreating elephants")
                 w.add_banner(other(lone.side), f"leader:{lone.name}")
     for ld2, t in checks:
-        check_after_losses(w, ld2, t.hex is None, other(t.side))
+        check_after_losses(w, ld2, t.hex is None, other(t.side), cause)

@@ -50,7 +50,8 @@ CARD_TEXT: Mapping[str, str] = {
     "DT": "Up to 4 foot units in one connected group move 2 hexes and may still close "
     "combat; no fire.",
     "FS": "Played when your unit is attacked in close combat: it battles back first, and "
-    "the attack goes on only if the attacker is still there. Your standing order "
+    "the attack goes on only if the attacker was neither eliminated nor made to retreat "
+    "(a retreat still next to your unit cancels it too). Your standing order "
     "'first-strike' says when it is played (default: never).",
     "SP": "Roll Command dice: each coloured symbol orders your next unit of that weight, "
     "each helmet any unit; ordered units roll one more die in every battle this turn. "
@@ -75,8 +76,9 @@ UNIT_TEXT: Mapping[str, str] = {
     "LS": "Light slinger infantry. Like light infantry, with slings that reach 3 hexes.",
     "AUX": "Auxilia. Light foot that fight like medium: fire 2 hexes, 3 dice in close "
     "combat, swords hit them; battle only after moving 1; never evade.",
-    "WAR": "Warriors. Medium foot, move 2 and battle, 3 dice; at full strength one more "
-    "die and they ignore a flag; always take a bonus combat.",
+    "WAR": "Warriors. Medium foot: move 1 and battle, or 2 only to end next to an enemy "
+    "unit, which they must then attack; 3 dice; at full strength one more die and they "
+    "ignore a flag; always take a bonus combat.",
     "MI": "Medium infantry. The line: move 1 and battle with 4 dice; never evade.",
     "HI": "Heavy infantry. Move 1 and battle with 5 dice; retreat 1 hex a flag.",
     "HWM": "Heavy war machine. 2 blocks; fires up to 6 hexes but not after moving; 2 dice "
@@ -120,8 +122,10 @@ GENERAL_TEXT: Mapping[str, str] = {
     "turn": "On your turn: play one card from your hand, order the units it names, move "
     "them, then battle (fire at range or close combat); then draw a card.",
     "dice": "A battle die shows a green circle, a blue triangle or a red square (a hit on "
-    "a unit of that colour), a helmet (a hit on heavy units, and on any unit in some "
-    "cases), a flag (retreat) or crossed swords (a hit in close combat for most units).",
+    "a unit of that colour), a helmet (a hit in close combat when a friendly leader is "
+    "with the rolling unit or next to it, never for elephants; at range it misses, "
+    "except that it kills a lone leader, as it does in close combat), a flag (retreat) "
+    "or crossed swords (a hit in close combat for most units).",
     "victory": "Each unit or leader you eliminate gives you a banner; the first side to "
     "reach its banner count wins.",
     "first-strike": "Standing order 'first-strike' (default: never): whether the referee "

@@ -46,13 +46,14 @@ def marsh_entry(w: Work, u: WUnit, h: Hex) -> None:
     if u.hex is None or not w.terrain(h).marsh_roll or w.simulate:
         return
     faces = w.roll(1, f"marsh at {h}")
+    cause = w.rolls  # a roll of its own: its loss makes its own check (§16.1)
     w.log("marsh", f"{u.label} enters marsh: {faces[0]}", faces, unit=u.id)
     if faces[0] == u.spec.symbol:
         from engine.cca.leaders import check_after_losses  # noqa: PLC0415
 
         ld = w.attached(u)
         w.lose_blocks(u, 1, other(u.side), "marsh")
-        check_after_losses(w, ld, u.hex is None, other(u.side))
+        check_after_losses(w, ld, u.hex is None, other(u.side), cause)
 
 
 def end_of_turn_specials(w: Work) -> None:

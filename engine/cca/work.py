@@ -112,7 +112,8 @@ class Work:
     card: str | None = None  # the card in effect (a Counter-Attack's copy)
     fallback: bool = False  # the card's "order any one unit" clause: a normal order (§18)
     placed: set[str] = field(default_factory=set)  # reinforcements placed this turn (§19)
-    checked: set[str] = field(default_factory=set)  # leaders checked in this combat (§16.1)
+    rolls: int = 0  # dice rolls made this turn; the last one is ``rolls`` (numbers each roll)
+    checked: set[tuple[int, str]] = field(default_factory=set)  # (roll, leader) checked (§16.1)
     played: str | None = None  # the card actually played
     bonus_dice: dict[str, int] = field(default_factory=dict)  # unit id -> +dice (Spartacus)
     first_strike_used: str | None = None  # side that played First Strike this turn
@@ -191,6 +192,7 @@ class Work:
     def roll(self, count: int, purpose: str) -> tuple[str, ...]:
         if count <= 0:
             return ()
+        self.rolls += 1
         return tuple(self.rng.roll(BATTLE_DIE, count, purpose))
 
     # --- look-ups ----------------------------------------------------------

@@ -13,7 +13,7 @@ tags for hits and markers) and each lone leader or Standard as a marker.
 A 40×30 map is too big to read at a mail's width, so :func:`area_picture` draws a window
 round the hexes where things happen (:func:`area_of_action`) and :func:`overview_picture`
 the whole map at a glance. :func:`view_to_dict` writes a view as plain data for a public
-view's ``board``; ``engine.cof.view.PictureBuilder`` draws such a board. Pure and
+view's ``board``; ``engine.cof.view.CofPicture`` draws such a board. Pure and
 deterministic.
 """
 

@@ -30,7 +30,7 @@ from engine.cof.picture import (
 from engine.cof.scenario.spec import HexsideSpec, MapSpec, TerrainSpec
 from engine.core.picture import Picture
 
-__all__ = ["CofPicture", "PictureBuilder", "board", "cof_view"]
+__all__ = ["CofPicture", "board", "cof_view"]
 
 
 def _map(view: Mapping[str, Any]) -> MapSpec:
@@ -135,8 +135,12 @@ def board(view: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class CofPicture:
-    """The ``picture`` capability: the area of action of a public view's board, with the
-    moves, volleys, shocks and losses of ``events`` marked."""
+    """The ``picture`` capability (:mod:`engine.core.capabilities`): the area of action of a
+    public view's board, seen by ``viewer``, and for the mails the overview of the whole map.
+
+    One rule for what is marked: the board's own moves, volleys, shocks and losses (a board
+    written by :func:`view_to_dict` may carry them), then those of ``events`` (the game's
+    events since the last mail; the system's own boards carry none of their own)."""
 
     def picture(
         self,
@@ -160,37 +164,32 @@ class CofPicture:
             ("overview", overview_picture(got, viewer=viewer)),
         )
 
-
-def _marked(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> CofView:
-    data = view.get("board")
-    if not isinstance(data, Mapping):
-        raise ValueError("not a Chariots of Fire view: it has no board")
-    moves, combats, losses = _marks(events)
-    return replace(view_from_dict(data), moves=moves, combats=combats, losses=losses)
-
-
-class PictureBuilder:
-    """The ``picture`` capability (:mod:`engine.core.capabilities`) over a public view whose
-    ``board`` is :func:`view_to_dict` data: the area of action, seen by ``viewer``."""
-
-    def picture(
+    def overview(
         self,
         view: Mapping[str, Any],
         events: Sequence[Mapping[str, Any]] = (),
         viewer: str | None = None,
     ) -> Picture:
-        """The area of action of ``view["board"]`` (the view itself if it has no ``board``).
-
-        The turn's moves and combats come from the board's own ``moves`` and ``combats``;
-        ``events`` are not read (their shape is the game state's)."""
-        return area_picture(_view_of(view), viewer=viewer)
-
-    def overview(self, view: Mapping[str, Any], viewer: str | None = None) -> Picture:
         """The whole map of the view."""
-        return overview_picture(_view_of(view), viewer=viewer)
+        return overview_picture(_marked(view, events), viewer=viewer)
+
+
+def _marked(view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> CofView:
+    got = _view_of(view)
+    if not events:
+        return got
+    moves, combats, losses = _marks(events)
+    return replace(
+        got,
+        moves=(*got.moves, *moves),
+        combats=(*got.combats, *combats),
+        losses=(*got.losses, *losses),
+    )
 
 
 def _view_of(view: Mapping[str, Any]) -> CofView:
+    """The board of a public view; a view without one (the system's own public view, or
+    :func:`view_to_dict` data itself) read as it is."""
     board = view.get("board")
     if isinstance(board, Mapping):
         return view_from_dict(board)
