@@ -109,8 +109,12 @@ def _decide(ref: Referee[U, L], att: U, key: str, text: str, wanted: bool | None
 
 
 def _stops(f: Field[U, L], frm: Hex, to: Hex) -> bool:
-    """Entering ``to`` from ``frm`` ends a move: stop terrain or a fortified side crossed."""
-    return terrain(f, to).stop or f.fortified(to, frm) or f.fortified(frm, to)
+    """Entering ``to`` from ``frm`` ends a move: stop terrain or a fortified side crossed
+    (field fortifications stop a unit only across a fortified side, §23.5, as in movement)."""
+    if f.fortified(to, frm) or f.fortified(frm, to):
+        return True
+    ter = terrain(f, to)
+    return ter.stop and not ter.fortified
 
 
 def _may_battle_in(f: Field[U, L], u: U, h: Hex) -> bool:
