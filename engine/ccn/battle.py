@@ -255,7 +255,9 @@ def _first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool | None:
     if tgt.square and w.arm(att) == "cavalry":
         return None  # a square attacked by cavalry rolls first anyway ([R] §24.2)
     pol = w.decider.policy(side, "first-strike")
-    auto = "no" if pol == "never" else None
+    auto = {"always": "yes", "never": "no"}.get(pol)
+    if pol.startswith("vs "):  # (played without a pause against one arm's melee)
+        auto = "yes" if w.arm(att) == pol[3:] else "no"
     pick = w.decider.choose(
         side,
         "first-strike",
