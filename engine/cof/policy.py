@@ -36,6 +36,9 @@ Parsing and merging are shared with the C&C family (:mod:`engine.cc.policy`); th
                                                my fire hits when no order names one (rulebook
                                                §7.13, §7.32): the one fewer hits from routing
                                                (the runners on a tie), or always that one
+    rout-leaders:   go | stay                   my leaders in the hex of a unit that routs
+                                               are placed with it, or stay where they are
+                                               (cof.md §9.7: they "may" go with it)
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ DEFAULT_STANDING = (
     "trump: ask\nreaction-fire: always\nwithdraw: chariots\nreaction-facing: always\n"
     "aggression-shock: always\nstandard: destroy\nchallenge: ask\nduelist: combat\n"
     "duel: fight\nrunners: stay\naggression: never\nshock-hits: safest\nwithdraw-to: far\n"
-    "replacement: rear\nadvance-facing: enemy\nfire-at-stack: weaker\n"
+    "replacement: rear\nadvance-facing: enemy\nfire-at-stack: weaker\nrout-leaders: go\n"
 )
 """Standing orders every side starts with."""
 
@@ -71,6 +74,7 @@ STANDING = StandingOrders(
         "replacement": ("rear", "front"),
         "advance-facing": ("enemy", "keep"),
         "fire-at-stack": ("weaker", "chariot", "runners"),
+        "rout-leaders": ("go", "stay"),
     },
     DEFAULT_STANDING,
 )

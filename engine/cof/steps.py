@@ -19,6 +19,7 @@ from engine.cof.adapt import chief, counter, ground, piece, pieces
 from engine.cof.choices import replacement_hex
 from engine.cof.heroes import checks_casualty
 from engine.cof.leaders import displaced, replacement_hexes, wound
+from engine.cof.policy import policy_of
 from engine.cof.rout import Standard, flee_near_standard, leaders_lost, rout_hexes
 from engine.cof.state import IN_PLAY, CofState, Leader, Unit, other
 from engine.cof.tables import TroopType
@@ -180,9 +181,10 @@ def rout(ctx: Ctx, u: Unit) -> None:
         return
     start = u.hex
     u.hex, u.routed, u.engaged = spot, True, False
-    for ld in s.leaders_at(start):
-        if ld.side == u.side:
-            ld.hex = spot
+    if policy_of(s, u.side).get("rout-leaders") == "go":  # (the owner's choice, cof.md §9.7)
+        for ld in s.leaders_at(start):
+            if ld.side == u.side:
+                ld.hex = spot
     ctx.log(
         "rout",
         f"{u.id} routs (rolls {dr}, TQ {u.tq}) and is placed at {spot} by its Standard",
