@@ -186,6 +186,30 @@ def test_first_strike_is_asked_and_the_defender_strikes_first() -> None:
     assert len(res.state.sides["north"].hand) == 3  # the replacement drawn
 
 
+@pytest.mark.parametrize(
+    ("standing", "attacker", "played"),
+    [
+        ("always", "FR LN", True),
+        ("vs infantry", "FR LN", True),
+        ("vs cavalry", "FR LN", False),
+        ("vs cavalry", "FR HC", True),
+    ],
+)
+def test_first_strike_played_by_standing_order_without_a_pause(
+    standing: str, attacker: str, played: bool
+) -> None:
+    """§24.2 First Strike: ``first-strike: always`` or ``vs ARM`` plays it the moment a melee
+    (of that arm) is declared against the side holding it, with no question to pause on."""
+    hands = {"south": ("attack_centre", "probe_left", "probe_right"),
+             "north": ("first_strike", "probe_left", "probe_right")}  # fmt: skip
+    s = position(f"S F3 {attacker}", "N F4 GB LN", "N A8 GB LN", hands=hands)
+    s = s.with_side("north", standing=s.sides["north"].standing + f"first-strike: {standing}\n")
+    s2, ev = _play(s, "card attack_centre\norder F3\nattack F3 at F4\n", [])
+    assert SYSTEM.prompt(s2).kind != "question"
+    assert ("first-strike" in [e.kind for e in ev]) is played
+    assert ("first_strike" in s2.discard) is played
+
+
 def test_a_hand_of_only_first_strike_plays_it_as_a_turn_that_orders_nothing() -> None:
     """§8, §24.2: a turn plays a card; a hand holding only First Strike plays it, it orders
     nothing (phases 2-4 skipped) and the player draws. With any other card it is refused."""

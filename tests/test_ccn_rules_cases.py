@@ -23,12 +23,15 @@ and standing orders, one rule to call (``do``, with ``args``) and what must foll
 A case with ``do = "deal"`` starts a game from its position with the hand sizes of
 ``command`` (§5; ``expect``: ``hand_sizes``, ``deck_size``). A case with ``do = "turn"``
 plays a whole turn instead (ccn.md §5-§11, §24-§25): the same ``units``, ``leaders``,
-``terrain`` and ``hands`` make a started game (tests/ccn_kit.py),
+``terrain``, ``forts`` and ``hands`` make a started game (tests/ccn_kit.py), with the scenario
+``objectives`` (tables of :class:`~engine.ccn.state.Objective`'s fields), the banners each
+side already ``held``, units in ``square`` (their cards from ``charts``) and each side's
+``last_cards`` (what Counter-Attack copies);
 ``orders`` is the submission of ``side`` (default south), ``dice`` the faces rolled
 (``fill`` pads them for rolls the case does not look at); ``expect`` may also hold
 ``refused`` (``{ line = N, message = "..." }``: the orders are refused on that line),
-``hand_sizes``, ``to_move``, ``winner``, ``ordered`` (unit hexes the ``ordered`` event names)
-and ``discarded`` (cards on the discard pile).
+``hand_sizes``, ``to_move``, ``winner``, ``ordered`` (unit hexes the ``ordered`` event names;
+``ordered_text`` its text) and ``discarded`` (cards on the discard pile).
 
 ``expect`` keys: ``result`` (the rule's return as text; for ``may-*`` rules "yes" or a part
 of the reason), ``units`` and ``leaders`` (everything on the map afterwards), ``banners``,
@@ -62,7 +65,7 @@ from engine.ccn.rules import (
     take_ground,
 )
 from engine.ccn.rules.ground import reduction
-from engine.ccn.state import State
+from engine.ccn.state import Objective, State
 from engine.ccn.system import SYSTEM
 from engine.core.api import OrdersError
 from engine.core.replay import NeedDecision
@@ -231,6 +234,7 @@ def _after(k: Kit, a: dict[str, Any]) -> str:
         a.get("ordered", True),
         a.get("bonus_used", False),
         _follow(a),
+        pinned=a.get("pinned", False),
     )
     return str(got) if got is not None else "none"
 
@@ -426,10 +430,13 @@ def _game(case: dict[str, Any]) -> tuple[State, Kit]:
     """The started game a turn case plays on, and a kit with its units (for the sources)."""
     specs = []
     k = Kit()
+    squares: list[str] = []
     for line in case.get("units", []):
-        side, nation, type_, blocks, at = line.split()
+        side, nation, type_, blocks, at, *rest = line.split()
         specs.append(f"{side[0].upper()} {at} {nation} {type_} {blocks}")
         k.unit(side, nation, type_, int(blocks), at)
+        if "square" in rest:
+            squares.append(at)
     leaders = []
     for line in case.get("leaders", []):
         name, side, at = line.split()
@@ -439,6 +446,27 @@ def _game(case: dict[str, Any]) -> tuple[State, Kit]:
     side = case.get("side", "south")
     s = position(*specs, leaders=leaders, terrain=terrain, hands=hands,
                  banners=case.get("banners_needed", 5), to_move=side)  # fmt: skip
+    objectives = [
+        Objective(**{**o, "hexes": tuple(map(Hex.parse, o["hexes"]))})
+        for o in case.get("objectives", [])
+    ]
+    s = replace(s, objectives=tuple(objectives))
+    forts = [line.split(":") for line in case.get("forts", [])]
+    if forts:
+        sides = tuple((Hex.parse(a.strip()), tuple(map(Hex.parse, b.split()))) for a, b in forts)
+        s = replace(s, fortified=sides)
+    if "last_cards" in case:
+        s = replace(s, last_cards=dict(case["last_cards"]))
+    for who, held in case.get("held", {}).items():
+        s = s.with_side(who, banners=tuple(held))
+    if squares:  # each square's card is the next of its side's ``charts``
+        charts = {who: list(cards) for who, cards in case.get("charts", {}).items()}
+        units = [replace(u, square=str(u.hex) in squares) for u in s.units]
+        for u in units:
+            if u.square:
+                card = charts[u.side].pop(0)
+                s = s.with_side(u.side, squares=(*s.sides[u.side].squares, (u.id, card)))
+        s = replace(s, units=tuple(units))
     for who, text in case.get("standing", {}).items():
         lines = dict(ln.split(":", 1) for ln in s.sides[who].standing.splitlines() if ":" in ln)
         for item in text.split(","):
@@ -501,6 +529,7 @@ def _turn_case(case: dict[str, Any]) -> None:
         (ev,) = [e for e in res.events if e.kind == "ordered"]
         hexes = {str(u.hex) for u in s.units if u.id in ev.data["units"]}
         assert hexes == set(exp["ordered"]), ev.text
+        assert ev.text == exp.get("ordered_text", ev.text)
     if "discarded" in exp:
         for card in exp["discarded"]:
             assert card in st.discard, st.discard

@@ -189,6 +189,15 @@ def test_field_fortifications_name_their_fortified_sides() -> None:
     assert "bad-reference" in {c for _, c in _problems(wrong)}
 
 
+def test_field_fortifications_may_stand_on_a_hill() -> None:
+    """ccn.md §23.5: fieldworks on a hill: the hex stays a hill, with fortified sides."""
+    good = MINI + '\n[fortified]\nC8 = ["C7", "D8"]\n'
+    s = load_scenario(good)
+    assert s.terrain["C8"] == "hill" and s.fortified == {"C8": ("C7", "D8")}
+    wood = MINI.replace('hill = ["C8"]', 'woods = ["C8"]') + '\n[fortified]\nC8 = ["C7"]\n'
+    assert "bad-reference" in {c for _, c in _problems(wood)}
+
+
 def test_a_sudden_death_objective() -> None:
     """ccn.md §7 [R]: an objective may win the battle at once."""
     s = load_scenario(
@@ -302,3 +311,18 @@ def test_talavera_from_its_page_and_the_redoubt_faces_the_brook() -> None:
     assert "RI" in {u.type for u in s.south.units}
     (work,) = [h for h, t in s.terrain.items() if t == "field_fortifications"]
     assert s.fortified[work] and all(s.terrain.get(n) == "ford" for n in s.fortified[work])
+
+
+def test_one_sides_objectives_have_different_names() -> None:
+    """ccn.md §7 [R]: an objective's banners are kept by its name (the first words of its
+    note), so two objectives of one side whose notes start alike are refused by line."""
+    one = '\n[[objective]]\nside = "north"\nhexes = ["{}"]\nnote = "{}"\n'
+    same = MINI + one.format("F5", "The town: a banner") + one.format("G5", "The town: another")
+    problems = _problems(same)
+    assert any(c == "bad-value" for _, c in problems), problems
+    apart = MINI + one.format("F5", "The town: a banner") + one.format("G5", "The mill: one")
+    assert [o.side for o in load_scenario(apart).objectives] == ["north", "north"]
+    sides = (
+        MINI + one.format("F5", "The town") + one.format("G5", "The town").replace("north", "south")
+    )
+    assert len(load_scenario(sides).objectives) == 2

@@ -6,6 +6,8 @@ scripted by face (INF, CAV, ART, FLAG, SABRE).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from ccn_kit import play, position
 
@@ -249,3 +251,19 @@ def test_a_new_game_asks_the_defender_by_default() -> None:
     # A game stored with the standing orders of before goes on with them: no question.
     old = SYSTEM.resolve(s, SYSTEM.parse_orders(s, "south", body), ScriptedDice(["CAV"] * 9))
     assert SYSTEM.prompt(old.state).kind == "orders"
+
+
+def test_a_broken_square_and_a_leader_leaving_the_map_are_reported_once() -> None:
+    """§21.7, §17.2: the turn report says each thing once (one event each)."""
+    s = position("S F3 GB LN", "N F5 FR LN", hands={
+        "south": ("fire_and_hold", "probe_centre", "scout_centre", "forward", "probe_left"),
+        "north": ("attack_centre", "probe_centre", "probe_right", "forward", "probe_left"),
+    })  # fmt: skip
+    unit = s.unit("s1")
+    s = replace(s, units=(replace(unit, square=True), *s.units[1:]))
+    s = s.with_side("south", squares=(("s1", "probe_right"),))
+    _, ev = _play(s, "card fire_and_hold\norder F3\nbreak F3\n", [])
+    assert _kinds(ev).count("square-broken") == 1
+    s = position("S F8 FR LN", "N F9 GB LN 1", "N A8 GB LN", leaders=["N F9 Hill"])
+    _, ev = play(s, "card attack_centre\norder F8\nattack F8 at F9 no-advance\n", ["INF"], "CAV")
+    assert _kinds(ev).count("leader-off") == 1

@@ -144,7 +144,7 @@ def test_the_start_mail_states_first_strike_and_how_to_change_it(store, config, 
     for row in starts:
         said = text(row)
         assert "first-strike: never" in said
-        assert "standing first-strike: vs heavy" in said
+        assert "for example 'standing evade: ask'" in said  # (its own first line)
         assert "Standing order 'first-strike' (default: never)" in said
 
 

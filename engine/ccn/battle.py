@@ -216,12 +216,21 @@ def melee_problem(w: Work, u: WUnit, target: Hex, joined: tuple[Hex, ...] = ()) 
         art = w.unit_at(h)
         if art is None or art.side != u.side:
             return f"no artillery of yours in {h} to join the attack"
-        jwhy = may_join(
-            w, art, u, target, art.id in w.ordered, art.id in w.battled, w.moved.get(art.id, 0)
-        )
+        jwhy = _join_problem(w, art, u, target)
         if jwhy:
             return f"the {art.type} in {h} cannot join: {jwhy}"
     return None
+
+
+def _join_problem(w: Work, art: WUnit, u: WUnit, target: Hex) -> str | None:
+    """Why ``art`` may not join ``u``'s melee on ``target`` (§22 [R] A14: joining is battling,
+    so artillery that may not battle this turn - it entered woods or a town, §23 - may not
+    join either), or None."""
+    if art.id in w.no_battle:
+        return f"it may not battle: {w.no_battle[art.id]}"
+    return may_join(
+        w, art, u, target, art.id in w.ordered, art.id in w.battled, w.moved.get(art.id, 0)
+    )
 
 
 def melee_count(w: Work, u: WUnit, target: Hex, how: str = ATTACK) -> int:
@@ -246,7 +255,9 @@ def _first_strike(w: Work, att: WUnit, tgt: WUnit) -> bool | None:
     if tgt.square and w.arm(att) == "cavalry":
         return None  # a square attacked by cavalry rolls first anyway ([R] §24.2)
     pol = w.decider.policy(side, "first-strike")
-    auto = "no" if pol == "never" else None
+    auto = {"always": "yes", "never": "no"}.get(pol)
+    if pol.startswith("vs "):  # (played without a pause against one arm's melee)
+        auto = "yes" if w.arm(att) == pol[3:] else "no"
     pick = w.decider.choose(
         side,
         "first-strike",
@@ -368,11 +379,8 @@ def _bonus_joined(w: Work, att: WUnit, target: Hex, act: Action) -> tuple[Hex, .
         why = (
             "it is gone"
             if art is None or art.side != att.side
-            else may_join(
-                w, art, att, target, art.id in w.ordered, art.id in w.battled,
-                w.moved.get(art.id, 0),
-            )
-        )  # fmt: skip
+            else _join_problem(w, art, att, target)
+        )
         if why:
             text = f"line {act.line}: the artillery in {h} does not join the bonus melee: {why}"
             w.log("moot", text, line=act.line)
@@ -415,8 +423,9 @@ def _follow_up(  # noqa: PLR0917 (the chain reads this many things)
     else:
         wanted = FollowUp()
     bonus_hex = after_melee(
-        w, att, vacated, how, att.id in w.ordered, att.id in w.bonus_used, wanted
-    )
+        w, att, vacated, how, att.id in w.ordered, att.id in w.bonus_used, wanted,
+        pinned=att.id in w.pinned,
+    )  # fmt: skip
     if bonus_hex is not None and att.id not in w.bonus_used:
         w.bonus_used.add(att.id)
         melee(w, att, bonus_hex, act, BONUS)

@@ -22,6 +22,8 @@ __all__ = [
     "check_path",
     "do_leader_move",
     "do_move",
+    "impassable",
+    "leader_limit",
     "leader_reach",
     "limits",
     "reach",
@@ -29,6 +31,9 @@ __all__ = [
 
 LEADER_MOVE = 3
 """Hexes a leader moving alone may move (ccn.md §10.3)."""
+
+GRANDE_MANOEUVRE_MOVE = 4
+"""Hexes La Grande Manoeuvre lets the units and leaders it orders move (ccn.md §24.2)."""
 
 _GUARD_OR_ELITE_INF = ("LT", "RI", "GR", "YG", "OG", "GG")
 """Force March: light infantry, rifles, grenadiers and guard infantry march 2 and battle."""
@@ -56,10 +61,18 @@ def limits(w: Work, u: WUnit) -> tuple[int, int]:
         else:
             move, battle = 2, 1
     elif card == "grande_manoeuvre":
-        move, battle = 4, -1
+        move, battle = GRANDE_MANOEUVRE_MOVE, -1
     elif card in ("fire_and_hold", "cold_steel"):
         move, battle = 0, 0
     return move, battle
+
+
+def leader_limit(w: Work) -> int:
+    """Hexes an ordered leader may move this turn: 3 (§10.3), 4 under La Grande Manoeuvre
+    (§24.2: the units *and leaders* it orders move up to 4)."""
+    if w.card == "grande_manoeuvre" and not w.fallback:
+        return GRANDE_MANOEUVRE_MOVE
+    return LEADER_MOVE
 
 
 def _stops(w: Work, frm: Hex, to: Hex) -> bool:
@@ -70,7 +83,8 @@ def _stops(w: Work, frm: Hex, to: Hex) -> bool:
     return ter.stop and not ter.fortified
 
 
-def _impassable(w: Work, h: Hex, artillery: bool) -> bool:
+def impassable(w: Work, h: Hex, artillery: bool) -> bool:
+    """Whether ``h`` may never be entered (by artillery, if ``artillery``; §23.1, §23.8)."""
     ter = w.terrain(h)
     return ter.impassable or (artillery and ter.impassable_artillery)
 
@@ -80,7 +94,7 @@ def _step_problem(w: Work, u: WUnit, frm: Hex, to: Hex, last: bool) -> str | Non
         return f"{to} is off the board"
     if not frm.is_adjacent(to):
         return f"{to} is not next to {frm}"
-    if _impassable(w, to, w.arm(u) == "artillery"):
+    if impassable(w, to, w.arm(u) == "artillery"):
         return f"{to} ({w.terrain_at(to)}) is impassable"
     other = w.unit_at(to)
     if other is not None and other is not u:
@@ -149,7 +163,11 @@ def do_move(w: Work, u: WUnit, path: tuple[Hex, ...]) -> None:
     start = u.hex
     assert start is not None
     ld = w.attached(u)
-    w.move_unit(u, path[-1])
+    stays = ld is not None and ld.name in w.leader_moved
+    if ld is not None and stays:
+        # It detached and was declared to stay (§9.4, §10.4 [R]): the unit leaves it behind.
+        w.log("detach", f"leader {ld.name} stays in {start}", leader=ld.name, unit=u.id)
+    w.move_unit(u, path[-1], carry=not stays)
     w.moved[u.id] = len(path)
     if ld is not None:
         w.leader_moved.add(ld.name)  # a leader carried along has used its move (§10.4)
@@ -178,7 +196,7 @@ def _leader_step(w: Work, ld: WLeader, frm: Hex, to: Hex, last: bool) -> str | N
         return f"{to} is off the board"
     if not frm.is_adjacent(to):
         return f"{to} is not next to {frm}"
-    if _impassable(w, to, artillery=False):
+    if impassable(w, to, artillery=False):
         return f"{to} ({w.terrain_at(to)}) is impassable"
     u = w.unit_at(to)
     if u is not None and u.side != ld.side:
@@ -203,8 +221,9 @@ def check_leader_path(w: Work, ld: WLeader, path: tuple[Hex, ...]) -> str | None
     host = w.host(ld)
     if host is not None and host.square:
         return "a leader may not leave a unit in square (§9.6)"
-    if len(path) > LEADER_MOVE:
-        return f"a leader moves {LEADER_MOVE} hexes at most"
+    most = leader_limit(w)
+    if len(path) > most:
+        return f"a leader moves {most} hexes at most"
     here = ld.hex
     for i, h in enumerate(path):
         why = _leader_step(w, ld, here, h, i == len(path) - 1)
@@ -222,7 +241,7 @@ def leader_reach(w: Work, ld: WLeader) -> dict[Hex, tuple[Hex, ...]]:
     out: dict[Hex, tuple[Hex, ...]] = {}
     frontier: list[tuple[Hex, tuple[Hex, ...]]] = [(ld.hex, ())]
     seen = {ld.hex}
-    for _ in range(LEADER_MOVE):
+    for _ in range(leader_limit(w)):
         nxt: list[tuple[Hex, tuple[Hex, ...]]] = []
         for here, path in frontier:
             for h in w.board.neighbours(here):

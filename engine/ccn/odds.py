@@ -112,7 +112,7 @@ def forecast(state: State, side: str, sub: Submission) -> Forecast:
             "the card's dice decide which of the units listed are ordered; "
             "the forecast assumes every one is"
         )
-    events = tuple(e for e in w.events if e.kind in ("move", "attach", "short-supply"))
+    events = tuple(e for e in w.events if e.kind in ("move", "attach", "detach", "short-supply"))
     return Forecast(side, w.card, tuple(moves), tuple(battles), w.freeze(), events, tuple(notes))
 
 

@@ -112,6 +112,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     code, why = effective_card(w.state, side, played)
     w.played = played
     w.card = code
+    w.march = None
     if code is None:
         if sub.orders:
             bad(sub.order_lines[0], "nothing-to-copy", why)
@@ -143,7 +144,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
     if code in ("elan", "rally") and not validating:
         _dice_orders(w, side, code, [it for it, _ in items], command)
     _bonuses(w, code)
-    names = [_name(it) for it, _ in items]
+    names = [_name(it) for it, _ in items if code not in ("elan", "rally") or _marked(w, it)]
     if not validating:
         w.log(
             "ordered",
@@ -152,6 +153,13 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             leaders=sorted(w.ordered_leaders),
         )
     return problems
+
+
+def _marked(w: Work, it: Item) -> bool:
+    """Whether ``it`` is ordered (after Élan's or Rally's dice chose, §24.2)."""
+    if isinstance(it, WLeader):
+        return it.name in w.ordered_leaders
+    return it.id in w.ordered
 
 
 def _check_card(  # noqa: PLR0917 (the check reads this many things)
@@ -177,10 +185,16 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
             if host is not None:
                 if not card.detach:
                     bad(n, f"{card.name} cannot order a leader to detach (§6.3)", legal)
-                elif host.square and code != "leadership":
-                    # Leadership orders a leader *with* his unit (§24.2): he leaves the square
-                    # only if he moves, which the move check refuses (§9.6).
-                    bad(n, f"leader {it.name} may not leave a unit in square (§9.6)")
+                elif host.square and code != "leadership" and all(i is not host for i, _ in items):
+                    # Only a square ordered too may be broken, and then its leader may leave
+                    # it with this second order, the same turn (§9.6). Leadership orders a
+                    # leader *with* his unit (§24.2). Either way the move check refuses
+                    # leaving a square still formed.
+                    bad(
+                        n,
+                        f"leader {it.name} may not leave a unit in square (§9.6): order the "
+                        f"square too and break it first ('break {host.hex}')",
+                    )
     if problems:
         return problems
     if card.kind == "section":
@@ -198,6 +212,12 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
             bad(line, f"{card.name} gives {quota} order(s): too many", legal)
         return problems
     if card.kind != "tactic":
+        return problems
+    if code == "first_strike" and w.played != code:
+        # Counter-Attack copying a First Strike the opponent played as his turn: it gives
+        # the same orders - none (§24.2; the rulebook is silent, docs/ccn-status.md).
+        if items:
+            bad(line, "Counter-Attack copies First Strike, which ordered nothing: order nothing")
         return problems
     if code == "first_strike":
         # Played as a turn only from a hand holding nothing else: it orders nothing (§8).
@@ -226,22 +246,21 @@ def _check_card(  # noqa: PLR0917 (the check reads this many things)
         elif len(items) > limit:
             bad(line, f"{card.name} orders up to {limit}", tuple(_name(i) for i in ok))
         elif code == "force_march" and items:
-            secs = set(Section.ALL)
-            for it, _ in items:
-                assert it.hex is not None
-                secs &= sections_of(w, side, it.hex)
-            if not secs:
-                bad(line, "Force March orders the infantry of one section: these are in several")
+            w.march, why = _march_section(w, side, [it for it, _ in items])
+            if w.march is None:
+                bad(line, why)
         return problems
     if code in ("leadership", "cold_steel", "elan", "rally"):
         ok = eligible(w, side, code)
+        if code == "leadership" and not ok:
+            # No leader on the map: "order 1 unit of your choice" (§24.2), a normal order.
+            if len(items) > 1:
+                bad(line, "with no leader Leadership orders 1 unit of your choice")
+            w.fallback = True
+            return problems
         wrong = [_name(it) for it, _ in items if it not in ok]
         if wrong:
             bad(line, f"{card.name} cannot order {', '.join(wrong)}", legal)
-        if code == "leadership" and not ok and len(items) > 1:
-            bad(line, "with no leader Leadership orders 1 unit of your choice")
-        if code == "leadership" and not ok:
-            w.fallback = True
         return problems
     if code == "short_supply":
         if items:
@@ -263,12 +282,42 @@ def _mark(w: Work, side: str, code: str, card: Card, it: Item) -> None:
             w.dice_bonus[host.id] = w.dice_bonus.get(host.id, 0) + 1
         return
     w.ordered.add(it.id)
-    if code == "force_march" and it.hex is not None and not w.fallback:
-        # Force March orders every infantry unit of the section chosen (§24.2).
-        secs = sections_of(w, side, it.hex)
-        for u in w.live_units(side):
-            if u.hex and w.arm(u) == "infantry" and sections_of(w, side, u.hex) & secs:
-                w.ordered.add(u.id)
+    if code == "force_march" and w.march is not None and not w.fallback:
+        w.ordered.update(u.id for u in _infantry_of(w, side, w.march))
+
+
+def _infantry_of(w: Work, side: str, section: str) -> list[WUnit]:
+    return [
+        u
+        for u in w.live_units(side)
+        if u.hex and w.arm(u) == "infantry" and section in sections_of(w, side, u.hex)
+    ]
+
+
+def _march_section(w: Work, side: str, named: list[Item]) -> tuple[str | None, str]:
+    """The one section whose infantry Force March orders (§24.2), fixed by the units named
+    (a dotted-line hex is in two sections, §9.7), or why it cannot be told. When the units
+    named leave two sections open and the infantry of one is all in the other, the larger
+    is meant (ordering a unit more costs nothing); else the player must name a unit that
+    stands in only one of them."""
+    secs = set(Section.ALL)
+    for it in named:
+        assert it.hex is not None
+        secs &= sections_of(w, side, it.hex)
+    if not secs:
+        return None, "Force March orders the infantry of one section: these are in several"
+    if len(secs) == 1:
+        return next(iter(secs)), ""
+    a, b = sorted(secs)
+    ina = {u.id for u in _infantry_of(w, side, a)}
+    inb = {u.id for u in _infantry_of(w, side, b)}
+    if ina <= inb or inb <= ina:
+        return (b if ina <= inb else a), ""
+    where = ", ".join(map(_name, named))
+    return None, (
+        f"Force March orders the infantry of one section: {where} is on the line between "
+        f"{a} and {b}: also name an infantry unit of the section you mean"
+    )
 
 
 def _bonuses(w: Work, code: str) -> None:

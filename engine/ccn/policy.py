@@ -5,9 +5,12 @@ combat rules read (:mod:`engine.ccn.rules.standing`: flags, retreat, leader retr
 and reform, square, battle back, take ground, breakthrough, extra hex, bonus melee) and the
 turn's own::
 
-    first-strike: never | ask      play First Strike when a melee is declared against me
+    first-strike: never | ask | always | vs infantry | vs cavalry | vs artillery
+                                   play First Strike when a melee is declared against me
                                    (asked only while the side holds the card; ``ask`` lets the
-                                   opponent see the pause, so the default is ``never``)
+                                   opponent see the pause, so the default is ``never``;
+                                   ``always`` and ``vs ARM`` play it without a pause: on any
+                                   melee, or on a melee by a unit of that arm)
     scout:        auto | ask       which of the two cards a Scout draws to keep (auto: the first)
     elan, rally:  ask | auto       which listed unit each symbol of Élan's or Rally's roll goes
                                    to, chosen after the roll (auto: in the order written)
@@ -29,7 +32,7 @@ __all__ = [
 
 POLICY_VALUES: dict[str, tuple[str, ...]] = {
     **RULES_STANDING,
-    "first-strike": ("never", "ask"),
+    "first-strike": ("never", "ask", "always", "vs infantry", "vs cavalry", "vs artillery"),
     "scout": ("auto", "ask"),
     "elan": ("ask", "auto"),
     "rally": ("ask", "auto"),

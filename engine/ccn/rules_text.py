@@ -25,22 +25,24 @@ TACTIC_TEXT: Mapping[str, str] = {
     "and battles with +1 die in every melee this turn (none into or out of a town or mill); "
     "horse artillery battles with +2 dice.",
     "counter_attack": "Gives the same order as the card your opponent played last, its left "
-    "and right flanks swapped.",
+    "and right flanks swapped; after a First Strike he played as his turn's card it orders "
+    "nothing, and you draw.",
     "elan": "Rolls dice equal to your Command: each INF orders an infantry unit, CAV a cavalry "
     "unit, ART an artillery unit, FLAG any unit or leader, of those you list in order; "
     "ordered units +1 die in every battle; then discards and deck are shuffled together.",
     "fire_and_hold": "Orders up to 4 infantry or artillery units: they do not move and may "
     "only fire, with +1 die.",
     "first_strike": "Played when a melee is declared against your unit (you are asked, or "
-    "your standing order decides): your unit battles first; you draw a card at the end of the "
-    "turn.",
+    "your standing order decides: never, ask, always, or vs infantry / cavalry / artillery): "
+    "your unit battles first; you draw a card at the end of the turn.",
     "force_march": "Orders every infantry unit of the section of the unit you name: light, "
     "rifles, grenadiers, guard and units with a leader move 2 and battle; the others move 1 "
     "and battle, or 2 and not battle.",
     "cold_steel": "Orders every unit of yours next to an enemy unit: +1 die in melee, no fire, "
     "no move before battling.",
     "leadership": "Orders all your leaders; a leader's unit is ordered with it and battles "
-    "with +1 die, unless the leader detaches.",
+    "with +1 die, unless the leader detaches. With no leader on the map it orders 1 unit of "
+    "your choice.",
     "grande_manoeuvre": "Orders up to 4 units or leaders (no squares) to move up to 4 hexes "
     "without battling; or 1 unit with a normal order.",
     "rally": "Rolls dice equal to your Command: each INF, CAV or ART gives back a lost block to "

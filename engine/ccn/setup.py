@@ -80,7 +80,7 @@ def scenario_state(text: str) -> State:
         leaders += [Leader(ld.name, side, Hex.parse(ld.hex), ld.nation) for ld in sd.leaders]
     objectives = tuple(
         Objective(
-            name=f"{o.side} objective {i + 1}" if not o.note else _short(o.note, i),
+            name=o.name(i),
             hexes=tuple(Hex.parse(h) for h in o.hexes),
             side=o.side,
             banners=o.banners,
@@ -110,11 +110,6 @@ def scenario_state(text: str) -> State:
         objectives=objectives,
         specials=tuple(Special(r.rule, dict(r.params)) for r in sc.special),
     )
-
-
-def _short(note: str, i: int) -> str:
-    words = note.split(":", maxsplit=1)[0].split()
-    return " ".join(words[:8]) or f"objective {i + 1}"
 
 
 def new_game(

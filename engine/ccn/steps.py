@@ -14,6 +14,7 @@ from engine.ccn.movement import (
     check_path,
     do_leader_move,
     do_move,
+    impassable,
     leader_reach,
     reach,
 )
@@ -58,8 +59,7 @@ def break_step(w: Work, side: str, a: Action) -> str | None:
     why = may_break_square(w, got)
     if why:
         return why
-    break_square(w, got)
-    w.log("square-broken", f"the {got.type} in {got.hex} breaks its square", unit=got.id)
+    break_square(w, got)  # it logs the square broken
     return None
 
 
@@ -89,8 +89,9 @@ def move_step(w: Work, side: str, a: Action) -> str | None:
         if got.name not in w.ordered_leaders:
             return f"leader {got.name} is not ordered"
         host = w.host(got)
-        if host is not None and host.id in w.moved:
-            return f"leader {got.name} moved with its unit: a leader moves once a turn"
+        why = check_leader_path(w, got, ())  # it may not move at all: say why
+        if why:
+            return why
         path = _path(got.hex, a, leader_reach(w, got))
         if isinstance(path, str):
             return path
@@ -118,9 +119,11 @@ def move_step(w: Work, side: str, a: Action) -> str | None:
 
 def supply_hexes(w: Work, u: WUnit) -> list[Hex]:
     """Where Short Supply may send ``u``: empty hexes of its owner's baseline row in the same
-    section, else of the second row (ccn.md §24.2 [R])."""
+    section it may stand in (never a sand quarry for artillery, §23.8), else of the second
+    row (ccn.md §24.2 [R])."""
     assert u.hex is not None
     secs = w.board.sections(u.hex)
+    artillery = w.arm(u) == "artillery"
     base = w.baseline(u.side)
     step = 1 if base == 1 else -1
     for row in (base, base + step):
@@ -131,7 +134,7 @@ def supply_hexes(w: Work, u: WUnit) -> list[Hex]:
             and w.board.sections(h) & secs
             and w.unit_at(h) is None
             and w.leader_at(h) is None
-            and not w.terrain(h).impassable
+            and not impassable(w, h, artillery)
         ]
         if free:
             return sorted(free)
@@ -154,7 +157,8 @@ def supply_step(w: Work, side: str, a: Action) -> str | None:
         return f"no empty hex on the baseline of the {got.type}'s section: no effect"
     dest = a.to if a.to is not None else (a.path[-1] if a.path else options[0])
     if dest not in options:
-        return f"{dest} is not an empty baseline hex of that section"
+        legal = ", ".join(map(str, options))
+        return f"{dest} is not an empty baseline hex of that section it may stand in ({legal})"
     start = got.hex
     w.move_unit(got, dest)
     w.supplied = got.id

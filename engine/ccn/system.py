@@ -8,7 +8,7 @@ needed mid-turn (First Strike, square, retire and reform, flags, retreat paths..
 state has a pending turn and ``prompt`` is a question to that side.
 
 Event kinds (``Event.kind``; ``data`` carries unit ids, hexes, counts): ``card ordered
-card-dice rallied move attach square-broken short-supply`` (orders and movement), ``fire
+card-dice rallied move attach detach square-broken short-supply`` (orders and movement), ``fire
 battle first-strike square square-roll repulse attack-cancelled`` (combat; ``dice`` holds
 the faces), ``hits eliminated banner banner-lost flags retreat retreat-blocked
 square-flags take-ground no-bonus`` (results), ``leader-check leader-killed leader-retreat

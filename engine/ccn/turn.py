@@ -4,8 +4,10 @@ A turn runs as one deterministic procedure on a :class:`~engine.ccn.work.Work` (
 C&C loop, :mod:`engine.cc.turnloop`, pauses it for questions and replays it): play the card,
 order (§9), move and break squares in the order written (§10, §21.7), then battle in the
 order written (§11-§22: all movement ends before the first battle), then the end of the turn
-(§25): objectives (§7), the played card discarded, Élan's reshuffle, First Strike's
-replacement, the draw (Scout: draw 2, keep 1), the next side to move.
+(§25): turn-start objectives (§7; the others are settled the moment a unit moves or falls,
+:meth:`~engine.ccn.work.Work.settle_objectives`), the played card discarded, Élan's
+reshuffle, First Strike's replacement, the draw (Scout: draw 2, keep 1), the next side to
+move.
 """
 
 from __future__ import annotations
@@ -20,15 +22,15 @@ from engine.ccn.battle import fire, melee
 from engine.ccn.cards import CARDS, LANGUAGE
 from engine.ccn.ordering import order_units
 from engine.ccn.policy import DEFAULT_STANDING, parse_policy
-from engine.ccn.state import SIDES, State, other, state_from_dict, state_to_dict
+from engine.ccn.state import State, other, state_from_dict, state_to_dict
 from engine.ccn.steps import break_step, move_step
-from engine.ccn.work import GameOver, Work, WUnit
+from engine.ccn.work import Work, WUnit
 from engine.core.api import CardMove, Resolution
 from engine.core.replay import AnswerBook
 from engine.hexgrid import Hex
 from engine.randomness import Randomness
 
-__all__ = ["TurnPlan", "objectives", "play_planned", "resolve"]
+__all__ = ["TurnPlan", "play_planned", "resolve"]
 
 
 class _Rules(StandingRules):
@@ -143,46 +145,6 @@ def _battle(w: Work, a: Action, bound: tuple[WUnit | None, Hex | None]) -> None:
 # --- end of turn --------------------------------------------------------------
 
 
-def _held(w: Work, hexes: tuple[Hex, ...], side: str) -> int:
-    return sum(1 for h in hexes if (u := w.unit_at(h)) is not None and u.side == side)
-
-
-def objectives(w: Work, moving: str) -> None:
-    """Objective banners as the board stands at the end of a turn (ccn.md §7 [R]:
-    objectives as data). ``moving`` is the side about to move: its ``turn-start``
-    objectives are scored now; ``any-time`` ones for both sides; a temporary banner is lost
-    as soon as its hexes no longer earn it; a sudden-death objective won ends the battle."""
-    for obj in w.state.objectives:
-        for side in (obj.side,) if obj.side else SIDES:
-            held = _held(w, obj.hexes, side)
-            if obj.count == "each":
-                want = obj.banners * held
-            elif obj.count == "all":
-                want = obj.banners if held == len(obj.hexes) else 0
-            elif obj.count == "majority":
-                want = obj.banners if held > _held(w, obj.hexes, other(side)) else 0
-            else:
-                want = obj.banners if held else 0
-            key = f"objective:{obj.name}"
-            have = w.banners[side].count(key)
-            if want < have and not obj.permanent:
-                for _ in range(have - want):
-                    w.banners[side].remove(key)
-                w.log(
-                    "banner-lost",
-                    f"{side} no longer holds {obj.name}: banner lost",
-                    side=side,
-                    reason=key,
-                )
-            scores = obj.when == "any-time" or side == moving
-            if want > have and scores:
-                if obj.sudden_death:
-                    w.log("sudden-death", f"{side} holds {obj.name}: the battle is won")
-                    raise GameOver(side)
-                for _ in range(want - have):
-                    w.add_banner(side, key)
-
-
 def _shuffle_in(w: Work, cards: list[str], pile: str, why: str) -> list[str]:
     w.cards.append(CardMove("shuffle", pile=pile))
     order = w.rng.permutation(len(cards), why)
@@ -214,7 +176,7 @@ def _draw(w: Work, side: str, n: int) -> list[str]:
 
 def _end_of_turn(w: Work, side: str) -> None:
     """§25 in its [R] order: objectives, Élan reshuffle, First Strike replacement, draws."""
-    objectives(w, other(side))
+    w.settle_objectives(other(side))
     if w.card == "elan":
         w.deck = _shuffle_in(
             w, w.deck + w.discard, "deck+discard", "Élan: shuffle discards and deck together"

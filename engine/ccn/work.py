@@ -103,6 +103,7 @@ class Work:
     card: str | None = None  # the card in effect (a Counter-Attack's copy)
     played: str | None = None  # the card actually played
     fallback: bool = False  # a tactic card's "order 1 unit of your choice": a normal order
+    march: str | None = None  # the section whose infantry Force March orders (§24.2)
     ordered: set[str] = field(default_factory=set)  # unit ids
     ordered_leaders: set[str] = field(default_factory=set)
     moved: dict[str, int] = field(default_factory=dict)  # hexes moved this turn
@@ -117,6 +118,7 @@ class Work:
     checked: set[str] = field(default_factory=set)  # leaders checked in this combat (§16.1)
     supplied: str | None = None  # the unit Short Supply moved
     simulate: bool = False  # checking orders: no die is rolled
+    unsettled: bool = False  # a unit moved: objective banners follow its move's event
 
     @classmethod
     def start(cls, state: State, rng: Randomness, decider: Decider) -> Work:
@@ -165,8 +167,12 @@ class Work:
 
     # --- events ------------------------------------------------------------
     def log(self, kind: str, text: str, faces: Sequence[str] = (), **data: object) -> None:
-        """Record an event of this turn."""
+        """Record an event of this turn; a unit's move is logged once made, and its
+        objective banners follow it (:meth:`settle_objectives`)."""
         self.events.append(Event(kind, text, dict(data), tuple(faces)))
+        if self.unsettled:
+            self.unsettled = False
+            self.settle_objectives()
 
     # --- the board as the rules read it (Field) ----------------------------
     @property
@@ -294,25 +300,66 @@ class Work:
                 hex=str(where),
             )
             self.add_banner(by, u.id)
+            self.settle_objectives()
         return n
 
-    def move_unit(self, u: WUnit, h: Hex) -> None:
-        """Put ``u`` (and its attached leader) on ``h``; a lone friendly leader there attaches."""
+    def move_unit(self, u: WUnit, h: Hex, carry: bool = True) -> None:
+        """Put ``u`` (and its attached leader, unless not ``carry``) on ``h``; a lone friendly
+        leader there attaches."""
         ld = self.attached(u)
         u.hex = h
-        if ld is not None:
+        if ld is not None and carry:
             ld.hex = h
+        self.unsettled = bool(self.state.objectives)
+
+    def _held(self, hexes: tuple[Hex, ...], side: str) -> int:
+        return sum(1 for h in hexes if (u := self.unit_at(h)) is not None and u.side == side)
+
+    def settle_objectives(self, moving: str | None = None) -> None:
+        """Objective banners as the board stands now (ccn.md §7 [R]: objectives as data).
+
+        Called the moment a unit moves or is eliminated (``moving`` None), and at the end of
+        a turn with ``moving`` the side about to move. ``any-time`` objectives are won by
+        either side the moment they are held; ``turn-start`` ones only by ``moving``, at the
+        end of the turn before its own; a temporary banner is lost the moment its hexes no
+        longer earn it; a sudden-death objective won ends the battle at once. Orders being
+        checked (:attr:`simulate`) change no banner."""
+        if self.simulate:
+            return
+        for obj in self.state.objectives:
+            for side in (obj.side,) if obj.side else SIDES:
+                held = self._held(obj.hexes, side)
+                if obj.count == "each":
+                    want = obj.banners * held
+                elif obj.count == "all":
+                    want = obj.banners if held == len(obj.hexes) else 0
+                elif obj.count == "majority":
+                    want = obj.banners if held > self._held(obj.hexes, other(side)) else 0
+                else:
+                    want = obj.banners if held else 0
+                key = f"objective:{obj.name}"
+                have = self.banners[side].count(key)
+                if want < have and not obj.permanent:
+                    for _ in range(have - want):
+                        self.banners[side].remove(key)
+                    self.log(
+                        "banner-lost",
+                        f"{side} no longer holds {obj.name}: banner lost",
+                        side=side,
+                        reason=key,
+                    )
+                scores = obj.when == "any-time" or side == moving
+                if want > have and scores:
+                    if obj.sudden_death:
+                        self.log("sudden-death", f"{side} holds {obj.name}: the battle is won")
+                        raise GameOver(side)
+                    for _ in range(want - have):
+                        self.add_banner(side, key)
 
     def move_leader(self, ld: WLeader, h: Hex | None) -> None:
-        """Put a leader on ``h``; None: it leaves the map across its own baseline, no banner."""
-        where = ld.hex
+        """Put a leader on ``h``; None: it leaves the map across its own baseline, no banner
+        (the leader-retreat rule logs it, with the path)."""
         ld.hex = h
-        if h is None:
-            self.log(
-                "leader-off",
-                f"{ld.side} leader {ld.name} leaves the battlefield from {where} (no banner)",
-                leader=ld.name,
-            )
 
     def kill_leader(self, ld: WLeader, by: str, why: str) -> None:
         """Remove a killed leader; ``by`` takes a banner (ccn.md §7)."""

@@ -94,6 +94,8 @@ def may_form_square(ref: Referee[U, L], inf: U, attacker: U, how: str) -> str | 
         return f"no square against a {how}"
     if not terrain(ref, inf.hex).square:
         return f"no square in {ref.terrain_at(inf.hex)}"
+    if any(ref.fortified(inf.hex, n) for n in ref.board.neighbours(inf.hex)):
+        return "no square in field fortifications (on a hill too, §21.3, §23.5)"
     if len(ref.hand(inf.side)) < MIN_HAND:
         return "2 or fewer cards in hand"
     if ref.square_slots_free(inf.side) < 1:

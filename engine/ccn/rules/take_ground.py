@@ -70,9 +70,12 @@ class FollowUp:
 NONE = "none"
 
 
-def may_follow_up(f: Field[U, L], att: U, vacated: Hex, how: str, ordered: bool) -> str | None:
+def may_follow_up(  # noqa: PLR0917 (the rule reads this many things)
+    f: Field[U, L], att: U, vacated: Hex, how: str, ordered: bool, pinned: bool = False
+) -> str | None:
     """Why ``att`` may not move into ``vacated`` after its melee, or None if it may
-    (ccn.md §18.1, §18.2)."""
+    (ccn.md §18.1, §18.2). ``pinned``: a leader joined it after moving, so it battles only
+    in place (§10.4: the leader may not move again, so neither may the unit)."""
     kind = arm(f, att)
     if att.hex is None:
         return "the attacker is gone"
@@ -88,6 +91,8 @@ def may_follow_up(f: Field[U, L], att: U, vacated: Hex, how: str, ordered: bool)
         return "no ground is taken after fire"
     if not ordered:
         return "the unit was not ordered"
+    if pinned:
+        return "a leader joined it after moving: it battles only in place (§10.4)"
     if f.unit_at(vacated) is not None or f.leader_at(vacated) is not None:
         return f"{vacated} is not empty"
     ter = terrain(f, vacated)
@@ -104,8 +109,12 @@ def _decide(ref: Referee[U, L], att: U, key: str, text: str, wanted: bool | None
 
 
 def _stops(f: Field[U, L], frm: Hex, to: Hex) -> bool:
-    """Entering ``to`` from ``frm`` ends a move: stop terrain or a fortified side crossed."""
-    return terrain(f, to).stop or f.fortified(to, frm) or f.fortified(frm, to)
+    """Entering ``to`` from ``frm`` ends a move: stop terrain or a fortified side crossed
+    (field fortifications stop a unit only across a fortified side, §23.5, as in movement)."""
+    if f.fortified(to, frm) or f.fortified(frm, to):
+        return True
+    ter = terrain(f, to)
+    return ter.stop and not ter.fortified
 
 
 def _may_battle_in(f: Field[U, L], u: U, h: Hex) -> bool:
@@ -121,12 +130,13 @@ def after_melee(  # noqa: PLR0917 (the rule reads this many things)
     ordered: bool = True,
     bonus_used: bool = False,
     wanted: FollowUp | None = None,
+    pinned: bool = False,
 ) -> Hex | None:
     """Take ground or break through into ``vacated`` (module docstring). Returns the hex of
     the bonus melee the cavalry makes next, if any (the caller fights it, with ``how`` =
-    :data:`BONUS`)."""
+    :data:`BONUS`). ``pinned``: see :func:`may_follow_up`."""
     wanted = wanted or FollowUp()
-    why = may_follow_up(ref, att, vacated, how, ordered)
+    why = may_follow_up(ref, att, vacated, how, ordered, pinned)
     if why is not None:
         if wanted.advance:
             ref.log("moot", f"the {att.type} does not advance: {why}", unit=att.id)

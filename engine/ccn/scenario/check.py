@@ -322,6 +322,20 @@ def _choice(
     return str(value)
 
 
+def _check_objective_names(ck: _Checker, indexed: Sequence[tuple[int, Objective]]) -> None:
+    """One side's objectives have different names: their banners are kept by name (§7)."""
+    seen: dict[tuple[str, str], int] = {}
+    for n, (i, o) in enumerate(indexed):
+        key = (o.side, o.name(n))
+        if key in seen:
+            msg = (
+                f"objective {i + 1} has the name of objective {seen[key] + 1} of the same side "
+                f"({key[1]!r}, the first words of its note): start the notes differently"
+            )
+            ck.add(("objective", str(i), "note"), "bad-value", msg)
+        seen.setdefault(key, i)
+
+
 def _check_objective(ck: _Checker, i: int, raw: Any) -> Objective | None:
     path = ("objective", str(i))
     if not isinstance(raw, dict):
@@ -345,10 +359,17 @@ def _check_objective(ck: _Checker, i: int, raw: Any) -> Objective | None:
     return Objective(str(side), tuple(hexes), banners or 1, count, kind, when, note, sudden)
 
 
+_FORTIFIABLE = ("field_fortifications", "hill")
+"""Terrain a ``[fortified]`` entry may give fortified sides: field fortifications, or a hill
+with fieldworks on it (ccn.md §23.5: across a fortified side only the fieldworks reduction,
+across an open side the hill's)."""
+
+
 def _check_fortified(
     ck: _Checker, raw: Any, terrain: Mapping[str, str]
 ) -> dict[str, tuple[str, ...]]:
-    """``[fortified]``: a field fortifications hex -> the neighbours across its fortified sides."""
+    """``[fortified]``: a field fortifications hex (or a hill with fieldworks) -> the neighbours
+    across its fortified sides."""
     out: dict[str, tuple[str, ...]] = {}
     if raw is not None and not isinstance(raw, dict):
         ck.add(("fortified",), "bad-type", "fortified must be a table")
@@ -360,8 +381,8 @@ def _check_fortified(
         sides = ck.strings(raw, ("fortified",), key, required=True)
         if hx is None:
             continue
-        if terrain.get(hx) != "field_fortifications":
-            msg = f"fortified {hx}: the hex is not field_fortifications terrain"
+        if terrain.get(hx) not in _FORTIFIABLE:
+            msg = f"fortified {hx}: the hex is not field_fortifications (or a hill with fieldworks)"
             ck.add(path, "bad-reference", msg)
         across: list[str] = []
         for entry in sides:
@@ -528,11 +549,13 @@ def check_text(text: str) -> tuple[list[Problem], Scenario | None]:
     terrain = _check_terrain(ck, data.get("terrain"))
     fortified = _check_fortified(ck, data.get("fortified"), terrain)
     ck.tables(data, ("options", "state", "cards"))
-    objectives = [
-        o
+    indexed = [
+        (i, o)
         for i, raw in enumerate(_tables(ck, data, "objective"))
         if (o := _check_objective(ck, i, raw))
     ]
+    objectives = [o for _, o in indexed]
+    _check_objective_names(ck, indexed)
     rules = [
         r
         for i, raw in enumerate(_tables(ck, data, "special"))

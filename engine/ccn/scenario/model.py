@@ -108,6 +108,15 @@ class Objective:
         """The most banners this objective can be worth at one time."""
         return self.banners * (len(self.hexes) if self.count == "each" else 1)
 
+    def name(self, i: int) -> str:
+        """The name of the ``i``-th objective (from 0): the first words of its note (before
+        any colon), else ``<side> objective <i + 1>``. Its banners are kept as
+        ``objective:<name>``, so one side's objectives need different names."""
+        if not self.note:
+            return f"{self.side} objective {i + 1}"
+        words = self.note.split(":", maxsplit=1)[0].split()
+        return " ".join(words[:8]) or f"objective {i + 1}"
+
 
 @dataclass(frozen=True)
 class SpecialRule:
