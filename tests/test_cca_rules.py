@@ -359,3 +359,41 @@ def test_s10_6_rules_help_says_what_a_helmet_hits() -> None:
     assert "leader" in helmet
     assert "close combat" in helmet
     assert "never for elephants" in helmet
+
+
+def test_s18_5_a_long_spartacus_list_asks_a_bounded_question() -> None:
+    """Any number of units may be listed for I am Spartacus (the dice decide, §18.5); the
+    question offers at most CHOICES_SHOWN choices, those using the units listed first."""
+    from engine.cca.ordering import CHOICES_SHOWN
+
+    light = [f"{c}2 LI" for c in "ABCDEFGHIJKL"]
+    st = position(north=["A9 LI"], south=light, south_hand=("SP",), standing="spartacus: ask\n")
+    hexes = ", ".join(u.split()[0] for u in light)
+    res = play(st, "south", f"card SP\norder {hexes}\n", "GGGGGG")
+    q = SYS.prompt(res.state).question
+    assert q is not None
+    assert len(q.answers) == CHOICES_SHOWN  # C(12, 6) = 924 largest sets in all
+    assert q.answers[0] == q.default == "A2, B2, C2, D2, E2, F2"
+    assert f"the first {CHOICES_SHOWN} choices" in q.text
+
+
+def test_s18_5_a_long_rally_list_asks_a_bounded_question() -> None:
+    """Rally may list more units than Command; the question offers at most CHOICES_SHOWN
+    ways to place the dice, those giving them to the units listed first."""
+    from engine.cca.ordering import CHOICES_SHOWN
+
+    near = ["E2 MI blocks=2", "F2 MI blocks=2", "E3 MI blocks=2", "G3 MI blocks=2"]
+    near += ["F4 MI blocks=2", "E4 MI blocks=2"]
+    st = position(
+        north=["A9 LI"],
+        south=near,
+        south_leaders=["F3 Hanno"],
+        south_hand=("RA",),
+        standing="rally: ask\n",
+    )
+    res = play(st, "south", "card RA\norder E2, F2, E3, G3, F4, E4\n", "BBBBBB")
+    q = SYS.prompt(res.state).question
+    assert q is not None
+    assert len(q.answers) == CHOICES_SHOWN
+    assert q.default == "E2 +2, F2 +2, E3 +2"
+    assert f"the first {CHOICES_SHOWN} choices" in q.text

@@ -50,12 +50,14 @@ def evade_paths(w: Work, u: WUnit) -> list[tuple[Hex, ...]]:
     for a in w.rear(u.side, u.hex):
         if not _step_ok(w, u, a):
             continue
-        ld = w.leader_at(a)
-        if ld is not None:  # a lone friendly leader: stop there (a full evade)
-            if not has_leader:
-                twos.append((a,))
+        passing = w.leader_at(a) is not None  # a lone friendly leader
+        if passing and not has_leader:
+            twos.append((a,))  # the unit picks him up and stops there: a full evade
             continue
-        ones.append((a,))
+        if not passing:
+            ones.append((a,))
+        # A unit with a leader may pass a lone friendly leader but not end on his hex, as in
+        # a retreat: only the unit, an enemy leader or terrain blocks (§14.2 step 4).
         for b in w.rear(u.side, a):
             if _step_ok(w, u, b) and not (has_leader and w.leader_at(b) is not None):
                 twos.append((a, b))

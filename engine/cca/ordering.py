@@ -308,13 +308,8 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
             units = [it for it in items if isinstance(it, WUnit)]
             lds = []
     elif spec.code == "SP":
-        if len(items) > command:  # one die per unit ordered: Command dice (§18.5)
-            bad(
-                line0,
-                "too-many",
-                _too_many(spec.name, f"at most {command} (your Command dice)", items),
-            )
-        elif not validating:
+        # Any number may be listed: the dice, rolled first, decide which are ordered (§18.5).
+        if not validating:
             items = _spartacus(w, side, items)
             units = [it for it in items if isinstance(it, WUnit)]
             lds = [it for it in items if isinstance(it, WLeader)]
@@ -322,13 +317,7 @@ def order_units(w: Work, side: str, sub: Submission, validating: bool) -> list[O
         if w.fallback:
             if len(items) > 1:
                 bad(line0, "any-one-unit", "you have no leader on the board: order any one unit")
-        elif len(items) > command:  # one die per block: Command dice (§18.5)
-            bad(
-                line0,
-                "too-many",
-                _too_many(spec.name, f"at most {command} (your Command dice)", items),
-            )
-        elif not validating:
+        elif not validating:  # any number may be listed: the dice decide (§18.5)
             units = _rally(w, side, units)
             lds = []
     entering = sum(1 for a in sub.actions if a.verb == "enter" and a.ref.leader is None)
@@ -461,7 +450,7 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
         elif wants["H"]:
             wants["H"] -= 1
             got.append(it)
-    options = _spartacus_sets(faces, items)
+    options, more = _spartacus_sets(faces, items)
     auto = ", ".join(_name(x) for x in got) or "nothing"
     names = {", ".join(_name(items[i]) for i in sorted(o)) or "nothing": o for o in options}
     answers = [auto, *sorted(n for n in names if n != auto)]
@@ -469,7 +458,7 @@ def _spartacus(w: Work, side: str, items: list[Item]) -> list[Item]:
     pick = w.decider.choose(
         side,
         "spartacus",
-        f"I am Spartacus: {' '.join(faces)}: which units are ordered?",
+        f"I am Spartacus: {' '.join(faces)}: which units are ordered?" + _shown(more),
         answers,
         auto,
         chosen,
@@ -490,16 +479,44 @@ def _face_of(it: Item) -> str | None:
     return {"light": "G", "medium": "B", "heavy": "R"}.get(it.spec.weight)
 
 
-def _spartacus_sets(faces: tuple[str, ...], items: list[Item]) -> set[frozenset[int]]:
-    """Every largest set of listed items (by index) the dice can order."""
+CHOICES_SHOWN = 64
+"""At most this many choices are offered when the I am Spartacus or Rally dice leave one:
+those that use the units listed first (a list may be long: the dice decide, §18.5)."""
+
+
+def _shown(more: bool) -> str:
+    """The question's note when it offers only some of the choices."""
+    if not more:
+        return ""
+    return f" (the first {CHOICES_SHOWN} choices, by the order of your list)"
+
+
+def _spartacus_sets(faces: tuple[str, ...], items: list[Item]) -> tuple[list[frozenset[int]], bool]:
+    """The largest sets of listed items (by index) the dice can order, at most
+    :data:`CHOICES_SHOWN`, those using items listed first first; and whether there are more.
+
+    Each item is taken or skipped in list order; a branch that can no longer reach the
+    largest size is cut, so the search costs little however long the list is.
+    """
     count = {f: faces.count(f) for f in ("G", "B", "R", "H")}
-    found: set[frozenset[int]] = set()
+    face_of = [_face_of(it) for it in items]
+
+    def best(i: int, left: dict[str, int]) -> int:
+        """The most of ``items[i:]`` the dice ``left`` can order: colours, then helmets."""
+        per = {f: face_of[i:].count(f) for f in ("G", "B", "R")}
+        by_colour = sum(min(left[f], n) for f, n in per.items())
+        return by_colour + min(left["H"], len(items) - i - by_colour)
+
+    most = best(0, count)
+    found: list[frozenset[int]] = []
 
     def go(i: int, left: dict[str, int], chosen: frozenset[int]) -> None:
-        if i == len(items):
-            found.add(chosen)
+        if len(found) > CHOICES_SHOWN or len(chosen) + best(i, left) < most:
             return
-        face = _face_of(items[i])
+        if i == len(items):
+            found.append(chosen)
+            return
+        face = face_of[i]
         for f in ([face] if face else []) + ["H"]:
             if left[f]:
                 go(i + 1, {**left, f: left[f] - 1}, chosen | {i})
@@ -507,8 +524,7 @@ def _spartacus_sets(faces: tuple[str, ...], items: list[Item]) -> set[frozenset[
         go(i + 1, left, chosen)
 
     go(0, count, frozenset())
-    most = max(len(o) for o in found)
-    return {o for o in found if len(o) == most}
+    return found[:CHOICES_SHOWN], len(found) > CHOICES_SHOWN
 
 
 def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
@@ -525,7 +541,7 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
     w.log("rally", f"Rally: {' '.join(faces)}", faces)
     near = [u for u in units if _rallyable(w, side, u)]
     greedy = _rally_greedy(faces, near)
-    options = _rally_outcomes(faces, near)
+    options, more = _rally_outcomes(faces, near)
     names = {_gains_text(g, near): g for g in options}
     auto = _gains_text(greedy, near)
     answers = [auto, *sorted(n for n in names if n != auto)]
@@ -533,7 +549,7 @@ def _rally(w: Work, side: str, units: list[WUnit]) -> list[WUnit]:
     pick = w.decider.choose(
         side,
         "rally",
-        f"Rally: {' '.join(faces)}: which units get the blocks?",
+        f"Rally: {' '.join(faces)}: which units get the blocks?" + _shown(more),
         answers,
         auto,
         chosen,
@@ -584,19 +600,38 @@ def _rally_greedy(faces: tuple[str, ...], near: list[WUnit]) -> tuple[int, ...]:
     return tuple(gains)
 
 
-def _rally_outcomes(faces: tuple[str, ...], near: list[WUnit]) -> set[tuple[int, ...]]:
-    """Every distinct block return the dice allow that returns the most blocks."""
+def _rally_outcomes(
+    faces: tuple[str, ...], near: list[WUnit]
+) -> tuple[list[tuple[int, ...]], bool]:
+    """The distinct block returns the dice allow that return the most blocks, at most
+    :data:`CHOICES_SHOWN`, those giving the dice to units listed first first; and whether
+    there are more. A branch that can no longer return the most blocks is cut."""
     dice = [f for f in faces if f == "H" or weight_of_face(f)]
     room = tuple(u.full - u.blocks for u in near)
-    found: set[tuple[int, ...]] = set()
+    weights = [u.spec.weight for u in near]
+
+    def best(i: int, gains: tuple[int, ...]) -> int:
+        """The most blocks ``dice[i:]`` can still return: colours first, then helmets."""
+        free = [r - g for r, g in zip(room, gains, strict=True)]
+        by_colour = 0
+        for f in ("G", "B", "R"):
+            weight = weight_of_face(f)
+            space = sum(n for n, wt in zip(free, weights, strict=True) if wt == weight)
+            by_colour += min(dice[i:].count(f), space)
+        return by_colour + min(dice[i:].count("H"), sum(free) - by_colour)
+
+    most = best(0, (0,) * len(near))
+    found: dict[tuple[int, ...], None] = {}  # in the order found
     seen: set[tuple[int, tuple[int, ...]]] = set()
 
     def go(i: int, gains: tuple[int, ...]) -> None:
-        if (i, gains) in seen:
+        if (i, gains) in seen or len(found) > CHOICES_SHOWN:
             return
         seen.add((i, gains))
+        if sum(gains) + best(i, gains) < most:
+            return
         if i == len(dice):
-            found.add(gains)
+            found[gains] = None
             return
         weight = weight_of_face(dice[i])
         for k, u in enumerate(near):
@@ -605,8 +640,7 @@ def _rally_outcomes(faces: tuple[str, ...], near: list[WUnit]) -> set[tuple[int,
         go(i + 1, gains)
 
     go(0, (0,) * len(near))
-    most = max(sum(g) for g in found)
-    return {g for g in found if sum(g) == most}
+    return list(found)[:CHOICES_SHOWN], len(found) > CHOICES_SHOWN
 
 
 def _gains_text(gains: tuple[int, ...], near: list[WUnit]) -> str:

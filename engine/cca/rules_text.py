@@ -53,17 +53,20 @@ CARD_TEXT: Mapping[str, str] = {
     "the attack goes on only if the attacker was neither eliminated nor made to retreat "
     "(a retreat still next to your unit cancels it too). Your standing order "
     "'first-strike' says when it is played (default: never).",
-    "SP": "Roll Command dice: each coloured symbol orders your next unit of that weight, "
-    "each helmet any unit; ordered units roll one more die in every battle this turn. "
+    "SP": "Roll Command dice: each coloured symbol orders one of the units you listed of "
+    "that weight, each helmet any listed unit or leader (you may list more than Command, "
+    "most wanted first, and pick after the roll); ordered units roll one more die in "
+    "every battle this turn. "
     "Then the discards and this card are shuffled back into the deck.",
     "LN": "Any number of foot units in one connected group move at most one hex and may battle.",
     "MFM": "Up to Command light units move, fire, then move again; no close combat. Light "
     "foot moving 2 pass through friends.",
     "CH": "Up to Command mounted units and lone leaders: one more die in close combat "
     "(bonus combat too); heavy mounted units move 3 and battle; no fire.",
-    "RA": "Roll Command dice: each coloured symbol gives a block back to your next "
+    "RA": "Roll Command dice: each coloured symbol gives a block back to a listed "
     "depleted unit of that weight on or next to a friendly leader, each helmet to any "
-    "such unit; only the rallied units are ordered. Never elephants or chariots.",
+    "such unit (you may list more than Command and assign the dice after the roll); "
+    "only the rallied units are ordered. Never elephants or chariots.",
 }
 """Card code -> what it does (docs/cards.md, "What each card does in the engine")."""
 
