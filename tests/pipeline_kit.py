@@ -7,6 +7,7 @@ import email.policy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlmodel import col, select
@@ -23,6 +24,7 @@ from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
 from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.systems import register_system
+from pbem.scenarios import find_scenario
 from pbem.sshsig import SshPublicKey
 from pbem.store import Deadline, Game, InboxMessage, InboxSource, OutboxMessage, Store
 
@@ -267,3 +269,30 @@ def body_of(row: OutboxMessage) -> str:
     part = msg.get_body(preferencelist=("plain",))
     assert part is not None
     return str(part.get_content())
+
+
+def start_akragas(
+    store: Store,
+    config: Config,
+    clock: FakeClock,
+    game_id: str,
+    *,
+    seats: list[NewSeat],
+    joins: dict[str, Any],
+    **more: Any,
+) -> Any:
+    """An Ancients game of Akragas (cca 001) started between ``seats`` with 48-hour turns,
+    the players' ``joins`` signed (``more``: other :func:`create_and_start` arguments)."""
+    return create_and_start(
+        store,
+        config,
+        clock,
+        game_id=game_id,
+        system_name="cca",
+        scenario_id="cca-001-akragas",
+        scenario_text=find_scenario("001").read_text(encoding="utf-8"),
+        seats=seats,
+        settings=GameSettings(turn_time=timedelta(hours=48)),
+        joins=joins,
+        **more,
+    )

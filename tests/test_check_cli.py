@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pipeline_kit import start_akragas
 
 from engine.systems import get_system
 from pbem import sshsig
@@ -18,11 +18,8 @@ from pbem.config import Config
 from pbem.mailviews.compose import rejection_mail
 from pbem.mailviews.model import Envelope, OrdersRejected, Recipient
 from pbem.orders_text import canonicalize
-from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.joins import sign_joins
-from pbem.pipeline.settings import GameSettings
-from pbem.scenarios import find_scenario
 from pbem.store import Game, Store
 
 SYS = get_system("cca")
@@ -188,23 +185,11 @@ def test_unreadable_inputs_exit_2(
 @pytest.fixture
 def game(store: Store, config: Config, clock: FakeClock) -> dict[str, Ed25519PrivateKey]:
     keys = {"north": Ed25519PrivateKey.generate(), "south": Ed25519PrivateKey.generate()}
-    text = find_scenario("001").read_text(encoding="utf-8")
     seats = [
         NewSeat("north", "Ann", "ann@north.test", sshsig.public_key_of(keys["north"]), "UTC"),
         NewSeat("south", "Bob", "bob@south.test", sshsig.public_key_of(keys["south"]), "UTC"),
     ]
-    create_and_start(
-        store,
-        config,
-        clock,
-        game_id=GAME,
-        system_name="cca",
-        scenario_id="cca-001-akragas",
-        scenario_text=text,
-        seats=seats,
-        settings=GameSettings(turn_time=timedelta(hours=48)),
-        joins=sign_joins(GAME, keys),
-    )
+    start_akragas(store, config, clock, GAME, seats=seats, joins=sign_joins(GAME, keys))
     return keys
 
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import email
 import email.policy
 import json
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pipeline_kit import body_of as raw_body_of
-from pipeline_kit import mail
+from pipeline_kit import mail, start_akragas
 from sqlmodel import col, func, select
 
 from engine.systems import get_system
@@ -29,13 +28,10 @@ from pbem.clock import FakeClock
 from pbem.config import Config
 from pbem.mailin.accept import store_message
 from pbem.pipeline import checkmail
-from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
-from pbem.pipeline.settings import GameSettings
 from pbem.pipeline.timing import configure
-from pbem.scenarios import find_scenario
 from pbem.statements import CHECK_NAMESPACE
 from pbem.store import (
     Deadline,
@@ -80,19 +76,7 @@ class Game1:
             NewSeat("north", "Ann", NORTH, sshsig.public_key_of(self.keys["north"]), "UTC"),
             NewSeat("south", "Bob", SOUTH, sshsig.public_key_of(self.keys["south"]), "UTC"),
         ]
-        text = find_scenario("001").read_text(encoding="utf-8")
-        create_and_start(
-            store,
-            config,
-            clock,
-            game_id=GAME,
-            system_name="cca",
-            scenario_id="cca-001-akragas",
-            scenario_text=text,
-            seats=seats,
-            settings=GameSettings(turn_time=timedelta(hours=48)),
-            joins=sign_joins(GAME, self.keys),
-        )
+        start_akragas(store, config, clock, GAME, seats=seats, joins=sign_joins(GAME, self.keys))
         self.processor = Processor(config, store, clock)
         self.deal(south=SOUTH_HAND, north=NORTH_HAND)
 

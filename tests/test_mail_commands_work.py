@@ -25,6 +25,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from pipeline_kit import start_akragas
 
 from engine.cca.autoplay import choice_stream, random_submission
 from engine.systems import get_system
@@ -33,13 +34,10 @@ from pbem.config import Config
 from pbem.mailin.accept import store_message
 from pbem.mailviews import model as mv
 from pbem.mailviews.compose import missed_turn_mail, question_mail, reminder_mail
-from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat, load_game
 from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.mails import Mailer
 from pbem.pipeline.processor import Processor
-from pbem.pipeline.settings import GameSettings
-from pbem.scenarios import find_scenario
 from pbem.server_key import ServerKey
 from pbem.sshsig import SshPublicKey, load_private_key
 from pbem.store import Game, InboxMessage, InboxSource, InboxStatus, OutboxMessage, Store
@@ -209,24 +207,12 @@ def table(tmp_path: Path, store: Store, config: Config, clock: FakeClock, db_url
         NewSeat(side, name, addr, pubs[side], "Europe/Paris")
         for side, (name, addr) in PLAYERS.items()
     ]
-    create_and_start(
-        store,
-        config,
-        clock,
-        game_id=GAME,
-        system_name="cca",
-        scenario_id="cca-001-akragas",
-        scenario_text=find_scenario("001").read_text(encoding="utf-8"),
-        seats=seats,
-        settings=GameSettings(turn_time=timedelta(hours=48)),
-        server_key=server,
-        joins=sign_joins(
-            GAME,
-            {
-                side: load_private_key((homes[side] / ".ssh" / "id_ed25519").read_bytes())
-                for side in PLAYERS
-            },
-        ),
+    keys = {
+        side: load_private_key((homes[side] / ".ssh" / "id_ed25519").read_bytes())
+        for side in PLAYERS
+    }
+    start_akragas(
+        store, config, clock, GAME, seats=seats, joins=sign_joins(GAME, keys), server_key=server
     )
     return Table(
         store,

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import email
 import email.policy
-from datetime import timedelta
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from mail_lint import lint_raw_or_raise
-from pipeline_kit import mail
+from pipeline_kit import mail, start_akragas
 from sqlmodel import col, select
 
 from engine.cca.cards import CARDS
@@ -24,12 +23,9 @@ from engine.cca.rules_text import CARD_TEXT, UNIT_TEXT
 from engine.systems import get_system
 from pbem import sshsig
 from pbem.mailin.accept import store_message
-from pbem.pipeline.admin import create_and_start
 from pbem.pipeline.games import NewSeat
 from pbem.pipeline.joins import sign_joins
 from pbem.pipeline.processor import Processor
-from pbem.pipeline.settings import GameSettings
-from pbem.scenarios import find_scenario
 from pbem.store import Game, InboxSource, OutboxMessage
 
 GAME = "ak-1"
@@ -44,18 +40,8 @@ class Table:
             NewSeat(s, s.title(), a, sshsig.public_key_of(self.keys[s]), "UTC")
             for s, a in ADDR.items()
         ]
-        create_and_start(
-            store,
-            config,
-            clock,
-            game_id=GAME,
-            system_name="cca",
-            scenario_id="cca-001-akragas",
-            scenario_text=find_scenario("001").read_text(encoding="utf-8"),
-            seats=seats,
-            settings=GameSettings(turn_time=timedelta(hours=48)),
-            joins=sign_joins(GAME, self.keys),  # both players joined (their nonces)
-        )
+        # both players joined (their nonces)
+        start_akragas(store, config, clock, GAME, seats=seats, joins=sign_joins(GAME, self.keys))
         self.processor = Processor(config, store, clock)
         self.seen = 0
 
